@@ -1,0 +1,15 @@
+"""fungrad: functional, composable automatic differentiation for NumPy.
+
+    >>> import fungrad as fg, fungrad.numpy as fnp
+    >>> fg.grad(lambda x: (3 * x + 2) ** 2)(1.0)
+    array(30.)
+"""
+from .transforms.ad import grad, value_and_grad, vjp, jvp, linearize, float0
+from .transforms.staging import make_ir
+from .lax.misc import stop_gradient
+from .backend import device_put
+from . import tree, numpy, test_util
+
+__version__ = "0.1.0"
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "make_ir", "stop_gradient",
+           "device_put", "tree", "numpy", "test_util", "float0"]

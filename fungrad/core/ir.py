@@ -1,0 +1,174 @@
+"""The intermediate representation: abstract values, variables, equations, graphs.
+
+A `Graph` is a straight-line program: input vars, a list of `Eqn`s (primitive, params,
+inputs, outputs) and output atoms. Inputs of an equation are `Var`s or `Literal`s
+(constants captured while tracing). Every `Var` has an abstract value (`ShapedArray`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "bfloat16": "bf16",
+          "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8",
+          "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "bool",
+          "complex64": "c64", "complex128": "c128"}
+
+
+class ShapedArray:
+    """Shape and dtype of an array, without its values (what tracing sees)."""
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape: tuple, dtype, weak_type: bool = False):
+        self.shape = shape
+        self.dtype = dtype
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def __eq__(self, other):
+        return (type(other) is ShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def str_short(self) -> str:
+        name = _SHORT.get(self.dtype.name, self.dtype.name)
+        return f"{name}[{','.join(map(str, self.shape))}]"
+
+    __repr__ = str_short
+
+
+_aval_cache: dict = {}
+_PY_SCALAR_DTYPE = {float: np.dtype(np.float64), int: np.dtype(np.int64),
+                    bool: np.dtype(np.bool_), complex: np.dtype(np.complex128)}
+
+
+def aval_of(x) -> ShapedArray:
+    """The abstract value of a concrete array, Python scalar or tracer (cached)."""
+    t = type(x)
+    if t in _PY_SCALAR_DTYPE:
+        key = (t, True)
+        a = _aval_cache.get(key)
+        if a is None:
+            a = _aval_cache[key] = ShapedArray((), _PY_SCALAR_DTYPE[t], True)
+        return a
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    try:
+        key = (x.shape, x.dtype)
+    except AttributeError:
+        x = np.asarray(x)
+        key = (x.shape, x.dtype)
+    a = _aval_cache.get(key)
+    if a is None:
+        a = _aval_cache[key] = ShapedArray(key[0], key[1], False)
+    return a
+
+
+class Var:
+    """A value in a graph, defined once (by a graph input or an equation output)."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+
+class Literal:
+    """A constant captured in a graph (an array, a Python scalar, or an outer tracer)."""
+    __slots__ = ("value", "aval")
+
+    def __init__(self, value, aval: ShapedArray):
+        self.value = value
+        self.aval = aval
+
+
+class Eqn:
+    """`outputs = prim(*inputs, **params)`; `source` names the user's line, if known."""
+    __slots__ = ("prim", "inputs", "params", "outputs", "source")
+
+    def __init__(self, prim, inputs, params, outputs, source=None):
+        self.prim = prim
+        self.inputs = inputs
+        self.params = params
+        self.outputs = outputs
+        self.source = source
+
+
+class Graph:
+    """A traced program: `invars`, `eqns`, `outvars` (Vars or Literals)."""
+    __slots__ = ("invars", "eqns", "outvars")
+
+    def __init__(self, invars, eqns, outvars):
+        self.invars = invars
+        self.eqns = eqns
+        self.outvars = outvars
+
+    def __str__(self):
+        return pretty_print(self)
+
+    __repr__ = __str__
+
+
+def _fmt_param(v):
+    if isinstance(v, np.dtype):
+        return v.name
+    if isinstance(v, type) and issubclass(v, np.generic):
+        return np.dtype(v).name
+    return repr(v)
+
+
+def pretty_print(graph: Graph) -> str:
+    """One equation a line: `c:f64[3] = mul a b`, with shapes and dtypes."""
+    names: dict = {}
+    consts: list = []
+
+    def name(v):
+        if isinstance(v, Literal):
+            val = v.value
+            if type(val) in _PY_SCALAR_DTYPE or (getattr(val, "ndim", 1) == 0 and
+                                                 not hasattr(val, "aval")):
+                return repr(val.item() if hasattr(val, "item") else val)
+            key = id(v)
+            if key not in names:
+                names[key] = f"c{len(consts)}"
+                consts.append((names[key], v))
+            return names[key]
+        key = id(v)
+        if key not in names:
+            n = len([k for k in names if not names[k].startswith("c")])
+            s, out = n, ""
+            while True:
+                out = chr(ord("a") + s % 26) + out
+                s = s // 26 - 1
+                if s < 0:
+                    break
+            names[key] = out
+        return names[key]
+
+    def decl(v):
+        return f"{name(v)}:{v.aval.str_short()}"
+
+    ins = " ".join(decl(v) for v in graph.invars)
+    lines = []
+    for e in graph.eqns:
+        outs = " ".join(decl(v) for v in e.outputs)
+        args = " ".join(name(v) for v in e.inputs)
+        params = " ".join(f"{k}={_fmt_param(p)}" for k, p in e.params.items())
+        rhs = " ".join(s for s in (e.prim.name, params, args) if s)
+        lines.append(f"    {outs} = {rhs}")
+    outs = " ".join(name(v) for v in graph.outvars)
+    head = f"{{ lambda {ins} ."
+    if consts:
+        head = "{ lambda " + " ".join(f"{n}:{v.aval.str_short()}" for n, v in consts) + " ; " + ins + " ."
+    return "\n".join([head, "  let"] + lines + [f"  in ( {outs} ) }}"])

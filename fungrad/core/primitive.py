@@ -1,0 +1,56 @@
+"""Primitives: named operations that carry the rules every transform needs."""
+from __future__ import annotations
+
+from .trace import Tracer, check_alive
+
+
+class Primitive:
+    """An operation with its rules in one place.
+
+    - `impl(*arrays, **params)`: compute on concrete NumPy/CuPy arrays.
+    - `abstract_eval(*avals, **params)`: output `ShapedArray` (list of them if
+      `multiple_results`).
+    - `jvp(primals, tangents, **params) -> (out, tangent_out)`: written with primitives, so it
+      is itself differentiable. Zero tangents are the symbolic `ZERO`.
+    - `transpose(ct, *args, **params)`: for linear primitives; `args` holds `Var`s for the
+      linear inputs and concrete values for the others; returns one cotangent (or None) per arg.
+    - `batch`, `emit`: slots for vmap and jit codegen.
+    """
+    __slots__ = ("name", "impl", "abstract_eval", "jvp", "transpose", "batch", "emit",
+                 "multiple_results", "__weakref__")
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl = self.abstract_eval = self.jvp = self.transpose = None
+        self.batch = self.emit = None
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, **params):
+        """Apply the primitive through the innermost transform that owns one of `args`."""
+        top = None
+        for a in args:
+            if isinstance(a, Tracer):
+                t = a._trace
+                if top is None or t.level > top.level:
+                    top = t
+        if top is None:
+            return self.impl(*args, **params)
+        if not top.alive:
+            check_alive(top)
+        return top.process_primitive(self, args, params)
+
+
+def def_rules(prim: Primitive, impl=None, abstract_eval=None, jvp=None, transpose=None):
+    """Set several rules at once; a rule left out keeps its value."""
+    if impl is not None:
+        prim.impl = impl
+    if abstract_eval is not None:
+        prim.abstract_eval = abstract_eval
+    if jvp is not None:
+        prim.jvp = jvp
+    if transpose is not None:
+        prim.transpose = transpose
+    return prim

@@ -1,0 +1,90 @@
+"""The trace stack: nested transforms, each a `Trace` with a level.
+
+`Primitive.bind` hands an operation to the highest-level trace among its arguments'
+tracers (or computes it directly when there is none: the fast path). Tracers remember their
+trace, so values of nested transforms never mix (no perturbation confusion).
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+_stack: list = []
+
+
+class Trace:
+    """One active transform. Subclasses implement `process_primitive`."""
+    __slots__ = ("level", "alive", "__weakref__")
+
+    def __init__(self):
+        self.level = len(_stack)
+        self.alive = True
+
+    def process_primitive(self, prim, args, params):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@contextmanager
+def new_trace(trace: Trace):
+    """Push `trace` on the stack for the duration of the block."""
+    trace.level = len(_stack)
+    _stack.append(trace)
+    try:
+        yield trace
+    finally:
+        _stack.pop()
+        trace.alive = False
+
+
+def check_alive(trace: Trace):
+    raise RuntimeError(
+        f"An intermediate value of a finished transform ({type(trace).__name__}) was used "
+        "after that transform returned (a leaked tracer). Return values from the function "
+        "instead of storing them in globals or closures.")
+
+
+class Tracer:
+    """A stand-in for an array inside a transform. Operators come from fungrad.numpy."""
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def ndim(self):
+        return len(self.aval.shape)
+
+    @property
+    def size(self):
+        return self.aval.size
+
+    def __len__(self):
+        if not self.aval.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.aval.shape[0]
+
+    def __iter__(self):
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            f"A traced value ({self.aval.str_short()}) cannot be converted to a NumPy array: "
+            "that would silently drop it from the transform. Use fungrad.numpy (fnp) "
+            "functions on traced values instead of numpy (np) ones.")
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: traced array {self.aval.str_short()}")
+
+    def __repr__(self):
+        return f"{type(self).__name__}<{self.aval.str_short()}>"

@@ -1,0 +1,10 @@
+"""Primitives by family. `ALL_PRIMITIVES` lists every primitive (the checker walks it)."""
+from .elementwise import ELEMENTWISE_PRIMITIVES
+from .reduce import REDUCE_PRIMITIVES
+from .shape import SHAPE_PRIMITIVES
+from .indexing import INDEXING_PRIMITIVES
+from .dot import dot_general_p
+from .misc import MISC_PRIMITIVES
+
+ALL_PRIMITIVES = (ELEMENTWISE_PRIMITIVES + REDUCE_PRIMITIVES + SHAPE_PRIMITIVES
+                  + INDEXING_PRIMITIVES + [dot_general_p] + MISC_PRIMITIVES)

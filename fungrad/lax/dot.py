@@ -1,0 +1,104 @@
+"""`dot_general`: contraction with batch dimensions (matmul, tensordot, einsum build on it).
+
+Output layout (as in XLA/JAX): batch dims, then the free dims of x, then those of y.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ir import ShapedArray, Var, aval_of
+from ..core.primitive import Primitive
+from ..transforms.ad import ZERO
+from .elementwise import add
+from .shape import transpose
+
+
+def _free(ndim, contract, batch):
+    return [i for i in range(ndim) if i not in contract and i not in batch]
+
+
+def _dot_impl(x, y, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if not lb:
+        if x.ndim == 2 and y.ndim == 2 and lc == (1,) and rc == (0,):
+            return np.matmul(x, y)
+        return np.tensordot(x, y, axes=(lc, rc))
+    xf = _free(x.ndim, lc, lb)
+    yf = _free(y.ndim, rc, rb)
+    bshape = [x.shape[i] for i in lb]
+    xfs = [x.shape[i] for i in xf]
+    yfs = [y.shape[i] for i in yf]
+    k = int(np.prod([x.shape[i] for i in lc], dtype=np.int64))
+    b = int(np.prod(bshape, dtype=np.int64))
+    if not b:
+        return np.zeros(bshape + xfs + yfs, np.result_type(x, y))
+    xt = np.transpose(x, list(lb) + xf + list(lc)).reshape(b, int(np.prod(xfs, dtype=np.int64)), k)
+    yt = np.transpose(y, list(rb) + list(rc) + yf).reshape(b, k, int(np.prod(yfs, dtype=np.int64)))
+    return np.matmul(xt, yt).reshape(bshape + xfs + yfs)
+
+
+def _dot_aval(x, y, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if x.dtype != y.dtype:
+        raise TypeError(f"dot_general: operand dtypes differ: {x.str_short()} and {y.str_short()}")
+    for a, b in list(zip(lc, rc)) + list(zip(lb, rb)):
+        if x.shape[a] != y.shape[b]:
+            raise ValueError(f"dot_general: size mismatch between x dim {a} ({x.shape[a]}) and "
+                             f"y dim {b} ({y.shape[b]}): shapes {x.shape} and {y.shape}")
+    shape = ([x.shape[i] for i in lb] + [x.shape[i] for i in _free(len(x.shape), lc, lb)]
+             + [y.shape[i] for i in _free(len(y.shape), rc, rb)])
+    return ShapedArray(tuple(shape), x.dtype)
+
+
+dot_general_p = Primitive("dot_general")
+dot_general_p.impl = _dot_impl
+dot_general_p.abstract_eval = _dot_aval
+
+
+def dot_general(x, y, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    return dot_general_p.bind(x, y, dimension_numbers=dn)
+
+
+def _dot_jvp(primals, tangents, dimension_numbers):
+    x, y = primals
+    tx, ty = tangents
+    out = dot_general_p.bind(x, y, dimension_numbers=dimension_numbers)
+    t = ZERO
+    if tx is not ZERO:
+        t = dot_general_p.bind(tx, y, dimension_numbers=dimension_numbers)
+    if ty is not ZERO:
+        t2 = dot_general_p.bind(x, ty, dimension_numbers=dimension_numbers)
+        t = t2 if t is ZERO else add(t, t2)
+    return out, t
+
+
+def _transpose_operand(ct, other, lin_ndim, lin_c, oth_c, lin_b, oth_b, ct_other_free):
+    """Cotangent of one operand: contract ct with the other operand, then reorder dims."""
+    oth_kept = _free(aval_of(other).ndim, oth_c, oth_b)
+    lin_kept = _free(lin_ndim, lin_c, lin_b)
+    nb = len(lin_b)
+    r = dot_general(ct, other, ((tuple(ct_other_free), tuple(oth_kept)),
+                                (tuple(range(nb)), tuple(oth_b))))
+    src = list(lin_b) + lin_kept + [lin_c[list(oth_c).index(d)] for d in sorted(oth_c)]
+    perm = [src.index(i) for i in range(lin_ndim)]
+    return r if perm == list(range(lin_ndim)) else transpose(r, perm)
+
+
+def _dot_transpose(ct, x, y, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    nb = len(lb)
+    if type(x) is Var:
+        x_ndim = len(x.aval.shape)
+        nxf = len(_free(x_ndim, lc, lb))
+        ct_ndim = len(aval_of(ct).shape)
+        return [_transpose_operand(ct, y, x_ndim, lc, rc, lb, rb, range(nb + nxf, ct_ndim)),
+                None]
+    y_ndim = len(y.aval.shape)
+    nxf = len(_free(aval_of(x).ndim, lc, lb))
+    return [None, _transpose_operand(ct, x, y_ndim, rc, lc, rb, lb, range(nb, nb + nxf))]
+
+
+dot_general_p.jvp = _dot_jvp
+dot_general_p.transpose = _dot_transpose

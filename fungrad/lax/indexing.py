@@ -1,0 +1,138 @@
+"""Indexing primitives: `getitem` (basic and integer-array indexing) and its transpose
+`scatter_add`.
+
+The index is a static `spec` (a tuple, hashable for jit) in which integer-array entries are
+placeholders `("array", k)` for the k-th array operand, so the arrays themselves can be
+traced values. Other entries: `("slice", start, stop, step)`, `("int", i)`, `None`, `...`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ir import ShapedArray, Var, aval_of
+from ..core.primitive import Primitive
+from ..transforms.ad import ZERO
+
+
+def build_index(spec, arrays):
+    out = []
+    for s in spec:
+        if s is None or s is Ellipsis:
+            out.append(s)
+        elif s[0] == "slice":
+            out.append(slice(s[1], s[2], s[3]))
+        elif s[0] == "int":
+            out.append(s[1])
+        else:
+            out.append(arrays[s[1]])
+    return tuple(out)
+
+
+def _getitem_impl(x, *arrays, spec):
+    return x[build_index(spec, arrays)]
+
+
+def _getitem_aval(x, *arrays, spec):
+    dummy = np.broadcast_to(np.empty((), x.dtype), x.shape)
+    idx = [np.zeros(a.shape, a.dtype) for a in arrays]
+    try:
+        shape = np.shape(dummy[build_index(spec, idx)])
+    except IndexError as e:
+        raise IndexError(f"getitem: index {spec_repr(spec)} is invalid for an array of shape "
+                         f"{x.shape}: {e}") from None
+    return ShapedArray(shape, x.dtype)
+
+
+def spec_repr(spec):
+    def one(s):
+        if s is None:
+            return "None"
+        if s is Ellipsis:
+            return "..."
+        if s[0] == "slice":
+            return ":".join("" if v is None else str(v) for v in s[1:3]) + (
+                f":{s[3]}" if s[3] is not None else "")
+        if s[0] == "int":
+            return str(s[1])
+        return f"<array {s[1]}>"
+    return "[" + ", ".join(one(s) for s in spec) + "]"
+
+
+getitem_p = Primitive("getitem")
+getitem_p.impl = _getitem_impl
+getitem_p.abstract_eval = _getitem_aval
+
+
+def getitem(x, arrays, spec):
+    return getitem_p.bind(x, *arrays, spec=tuple(spec))
+
+
+def _getitem_jvp(primals, tangents, spec):
+    x, *arrays = primals
+    out = getitem_p.bind(x, *arrays, spec=spec)
+    if tangents[0] is ZERO:
+        return out, ZERO
+    return out, getitem_p.bind(tangents[0], *arrays, spec=spec)
+
+
+def _getitem_transpose(ct, x, *arrays, spec):
+    from ..backend import array_module
+    a = x.aval
+    zeros = array_module(ct).zeros(a.shape, a.dtype)
+    return [scatter_add_p.bind(zeros, ct, *arrays, spec=spec)] + [None] * len(arrays)
+
+
+getitem_p.jvp = _getitem_jvp
+getitem_p.transpose = _getitem_transpose
+
+
+# --------------------------------------------------------------------------- scatter_add
+def _scatter_add_impl(operand, updates, *arrays, spec):
+    out = operand.copy()
+    idx = build_index(spec, arrays)
+    if arrays:
+        np.add.at(out, idx, updates)  # repeated indices accumulate
+    else:
+        out[idx] += updates  # basic indexing never repeats a position
+    return out
+
+
+def _scatter_add_aval(operand, updates, *arrays, spec):
+    return operand
+
+
+scatter_add_p = Primitive("scatter_add")
+scatter_add_p.impl = _scatter_add_impl
+scatter_add_p.abstract_eval = _scatter_add_aval
+
+
+def _scatter_add_jvp(primals, tangents, spec):
+    op, upd, *arrays = primals
+    t_op, t_upd = tangents[:2]
+    out = scatter_add_p.bind(op, upd, *arrays, spec=spec)
+    if t_op is ZERO and t_upd is ZERO:
+        return out, ZERO
+    if t_op is ZERO:
+        t_op = np.zeros(aval_of(op).shape, aval_of(op).dtype)
+    if t_upd is ZERO:
+        t_upd = np.zeros(aval_of(upd).shape, aval_of(upd).dtype)
+    return out, scatter_add_p.bind(t_op, t_upd, *arrays, spec=spec)
+
+
+def _scatter_add_transpose(ct, op, upd, *arrays, spec):
+    return ([ct if type(op) is Var else None,
+             getitem_p.bind(ct, *arrays, spec=spec) if type(upd) is Var else None]
+            + [None] * len(arrays))
+
+
+scatter_add_p.jvp = _scatter_add_jvp
+scatter_add_p.transpose = _scatter_add_transpose
+
+
+def slice_along(x, axis, start, stop):
+    """x[..., start:stop, ...] along `axis` (a getitem)."""
+    spec = (("slice", None, None, None),) * axis + (("slice", start, stop, None),)
+    return getitem_p.bind(x, spec=spec)
+
+
+INDEXING_PRIMITIVES = [getitem_p, scatter_add_p]

@@ -1,0 +1,127 @@
+"""Reductions over static `axes`: sum, max, min, prod, argmax, argmin."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ir import ShapedArray, aval_of
+from ..core.primitive import Primitive
+from ..transforms.ad import ZERO
+from .elementwise import (convert_element_type, div, eq, mul, select)
+from .shape import broadcast_in_dim
+
+
+def _reduced_shape(shape, axes):
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _reduce_aval(x, axes):
+    return ShapedArray(_reduced_shape(x.shape, axes), x.dtype)
+
+
+def _keep_back(y, x_shape, axes):
+    """Broadcast a reduced value back to the operand's shape."""
+    kept = tuple(i for i in range(len(x_shape)) if i not in axes)
+    return broadcast_in_dim(y, x_shape, kept)
+
+
+def _make(name, impl, abstract_eval=_reduce_aval):
+    p = Primitive(name)
+    p.impl = impl
+    p.abstract_eval = abstract_eval
+    return p
+
+
+# sum: linear
+reduce_sum_p = _make("reduce_sum", lambda x, axes: np.sum(x, axis=axes, dtype=x.dtype))
+
+
+def reduce_sum(x, axes):
+    return reduce_sum_p.bind(x, axes=tuple(axes))
+
+
+reduce_sum_p.jvp = lambda primals, tangents, axes: (reduce_sum(primals[0], axes),
+                                                     reduce_sum(tangents[0], axes))
+reduce_sum_p.transpose = lambda ct, x, axes: [_keep_back(ct, x.aval.shape, axes)]
+
+
+# max / min: the tangent is spread evenly over the positions that attain the extremum
+def _extremum_jvp(prim):
+    def jvp(primals, tangents, axes):
+        x, = primals
+        t, = tangents
+        y = prim.bind(x, axes=axes)
+        dt = aval_of(x).dtype
+        mask = convert_element_type(eq(x, _keep_back(y, aval_of(x).shape, axes)), dt)
+        return y, div(reduce_sum(mul(t, mask), axes), reduce_sum(mask, axes))
+    return jvp
+
+
+reduce_max_p = _make("reduce_max", lambda x, axes: np.max(x, axis=axes))
+reduce_min_p = _make("reduce_min", lambda x, axes: np.min(x, axis=axes))
+reduce_max_p.jvp = _extremum_jvp(reduce_max_p)
+reduce_min_p.jvp = _extremum_jvp(reduce_min_p)
+
+
+def reduce_max(x, axes):
+    return reduce_max_p.bind(x, axes=tuple(axes))
+
+
+def reduce_min(x, axes):
+    return reduce_min_p.bind(x, axes=tuple(axes))
+
+
+# prod: d prod / d x_i = prod_{j != i} x_j, computed without dividing by x_i so zeros are fine
+reduce_prod_p = _make("reduce_prod", lambda x, axes: np.prod(x, axis=axes, dtype=x.dtype))
+
+
+def reduce_prod(x, axes):
+    return reduce_prod_p.bind(x, axes=tuple(axes))
+
+
+def _prod_jvp(primals, tangents, axes):
+    x, = primals
+    t, = tangents
+    y = reduce_prod(x, axes)
+    return y, reduce_sum(mul(t, prod_others(x, axes)), axes)
+
+
+reduce_prod_p.jvp = _prod_jvp
+
+
+# argmax / argmin over one axis: integer output, no derivative
+def _arg_aval(x, axis, index_dtype):
+    return ShapedArray(_reduced_shape(x.shape, (axis,)), np.dtype(index_dtype))
+
+
+argmax_p = _make("argmax", lambda x, axis, index_dtype: np.argmax(x, axis=axis).astype(
+    index_dtype), _arg_aval)
+argmin_p = _make("argmin", lambda x, axis, index_dtype: np.argmin(x, axis=axis).astype(
+    index_dtype), _arg_aval)
+for _p in (argmax_p, argmin_p):
+    _p.jvp = (lambda p: lambda primals, tangents, **kw: (p.bind(*primals, **kw), ZERO))(_p)
+
+REDUCE_PRIMITIVES = [reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p, argmax_p, argmin_p]
+
+
+def prod_others(x, axes):
+    """For each element, the product of the *other* elements along `axes` (same shape as x).
+
+    Built from primitives (so it differentiates again) without dividing by x: row i of an
+    n-by-n matrix holds x with position i set to 1, and the rows are multiplied out.
+    """
+    from .elementwise import select as _select
+    from .shape import reshape, transpose
+    shape = aval_of(x).shape
+    kept = [i for i in range(len(shape)) if i not in axes]
+    perm = kept + list(axes)
+    kept_shape = [shape[i] for i in kept]
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    flat = reshape(transpose(x, perm), kept_shape + [n])
+    k = len(kept_shape)
+    rows = broadcast_in_dim(flat, kept_shape + [n, n], list(range(k)) + [k + 1])
+    eye = np.broadcast_to(np.eye(n, dtype=bool), tuple(kept_shape) + (n, n))
+    others = reduce_prod(_select(eye, 1.0, rows), (k + 1,))
+    others = reshape(others, kept_shape + [shape[a] for a in axes])
+    return transpose(others, tuple(np.argsort(perm)))

@@ -1,0 +1,151 @@
+"""Shape primitives: broadcast_in_dim, reshape, transpose, concatenate. All are linear."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ir import ShapedArray, Var, aval_of as _aval
+from ..core.primitive import Primitive
+from ..transforms.ad import ZERO
+
+
+def _linear_jvp(prim):
+    """The JVP of a primitive that is linear in its (single) array operand."""
+    bind = prim.bind
+
+    def jvp(primals, tangents, **params):
+        return bind(*primals, **params), bind(*tangents, **params)
+    return jvp
+
+
+# --------------------------------------------------------------------------- broadcast_in_dim
+def _broadcast_impl(x, shape, broadcast_dimensions):
+    xp_shape = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        xp_shape[d] = x.shape[i] if hasattr(x, "shape") else 1
+    x = x.reshape(xp_shape) if hasattr(x, "reshape") else np.asarray(x).reshape(xp_shape)
+    return np.broadcast_to(x, shape)
+
+
+def _broadcast_aval(x, shape, broadcast_dimensions):
+    for i, d in enumerate(broadcast_dimensions):
+        if x.shape[i] not in (1, shape[d]):
+            raise ValueError(f"broadcast_in_dim: operand shape {x.shape} is incompatible with "
+                             f"shape {shape} at dimensions {broadcast_dimensions}")
+    return ShapedArray(tuple(shape), x.dtype)
+
+
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
+broadcast_in_dim_p.impl = _broadcast_impl
+broadcast_in_dim_p.abstract_eval = _broadcast_aval
+broadcast_in_dim_p.jvp = _linear_jvp(broadcast_in_dim_p)
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    return broadcast_in_dim_p.bind(x, shape=tuple(shape),
+                                   broadcast_dimensions=tuple(broadcast_dimensions))
+
+
+def _broadcast_transpose(ct, x, shape, broadcast_dimensions):
+    from .reduce import reduce_sum
+    in_shape = x.aval.shape
+    summed = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
+    summed += tuple(d for i, d in enumerate(broadcast_dimensions)
+                    if in_shape[i] == 1 and shape[d] != 1)
+    if summed:
+        ct = reduce_sum(ct, axes=tuple(sorted(summed)))
+    if _aval(ct).shape != in_shape:
+        ct = reshape(ct, in_shape)
+    return [ct]
+
+
+broadcast_in_dim_p.transpose = _broadcast_transpose
+
+
+# --------------------------------------------------------------------------- reshape
+def _reshape_impl(x, new_sizes):
+    return np.reshape(x, new_sizes)
+
+
+reshape_p = Primitive("reshape")
+reshape_p.impl = _reshape_impl
+reshape_p.jvp = _linear_jvp(reshape_p)
+
+
+def _reshape_aval(x, new_sizes):
+    n = 1
+    for d in new_sizes:
+        n *= d
+    if n != x.size:
+        raise ValueError(f"reshape: cannot reshape {x.str_short()} into shape {new_sizes}")
+    return ShapedArray(tuple(new_sizes), x.dtype)
+
+
+reshape_p.abstract_eval = _reshape_aval
+reshape_p.transpose = lambda ct, x, new_sizes: [reshape(ct, x.aval.shape)]
+
+
+def reshape(x, new_sizes):
+    return reshape_p.bind(x, new_sizes=tuple(new_sizes))
+
+
+# --------------------------------------------------------------------------- transpose
+transpose_p = Primitive("transpose")
+transpose_p.impl = lambda x, permutation: np.transpose(x, permutation)
+transpose_p.abstract_eval = lambda x, permutation: ShapedArray(
+    tuple(x.shape[p] for p in permutation), x.dtype)
+transpose_p.jvp = _linear_jvp(transpose_p)
+transpose_p.transpose = lambda ct, x, permutation: [
+    transpose(ct, tuple(np.argsort(permutation)))]
+
+
+def transpose(x, permutation):
+    return transpose_p.bind(x, permutation=tuple(int(p) for p in permutation))
+
+
+# --------------------------------------------------------------------------- concatenate
+def _concat_aval(*xs, dimension):
+    base = xs[0]
+    for x in xs[1:]:
+        if (len(x.shape) != len(base.shape) or x.dtype != base.dtype or any(
+                a != b for i, (a, b) in enumerate(zip(x.shape, base.shape)) if i != dimension)):
+            raise ValueError("concatenate: all inputs must have the same dtype and shape except "
+                             f"along axis {dimension}; got {', '.join(map(str, xs))}")
+    shape = list(base.shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(tuple(shape), base.dtype)
+
+
+concatenate_p = Primitive("concatenate")
+concatenate_p.impl = lambda *xs, dimension: np.concatenate(xs, axis=dimension)
+concatenate_p.abstract_eval = _concat_aval
+
+
+def _concat_jvp(primals, tangents, dimension):
+    out = concatenate_p.bind(*primals, dimension=dimension)
+    if all(t is ZERO for t in tangents):
+        return out, ZERO
+    ts = [np.zeros(_aval(p).shape, _aval(p).dtype) if t is ZERO else t
+          for p, t in zip(primals, tangents)]
+    return out, concatenate_p.bind(*ts, dimension=dimension)
+
+
+def _concat_transpose(ct, *xs, dimension):
+    from .indexing import slice_along
+    out = []
+    start = 0
+    for x in xs:
+        n = (x.aval if type(x) is Var else _aval(x)).shape[dimension]
+        out.append(slice_along(ct, dimension, start, start + n) if type(x) is Var else None)
+        start += n
+    return out
+
+
+concatenate_p.jvp = _concat_jvp
+concatenate_p.transpose = _concat_transpose
+
+
+def concatenate(xs, dimension):
+    return concatenate_p.bind(*xs, dimension=int(dimension))
+
+
+SHAPE_PRIMITIVES = [broadcast_in_dim_p, reshape_p, transpose_p, concatenate_p]

@@ -1,0 +1,92 @@
+"""Shared helpers of the NumPy namespace: tracer tests, NEP 50 promotion, broadcasting."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ir import aval_of
+from ..core.trace import Tracer
+from ..lax.elementwise import convert_element_type
+from ..lax.shape import broadcast_in_dim
+
+PY_SCALARS = (int, float, complex, bool)
+
+
+def is_traced(*xs) -> bool:
+    for x in xs:
+        if isinstance(x, Tracer):
+            return True
+    return False
+
+
+def is_weak(x) -> bool:
+    """A Python scalar: it takes the dtype of the arrays it meets (NEP 50)."""
+    return type(x) in PY_SCALARS
+
+
+def asarray_like(x):
+    """Tracers and arrays stay as they are; anything else becomes a NumPy array."""
+    if isinstance(x, Tracer) or hasattr(x, "__array_priority__") and hasattr(x, "shape"):
+        return x
+    return np.asarray(x)
+
+
+def shape_of(x) -> tuple:
+    return aval_of(x).shape if not is_weak(x) else ()
+
+
+def dtype_of(x):
+    return aval_of(x).dtype
+
+
+def result_type(*xs):
+    """NumPy 2 promotion: Python scalars are weak."""
+    return np.result_type(*[x if is_weak(x) else dtype_of(x) for x in xs])
+
+
+def cast(x, dtype):
+    """`x` as `dtype`; Python scalars stay weak scalars (NumPy casts them at use)."""
+    if is_weak(x):
+        return x
+    if isinstance(x, Tracer):
+        return x if x.aval.dtype == dtype else convert_element_type(x, dtype)
+    x = np.asarray(x)
+    return x if x.dtype == dtype else x.astype(dtype)
+
+
+def broadcast_shapes(fname, *named_shapes):
+    """`np.broadcast_shapes`, with an error that names the function and each argument."""
+    try:
+        return np.broadcast_shapes(*[s for _, s in named_shapes])
+    except ValueError:
+        desc = ", ".join(f"{n} has shape {s}" for n, s in named_shapes)
+        raise ValueError(f"{fname}: operands could not be broadcast together: {desc}") from None
+
+
+def broadcast_to_shape(x, shape):
+    """Broadcast an array or tracer to `shape` with a `broadcast_in_dim` (no-op if equal)."""
+    if is_weak(x):
+        return x
+    xs = shape_of(x)
+    if xs == tuple(shape):
+        return x
+    nd = len(shape)
+    return broadcast_in_dim(x, shape, tuple(range(nd - len(xs), nd)))
+
+
+def normalize_axis(fname, axis, ndim):
+    """`axis` (None, int or tuple) as a sorted tuple of non-negative ints; clear errors."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in axes:
+        if not isinstance(a, (int, np.integer)):
+            raise TypeError(f"{fname}: axis must be an int or a tuple of ints, got {axis!r}")
+        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+            raise ValueError(f"{fname}: axis {a} is out of bounds for an array of "
+                             f"dimension {ndim}")
+        a = int(a) % max(ndim, 1)
+        if a in out:
+            raise ValueError(f"{fname}: repeated axis {a} in axis={axis!r}")
+        out.append(a)
+    return tuple(sorted(out)) if ndim else ()

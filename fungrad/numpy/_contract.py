@@ -1,0 +1,127 @@
+"""Contractions on `dot_general`: matmul, dot, tensordot, outer."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..lax.dot import dot_general
+from ._base import broadcast_shapes, broadcast_to_shape, cast, is_traced, result_type, shape_of
+from ._shape import reshape, transpose
+
+
+def _prep(fname, a, b):
+    dt = result_type(a, b)
+    return cast(np.asarray(a) if not is_traced(a) else a, dt), \
+        cast(np.asarray(b) if not is_traced(b) else b, dt)
+
+
+def _mismatch(fname, a_shape, ad, b_shape, bd):
+    return ValueError(f"{fname}: shapes {a_shape} and {b_shape} are not aligned: dimension {ad} "
+                      f"of x ({a_shape[ad]}) != dimension {bd} of y ({b_shape[bd]})")
+
+
+def matmul(x1, x2):
+    """`numpy.matmul` (`@`): batched matrix product with NumPy's broadcasting and 1-D rules.
+
+    Example: `fnp.matmul(x, W)`
+    """
+    if not is_traced(x1, x2):
+        return np.matmul(x1, x2)
+    a, b = _prep("matmul", x1, x2)
+    sa, sb = shape_of(a), shape_of(b)
+    if not sa or not sb:
+        raise ValueError(f"matmul: operands must be at least 1-D, got shapes {sa} and {sb} "
+                         "(use multiply for scalars)")
+    a_vec, b_vec = len(sa) == 1, len(sb) == 1
+    ka, kb = len(sa) - 1, (0 if b_vec else len(sb) - 2)
+    if sa[ka] != sb[kb]:
+        raise _mismatch("matmul", sa, ka, sb, kb)
+    if len(sb) <= 2:
+        # no batch dims on the right: one contraction, a's leading dims pass through
+        return dot_general(a, b, (((ka,), (kb,)), ((), ())))
+    if len(sa) <= 2:
+        out = dot_general(a, b, (((ka,), (kb,)), ((), ())))
+        # layout: a_free, b_batch..., b_cols -> b_batch..., a_free, b_cols
+        nbatch = len(sb) - 2
+        nfa = 0 if a_vec else 1
+        perm = list(range(nfa, nfa + nbatch)) + list(range(nfa)) + [nfa + nbatch]
+        return transpose(out, perm)
+    batch = broadcast_shapes("matmul", ("x batch", sa[:-2]), ("y batch", sb[:-2]))
+    a = broadcast_to_shape(a, batch + sa[-2:])
+    b = broadcast_to_shape(b, batch + sb[-2:])
+    nb = len(batch)
+    bd = tuple(range(nb))
+    return dot_general(a, b, (((nb + 1,), (nb,)), (bd, bd)))
+
+
+def dot(a, b):
+    """`numpy.dot`: sum over the last axis of a and the second-to-last of b.
+
+    Example: `fnp.dot(x, y)`
+    """
+    if not is_traced(a, b):
+        return np.dot(a, b)
+    a, b = _prep("dot", a, b)
+    sa, sb = shape_of(a), shape_of(b)
+    if not sa or not sb:
+        from ._elementwise import multiply
+        return multiply(a, b)
+    ka, kb = len(sa) - 1, max(len(sb) - 2, 0)
+    if sa[ka] != sb[kb]:
+        raise _mismatch("dot", sa, ka, sb, kb)
+    return dot_general(a, b, (((ka,), (kb,)), ((), ())))
+
+
+def tensordot(a, b, axes=2):
+    """`numpy.tensordot`: contract `axes` (an int N, or a pair of axis lists).
+
+    Example: `fnp.tensordot(x, y, axes=([1], [0]))`
+    """
+    if not is_traced(a, b):
+        return np.tensordot(a, b, axes)
+    a, b = _prep("tensordot", a, b)
+    sa, sb = shape_of(a), shape_of(b)
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        if n > min(len(sa), len(sb)):
+            raise ValueError(f"tensordot: axes={n} exceeds the dimensions of shapes {sa} and {sb}")
+        la, lb = list(range(len(sa) - n, len(sa))), list(range(n))
+    else:
+        la, lb = axes
+        la = [la] if isinstance(la, (int, np.integer)) else list(la)
+        lb = [lb] if isinstance(lb, (int, np.integer)) else list(lb)
+        if len(la) != len(lb):
+            raise ValueError(f"tensordot: axes {axes} must name as many axes of x as of y")
+        la = [i % len(sa) for i in la]
+        lb = [i % len(sb) for i in lb]
+    for i, j in zip(la, lb):
+        if sa[i] != sb[j]:
+            raise _mismatch("tensordot", sa, i, sb, j)
+    return dot_general(a, b, ((tuple(la), tuple(lb)), ((), ())))
+
+
+def outer(a, b):
+    """`numpy.outer` of the flattened inputs. Example: `fnp.outer(u, v)`"""
+    if not is_traced(a, b):
+        return np.outer(a, b)
+    from ._elementwise import multiply
+    a, b = _prep("outer", a, b)
+    return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
+
+
+def inner(a, b):
+    """`numpy.inner`: sum over the last axes. Example: `fnp.inner(u, v)`"""
+    if not is_traced(a, b):
+        return np.inner(a, b)
+    a, b = _prep("inner", a, b)
+    sa, sb = shape_of(a), shape_of(b)
+    if not sa or not sb:
+        from ._elementwise import multiply
+        return multiply(a, b)
+    return tensordot(a, b, ([len(sa) - 1], [len(sb) - 1]))
+
+
+def vdot(a, b):
+    """`numpy.vdot` for real arrays: the dot of the flattened inputs. Example: `fnp.vdot(u, v)`"""
+    if not is_traced(a, b):
+        return np.vdot(a, b)
+    return dot(reshape(a, (-1,)), reshape(b, (-1,)))

@@ -1,0 +1,165 @@
+"""Elementwise functions of fungrad.numpy, from one table.
+
+Each function computes on plain arrays with NumPy directly (the fast path). With traced
+arguments it promotes dtypes (NEP 50), computes the result dtype exactly as NumPy would
+(by asking NumPy on 0-d dummies of those dtypes, cached), broadcasts, and binds the
+primitive.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..lax import elementwise as E
+from ._base import (broadcast_shapes, broadcast_to_shape, cast, dtype_of, is_traced, is_weak,
+                    result_type, shape_of)
+
+# public name, NumPy function, primitive
+UNARY = [
+    ("negative", np.negative, E.neg_p), ("sin", np.sin, E.sin_p), ("cos", np.cos, E.cos_p),
+    ("tan", np.tan, E.tan_p), ("arcsin", np.arcsin, E.arcsin_p),
+    ("arccos", np.arccos, E.arccos_p), ("arctan", np.arctan, E.arctan_p),
+    ("sinh", np.sinh, E.sinh_p), ("cosh", np.cosh, E.cosh_p), ("tanh", np.tanh, E.tanh_p),
+    ("arcsinh", np.arcsinh, E.arcsinh_p), ("arccosh", np.arccosh, E.arccosh_p),
+    ("arctanh", np.arctanh, E.arctanh_p), ("exp", np.exp, E.exp_p), ("exp2", np.exp2, E.exp2_p),
+    ("expm1", np.expm1, E.expm1_p), ("log", np.log, E.log_p), ("log2", np.log2, E.log2_p),
+    ("log10", np.log10, E.log10_p), ("log1p", np.log1p, E.log1p_p), ("sqrt", np.sqrt, E.sqrt_p),
+    ("square", np.square, E.square_p), ("reciprocal", np.reciprocal, E.reciprocal_p),
+    ("abs", np.abs, E.abs_p), ("sign", np.sign, E.sign_p), ("floor", np.floor, E.floor_p),
+    ("ceil", np.ceil, E.ceil_p), ("logical_not", np.logical_not, E.logical_not_p),
+    ("isfinite", np.isfinite, E.isfinite_p), ("isnan", np.isnan, E.isnan_p),
+]
+BINARY = [
+    ("add", np.add, E.add_p), ("subtract", np.subtract, E.sub_p),
+    ("multiply", np.multiply, E.mul_p), ("divide", np.divide, E.div_p),
+    ("power", np.power, E.pow_p), ("maximum", np.maximum, E.maximum_p),
+    ("minimum", np.minimum, E.minimum_p), ("arctan2", np.arctan2, E.arctan2_p),
+    ("logaddexp", np.logaddexp, E.logaddexp_p), ("hypot", np.hypot, E.hypot_p),
+    ("floor_divide", np.floor_divide, E.floor_divide_p),
+    ("less", np.less, E.lt_p), ("less_equal", np.less_equal, E.le_p),
+    ("equal", np.equal, E.eq_p), ("not_equal", np.not_equal, E.ne_p),
+    ("greater", np.greater, E.gt_p), ("greater_equal", np.greater_equal, E.ge_p),
+    ("logical_and", np.logical_and, E.logical_and_p), ("logical_or", np.logical_or, E.logical_or_p),
+    ("logical_xor", np.logical_xor, E.logical_xor_p),
+]
+ALIASES = {"true_divide": "divide", "absolute": "abs", "pow": "power"}
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_result_dtype(np_fn, *dtypes):
+    with np.errstate(all="ignore"):
+        return np_fn(*[np.ones((), d) for d in dtypes]).dtype
+
+
+def _compute_dtype(np_fn, in_dtype, nargs):
+    """The dtype the primitive computes in: NumPy's result dtype, except for bool results."""
+    out = _numpy_result_dtype(np_fn, *([in_dtype] * nargs))
+    return in_dtype if out == np.bool_ else out
+
+
+def _make_unary(name, np_fn, prim):
+    bind = prim.bind
+
+    def fn(x):
+        if not is_traced(x):
+            return np_fn(x)
+        dt = x.aval.dtype
+        cdt = _compute_dtype(np_fn, dt, 1)
+        return bind(x if cdt == dt else cast(x, cdt))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Differentiable `numpy.{np_fn.__name__}`.\n\n    Example: `fnp.{name}(x)`"
+    return fn
+
+
+def _make_binary(name, np_fn, prim):
+    bind = prim.bind
+
+    def fn(x, y):
+        if not is_traced(x, y):
+            return np_fn(x, y)
+        dt = result_type(x, y)
+        cdt = _compute_dtype(np_fn, dt, 2)
+        x = cast(x, cdt)
+        y = cast(y, cdt)
+        sx, sy = shape_of(x), shape_of(y)
+        if sx != sy and not is_weak(x) and not is_weak(y):
+            shape = broadcast_shapes(name, ("x", sx), ("y", sy))
+            x = broadcast_to_shape(x, shape)
+            y = broadcast_to_shape(y, shape)
+        return bind(x, y)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Differentiable `numpy.{np_fn.__name__}` with broadcasting.\n\n" \
+                 f"    Example: `fnp.{name}(x, y)`"
+    return fn
+
+
+FUNCTIONS = {}
+for _name, _fn, _p in UNARY:
+    FUNCTIONS[_name] = _make_unary(_name, _fn, _p)
+for _name, _fn, _p in BINARY:
+    FUNCTIONS[_name] = _make_binary(_name, _fn, _p)
+for _alias, _target in ALIASES.items():
+    FUNCTIONS[_alias] = FUNCTIONS[_target]
+globals().update(FUNCTIONS)
+
+
+def where(condition, x=None, y=None):
+    """`numpy.where(condition, x, y)`, differentiable in x and y, with broadcasting.
+
+    Example: `fnp.where(x > 0, x, 0.0)`
+    """
+    if x is None and y is None:
+        if is_traced(condition):
+            raise TypeError("where(condition) with one argument returns data-dependent shapes "
+                            "and is not supported on traced values; use where(c, x, y)")
+        return np.where(condition)
+    if x is None or y is None:
+        raise TypeError("where: either both or neither of x and y must be given")
+    if not is_traced(condition, x, y):
+        return np.where(condition, x, y)
+    dt = result_type(x, y)
+    x, y = cast(x, dt), cast(y, dt)
+    if is_traced(condition) and dtype_of(condition) != np.bool_:
+        condition = E.ne(condition, 0)
+    elif not is_traced(condition):
+        condition = np.asarray(condition, bool)
+    shape = broadcast_shapes("where", ("condition", shape_of(condition)), ("x", shape_of(x)),
+                             ("y", shape_of(y)))
+    if is_weak(x) and is_weak(y):
+        x = np.asarray(x, dt)
+    c = broadcast_to_shape(condition, shape)
+    return E.select(c, broadcast_to_shape(x, shape), broadcast_to_shape(y, shape))
+
+
+def clip(a, a_min=None, a_max=None):
+    """`numpy.clip`: elementwise min(max(a, a_min), a_max); gradient 1 strictly inside.
+
+    Example: `fnp.clip(x, -1.0, 1.0)`
+    """
+    if a_min is None and a_max is None:
+        raise ValueError("clip: one of a_min and a_max must be given")
+    if not is_traced(a, a_min, a_max):
+        return np.clip(a, a_min, a_max)
+    out = a
+    if a_min is not None:
+        out = FUNCTIONS["maximum"](out, a_min)
+    if a_max is not None:
+        out = FUNCTIONS["minimum"](out, a_max)
+    return out
+
+
+def round(a, decimals: int = 0):
+    """`numpy.round`; zero derivative (piecewise constant).
+
+    Example: `fnp.round(x, 2)`
+    """
+    if not is_traced(a):
+        return np.round(a, decimals)
+    if decimals == 0:
+        return E.round_p.bind(a)
+    scale = 10.0 ** decimals
+    return FUNCTIONS["divide"](E.round_p.bind(FUNCTIONS["multiply"](a, scale)), scale)
+
+
+around = round

@@ -1,0 +1,81 @@
+"""NumPy-style operators and methods on tracers, and NumPy's own functions on tracers.
+
+`np.sin(tracer)` and `ndarray + tracer` reach fungrad.numpy through `__array_ufunc__` and
+`__array_function__`, so plain NumPy code runs under transforms when fnp has the function.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.trace import Tracer
+
+
+def install(fnp):
+    F = fnp
+
+    def swap(f):
+        return lambda self, other: f(other, self)
+
+    ops = {
+        "__add__": F.add, "__radd__": swap(F.add), "__sub__": F.subtract,
+        "__rsub__": swap(F.subtract), "__mul__": F.multiply, "__rmul__": swap(F.multiply),
+        "__truediv__": F.divide, "__rtruediv__": swap(F.divide),
+        "__floordiv__": F.floor_divide, "__rfloordiv__": swap(F.floor_divide),
+        "__pow__": F.power, "__rpow__": swap(F.power), "__matmul__": F.matmul,
+        "__rmatmul__": swap(F.matmul), "__lt__": F.less, "__le__": F.less_equal,
+        "__eq__": F.equal, "__ne__": F.not_equal, "__gt__": F.greater,
+        "__ge__": F.greater_equal, "__and__": F.logical_and, "__or__": F.logical_or,
+        "__xor__": F.logical_xor, "__invert__": F.logical_not,
+        "__neg__": F.negative, "__pos__": lambda self: self, "__abs__": F.abs,
+        "__getitem__": F._getitem,
+        "sum": F.sum, "mean": F.mean, "max": F.max, "min": F.min, "prod": F.prod,
+        "var": F.var, "std": F.std, "argmax": F.argmax, "argmin": F.argmin,
+        "ravel": F.ravel, "flatten": F.ravel, "squeeze": F.squeeze, "dot": F.dot,
+        "clip": F.clip, "swapaxes": F.swapaxes, "round": F.round,
+    }
+    for name, fn in ops.items():
+        setattr(Tracer, name, fn)
+
+    def reshape(self, *shape, order="C"):
+        return F.reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
+
+    def transpose(self, *axes):
+        return F.transpose(self, axes[0] if len(axes) == 1 else (axes or None))
+
+    def astype(self, dtype):
+        return F.asarray(self, dtype=dtype)
+
+    def concrete(conv):
+        return lambda self: conv(self.to_concrete())
+
+    Tracer.reshape = reshape
+    Tracer.transpose = transpose
+    Tracer.astype = astype
+    Tracer.T = property(lambda self: F.transpose(self))
+    Tracer.mT = property(lambda self: F.swapaxes(self, -1, -2))
+    Tracer.__bool__ = concrete(bool)
+    Tracer.__float__ = concrete(float)
+    Tracer.__int__ = concrete(int)
+    Tracer.__complex__ = concrete(complex)
+    Tracer.__index__ = concrete(lambda v: v.__index__())
+    Tracer.item = concrete(lambda v: np.asarray(v).item())
+    Tracer.tolist = concrete(lambda v: np.asarray(v).tolist())
+
+    def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+        fn = getattr(F, ufunc.__name__, None)
+        if method != "__call__" or kwargs or fn is None:
+            raise TypeError(
+                f"numpy.{ufunc.__name__}{'' if method == '__call__' else '.' + method} is not "
+                f"supported on traced values{' with keyword arguments' if kwargs else ''}; "
+                "use the fungrad.numpy (fnp) function instead")
+        return fn(*inputs)
+
+    def array_function(self, func, types, args, kwargs):
+        fn = getattr(F, func.__name__, None)
+        if fn is None or fn is func:
+            raise TypeError(f"numpy.{func.__name__} is not supported on traced values: "
+                            "fungrad.numpy has no such function yet")
+        return fn(*args, **kwargs)
+
+    Tracer.__array_ufunc__ = array_ufunc
+    Tracer.__array_function__ = array_function

@@ -1,0 +1,134 @@
+"""Reductions with NumPy's `axis` / `keepdims` / result dtypes."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..lax import reduce as R
+from ..lax.shape import reshape
+from ._base import asarray_like, cast, is_traced, normalize_axis, shape_of
+from ._elementwise import FUNCTIONS as _F
+
+
+@functools.lru_cache(maxsize=None)
+def _sum_dtype(np_fn, dtype):
+    return np_fn(np.ones((1,), dtype)).dtype
+
+
+def _keepdims(y, shape, axes):
+    return reshape(y, tuple(1 if i in axes else d for i, d in enumerate(shape)))
+
+
+def _reduction(name, np_fn, prim):
+    bind = prim.bind
+
+    def fn(a, axis=None, dtype=None, keepdims=False):
+        if not is_traced(a):
+            return np_fn(a, axis=axis, dtype=dtype, keepdims=keepdims) if dtype is not None \
+                else np_fn(a, axis=axis, keepdims=keepdims)
+        shape = a.aval.shape
+        axes = normalize_axis(name, axis, len(shape))
+        a = cast(a, np.dtype(dtype) if dtype is not None else _sum_dtype(np_fn, a.aval.dtype))
+        y = bind(a, axes=axes) if axes else a
+        return _keepdims(y, shape, axes) if keepdims else y
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"`numpy.{name}` over `axis` (None, int or tuple), with `keepdims`.\n\n"
+                  f"    Example: `fnp.{name}(x, axis=1, keepdims=True)`")
+    return fn
+
+
+sum = _reduction("sum", np.sum, R.reduce_sum_p)
+prod = _reduction("prod", np.prod, R.reduce_prod_p)
+
+
+def _extremum(name, np_fn, prim):
+    bind = prim.bind
+
+    def fn(a, axis=None, keepdims=False):
+        if not is_traced(a):
+            return np_fn(a, axis=axis, keepdims=keepdims)
+        shape = a.aval.shape
+        axes = normalize_axis(name, axis, len(shape))
+        if any(shape[i] == 0 for i in axes):
+            raise ValueError(f"{name}: zero-size array (shape {shape}) has no {name} along "
+                             f"axis {axis}")
+        y = bind(a, axes=axes) if axes else a
+        return _keepdims(y, shape, axes) if keepdims else y
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"`numpy.{name}` over `axis`; the gradient is shared equally among ties.\n\n"
+                  f"    Example: `fnp.{name}(x, axis=0)`")
+    return fn
+
+
+max = _extremum("max", np.max, R.reduce_max_p)
+min = _extremum("min", np.min, R.reduce_min_p)
+amax, amin = max, min
+
+
+def mean(a, axis=None, dtype=None, keepdims=False):
+    """`numpy.mean`; integers average in float64.
+
+    Example: `fnp.mean(x, axis=0)`
+    """
+    if not is_traced(a):
+        return np.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    shape = a.aval.shape
+    axes = normalize_axis("mean", axis, len(shape))
+    dt = np.dtype(dtype) if dtype is not None else np.mean(np.ones((1,), a.aval.dtype)).dtype
+    n = 1
+    for i in axes:
+        n *= shape[i]
+    return _F["divide"](sum(cast(a, dt), axis=axes, keepdims=keepdims), float(n))
+
+
+def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """`numpy.var` (population variance unless `ddof`).
+
+    Example: `fnp.var(x, axis=0, ddof=1)`
+    """
+    if not is_traced(a):
+        return np.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    shape = a.aval.shape
+    axes = normalize_axis("var", axis, len(shape))
+    m = mean(a, axis=axes, dtype=dtype, keepdims=True)
+    d = _F["subtract"](cast(a, m.dtype), m)
+    n = 1
+    for i in axes:
+        n *= shape[i]
+    return _F["divide"](sum(_F["multiply"](d, d), axis=axes, keepdims=keepdims),
+                        float(n - ddof))
+
+
+def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """`numpy.std`: the square root of `var`.
+
+    Example: `fnp.std(x, axis=0)`
+    """
+    if not is_traced(a):
+        return np.std(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    return _F["sqrt"](var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+
+
+def _arg_extremum(name, np_fn, prim):
+    def fn(a, axis=None, keepdims=False):
+        if not is_traced(a):
+            return np_fn(a, axis=axis, keepdims=keepdims)
+        shape = a.aval.shape
+        if axis is None:
+            flat = reshape(a, (a.aval.size,))
+            y = prim.bind(flat, axis=0, index_dtype=np.dtype(np.intp))
+            return reshape(y, (1,) * len(shape)) if keepdims else y
+        ax, = normalize_axis(name, axis, len(shape))
+        if shape[ax] == 0:
+            raise ValueError(f"{name}: attempt to get {name} of an empty sequence "
+                             f"(shape {shape}, axis {axis})")
+        y = prim.bind(a, axis=ax, index_dtype=np.dtype(np.intp))
+        return _keepdims(y, shape, (ax,)) if keepdims else y
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"`numpy.{name}`: integer indices, no derivative.\n\n    Example: `fnp.{name}(x, axis=1)`"
+    return fn
+
+
+argmax = _arg_extremum("argmax", np.argmax, R.argmax_p)
+argmin = _arg_extremum("argmin", np.argmin, R.argmin_p)

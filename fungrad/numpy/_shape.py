@@ -1,0 +1,233 @@
+"""Shape functions: reshape, transpose, moveaxis, swapaxes, expand_dims, squeeze,
+broadcast_to, concatenate, stack, split, flip, ravel."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..lax import shape as S
+from ..lax.indexing import getitem_p
+from ._base import (broadcast_shapes, broadcast_to_shape, cast, is_traced, normalize_axis,
+                    result_type, shape_of)
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _resolve_shape(fname, shape, size, old_shape):
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    if shape.count(-1) > 1:
+        raise ValueError(f"{fname}: can only specify one unknown dimension (-1), got {shape}")
+    if -1 in shape:
+        known = _size([d for d in shape if d != -1])
+        if known == 0 or size % known:
+            raise ValueError(f"{fname}: cannot reshape array of shape {old_shape} (size {size}) "
+                             f"into shape {shape}")
+        shape = tuple(size // known if d == -1 else d for d in shape)
+    if _size(shape) != size:
+        raise ValueError(f"{fname}: cannot reshape array of shape {old_shape} (size {size}) "
+                         f"into shape {shape}")
+    return shape
+
+
+def reshape(a, shape, order="C"):
+    """`numpy.reshape` (C order), one dimension may be -1.
+
+    Example: `fnp.reshape(x, (2, -1))`
+    """
+    if order != "C":
+        raise NotImplementedError("reshape: only order='C' is supported")
+    if not is_traced(a):
+        return np.reshape(a, shape)
+    old = a.aval.shape
+    new = _resolve_shape("reshape", shape, a.aval.size, old)
+    return a if new == old else S.reshape(a, new)
+
+
+def ravel(a):
+    """`numpy.ravel`: the flattened array. Example: `fnp.ravel(x)`"""
+    return reshape(a, (-1,))
+
+
+def transpose(a, axes=None):
+    """`numpy.transpose`; reverses the axes by default. Example: `fnp.transpose(x, (1, 0))`"""
+    if not is_traced(a):
+        return np.transpose(a, axes)
+    nd = a.ndim
+    if axes is None:
+        axes = tuple(range(nd - 1, -1, -1))
+    axes = tuple(int(i) % nd if nd else int(i) for i in axes)
+    if sorted(axes) != list(range(nd)):
+        raise ValueError(f"transpose: axes {axes} are not a permutation of the {nd} axes of an "
+                         f"array of shape {a.shape}")
+    return a if axes == tuple(range(nd)) else S.transpose(a, axes)
+
+
+def moveaxis(a, source, destination):
+    """`numpy.moveaxis`. Example: `fnp.moveaxis(x, 0, -1)`"""
+    if not is_traced(a):
+        return np.moveaxis(a, source, destination)
+    nd = a.ndim
+    src = (source,) if isinstance(source, (int, np.integer)) else tuple(source)
+    dst = (destination,) if isinstance(destination, (int, np.integer)) else tuple(destination)
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination must have the same number of "
+                         f"elements, got {src} and {dst}")
+    src = [normalize_axis("moveaxis", s, nd)[0] for s in src]
+    dst = [normalize_axis("moveaxis", d, nd)[0] for d in dst]
+    order = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(a, order)
+
+
+def swapaxes(a, axis1, axis2):
+    """`numpy.swapaxes`. Example: `fnp.swapaxes(x, 0, 1)`"""
+    if not is_traced(a):
+        return np.swapaxes(a, axis1, axis2)
+    nd = a.ndim
+    i, = normalize_axis("swapaxes", axis1, nd)
+    j, = normalize_axis("swapaxes", axis2, nd)
+    perm = list(range(nd))
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(a, perm)
+
+
+def expand_dims(a, axis):
+    """`numpy.expand_dims` (int or tuple axis). Example: `fnp.expand_dims(x, 0)`"""
+    if not is_traced(a):
+        return np.expand_dims(a, axis)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    nd = a.ndim + len(axes)
+    axes = normalize_axis("expand_dims", axes, nd)
+    it = iter(a.shape)
+    return S.reshape(a, tuple(1 if i in axes else next(it) for i in range(nd)))
+
+
+def squeeze(a, axis=None):
+    """`numpy.squeeze`: drop size-1 axes (all, or those in `axis`). Example: `fnp.squeeze(x)`"""
+    if not is_traced(a):
+        return np.squeeze(a, axis)
+    shape = a.shape
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(shape) if d == 1)
+    else:
+        axes = normalize_axis("squeeze", axis, len(shape))
+        bad = [i for i in axes if shape[i] != 1]
+        if bad:
+            raise ValueError(f"squeeze: cannot select axis {bad[0]} of shape {shape}: its size "
+                             "is not 1")
+    if not axes:
+        return a
+    return S.reshape(a, tuple(d for i, d in enumerate(shape) if i not in axes))
+
+
+def broadcast_to(array, shape):
+    """`numpy.broadcast_to`; the gradient sums over the broadcast axes.
+
+    Example: `fnp.broadcast_to(b, (4, 3))`
+    """
+    if not is_traced(array):
+        return np.broadcast_to(array, shape)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    got = broadcast_shapes("broadcast_to", ("array", array.shape), ("shape", shape))
+    if got != shape:
+        raise ValueError(f"broadcast_to: cannot broadcast an array of shape {array.shape} to "
+                         f"shape {shape}")
+    return broadcast_to_shape(array, shape)
+
+
+def concatenate(arrays, axis=0):
+    """`numpy.concatenate` along `axis` (None flattens first).
+
+    Example: `fnp.concatenate([x, y], axis=1)`
+    """
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("concatenate: need at least one array to concatenate")
+    if not is_traced(*arrays):
+        return np.concatenate(arrays, axis=axis)
+    if axis is None:
+        arrays = [ravel(a) for a in arrays]
+        axis = 0
+    dt = result_type(*arrays)
+    arrays = [cast(np.asarray(a) if isinstance(a, (int, float, bool, complex)) else a, dt)
+              for a in arrays]
+    nd = len(shape_of(arrays[0]))
+    if nd == 0:
+        raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated")
+    for i, a in enumerate(arrays):
+        s = shape_of(a)
+        if len(s) != nd:
+            raise ValueError(f"concatenate: all inputs must have the same number of dimensions, "
+                             f"but array 0 has shape {shape_of(arrays[0])} and array {i} has "
+                             f"shape {s}")
+    ax, = normalize_axis("concatenate", axis, nd)
+    if len(arrays) == 1:
+        return arrays[0]
+    return S.concatenate(arrays, ax)
+
+
+def stack(arrays, axis=0):
+    """`numpy.stack`: join along a new axis. Example: `fnp.stack([x, y], axis=0)`"""
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("stack: need at least one array to stack")
+    if not is_traced(*arrays):
+        return np.stack(arrays, axis=axis)
+    shapes = {shape_of(a) for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError(f"stack: all input arrays must have the same shape, got "
+                         f"{[shape_of(a) for a in arrays]}")
+    nd = len(shapes.pop()) + 1
+    ax, = normalize_axis("stack", axis, nd)
+    return concatenate([expand_dims(np.asarray(a) if not is_traced(a) else a, ax)
+                        for a in arrays], axis=ax)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """`numpy.split`: a list of sub-arrays (equal sections, or split points).
+
+    Example: `a, b = fnp.split(x, 2, axis=1)`
+    """
+    if not is_traced(ary):
+        return np.split(ary, indices_or_sections, axis)
+    shape = ary.shape
+    ax, = normalize_axis("split", axis, len(shape))
+    n = shape[ax]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if k <= 0 or n % k:
+            raise ValueError(f"split: array split does not result in an equal division: axis "
+                             f"{ax} of shape {shape} has size {n}, sections={k}")
+        points = [n // k * i for i in range(1, k)]
+    else:
+        points = [int(p) for p in indices_or_sections]
+    bounds = [0] + points + [n]
+    head = (("slice", None, None, None),) * ax
+    return [getitem_p.bind(ary, spec=head + (("slice", lo, hi, None),))
+            for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def flip(m, axis=None):
+    """`numpy.flip`: reverse the order along `axis` (all axes by default).
+
+    Example: `fnp.flip(x, axis=0)`
+    """
+    if not is_traced(m):
+        return np.flip(m, axis)
+    nd = m.ndim
+    axes = normalize_axis("flip", axis, nd)
+    if not axes:
+        return m
+    spec = tuple(("slice", None, None, -1 if i in axes else None) for i in range(nd))
+    return getitem_p.bind(m, spec=spec)
+
+
+def atleast_1d(x):
+    """`numpy.atleast_1d` for one array. Example: `fnp.atleast_1d(x)`"""
+    return reshape(x, (1,)) if is_traced(x) and x.ndim == 0 else (
+        x if is_traced(x) else np.atleast_1d(x))

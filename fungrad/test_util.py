@@ -1,0 +1,98 @@
+"""`check_grads`: compare forward and reverse mode with finite differences."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from . import tree as _tree
+from .transforms.ad import jvp, vjp
+
+_DEFAULT_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 2e-2,
+                np.dtype(np.float16): 1e-1}
+_DEFAULT_EPS = {np.dtype(np.float64): 1e-5, np.dtype(np.float32): 2e-3,
+                np.dtype(np.float16): 1e-1}
+
+
+def _random_like(rng, tree):
+    return _tree.tree_map(lambda x: rng.standard_normal(np.shape(x)).astype(np.asarray(x).dtype),
+                          tree)
+
+
+def _vdot(a, b):
+    return sum(float(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64)))
+               for x, y in zip(_tree.tree_leaves(a), _tree.tree_leaves(b)))
+
+
+def _numerical_jvp(f, args, tangents, eps):
+    plus = f(*_tree.tree_map(lambda x, t: x + eps * t, args, tangents))
+    minus = f(*_tree.tree_map(lambda x, t: x - eps * t, args, tangents))
+    return _tree.tree_map(lambda a, b: (np.asarray(a, np.float64) - np.asarray(b, np.float64))
+                          / (2 * eps), plus, minus)
+
+
+def _assert_close(what, got, want, atol, rtol):
+    for i, (g, w) in enumerate(zip(_tree.tree_leaves(got), _tree.tree_leaves(want))):
+        g = np.asarray(g, np.float64)
+        w = np.asarray(w, np.float64)
+        if g.shape != w.shape:
+            raise AssertionError(f"{what}: output {i} has shape {g.shape}, expected {w.shape}")
+        if not np.allclose(g, w, atol=atol, rtol=rtol, equal_nan=True):
+            err = np.max(np.abs(g - w)) if g.size else 0.0
+            raise AssertionError(
+                f"{what}: output {i} differs from finite differences (max abs error {err:.3g}, "
+                f"atol={atol:g}, rtol={rtol:g})\n  got:      {np.array2string(g, precision=8)}"
+                f"\n  expected: {np.array2string(w, precision=8)}")
+
+
+def check_grads(f: Callable, args: Sequence, order: int = 1, modes=("fwd", "rev"),
+                atol: float | None = None, rtol: float | None = None, eps: float | None = None,
+                seed: int = 0) -> None:
+    """Check `f`'s derivatives up to `order` in `modes` ("fwd", "rev") against central
+    finite differences along random directions; raise AssertionError with a report.
+
+    Example:
+        >>> fg.test_util.check_grads(fnp.sin, (np.array([0.5, 1.0]),), order=2)
+    """
+    args = tuple(args)
+    leaves = _tree.tree_leaves(args)
+    dtypes = [np.asarray(x).dtype for x in leaves]
+    if not leaves or not all(np.issubdtype(d, np.floating) for d in dtypes):
+        raise TypeError(f"check_grads: all arguments must be float arrays, got dtypes {dtypes}")
+    low = min(dtypes, key=lambda d: d.itemsize)
+    tol = _DEFAULT_TOL.get(low, 1e-6)
+    atol = tol if atol is None else atol
+    rtol = tol if rtol is None else rtol
+    eps = _DEFAULT_EPS.get(low, 1e-5) if eps is None else eps
+    rng = np.random.default_rng(seed)
+    name = getattr(f, "__name__", "f")
+    tangents = _random_like(rng, args)
+
+    if "fwd" in modes:
+        _, t_out = jvp(f, args, tangents)
+        _assert_close(f"check_grads({name}) forward mode (order {order})", t_out,
+                      _numerical_jvp(f, args, tangents, eps), atol, rtol)
+    if "rev" in modes:
+        out, f_vjp = vjp(f, *args)
+        ct = _random_like(rng, out)
+        ct_in = f_vjp(ct)
+        lhs = _vdot(ct_in, tangents)
+        rhs = _vdot(ct, _numerical_jvp(f, args, tangents, eps))
+        if not np.isclose(lhs, rhs, atol=atol, rtol=rtol):
+            raise AssertionError(
+                f"check_grads({name}) reverse mode (order {order}): <vjp(ct), t> = {lhs!r} "
+                f"but <ct, finite-difference jvp(t)> = {rhs!r}")
+    if order > 1:
+        if "fwd" in modes:
+            def f_jvp(*a):
+                return jvp(f, a, tangents)[1]
+            f_jvp.__name__ = f"jvp({name})"
+            check_grads(f_jvp, args, order - 1, ("fwd",), atol, rtol, eps, seed + 1)
+        if "rev" in modes:
+            out = f(*args)
+            ct = _random_like(np.random.default_rng(seed + 7), out)
+
+            def f_vjp(*a):
+                return vjp(f, *a)[1](ct)
+            f_vjp.__name__ = f"vjp({name})"
+            check_grads(f_vjp, args, order - 1, ("rev",), atol, rtol, eps, seed + 2)

@@ -1,0 +1,140 @@
+"""Staging: trace a function into a `Graph`, and evaluate a graph again.
+
+`StagingTrace` records every primitive applied to its tracers as an `Eqn`; values from
+outside (arrays, Python scalars, tracers of outer transforms) become `Literal`s. Reverse
+mode uses it to record the linear (tangent) part of a computation; `make_ir` uses it to
+show a function's IR.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ir import Eqn, Graph, Literal, Var, aval_of, ShapedArray
+from ..core.trace import Trace, Tracer, new_trace
+from .. import tree as _tree
+
+
+class StagingTracer(Tracer):
+    __slots__ = ("var",)
+
+    def __init__(self, trace, var):
+        self._trace = trace
+        self.var = var
+
+    @property
+    def aval(self):
+        return self.var.aval
+
+    def to_concrete(self):
+        raise TypeError(
+            f"A value that is only known abstractly ({self.var.aval.str_short()}) was used "
+            "where a concrete Python value is needed (bool(), int(), float(), an `if` or a "
+            "loop bound). Under staging (make_ir / jit) values have only shapes and dtypes: "
+            "use fnp.where or fg.lax.cond for branches on array values, or mark the "
+            "argument static (static_argnums).")
+
+
+class StagingTrace(Trace):
+    """Records primitives applied to its tracers into a list of equations."""
+    __slots__ = ("eqns",)
+
+    def __init__(self):
+        super().__init__()
+        self.eqns = []
+
+    def new_input(self, aval: ShapedArray) -> StagingTracer:
+        return StagingTracer(self, Var(aval))
+
+    def to_atom(self, x):
+        """The graph atom for `x`: its Var if it is our tracer, else a Literal."""
+        if type(x) is StagingTracer and x._trace is self:
+            return x.var
+        return Literal(x, aval_of(x))
+
+    def process_primitive(self, prim, args, params):
+        inputs = [a.var if type(a) is StagingTracer and a._trace is self
+                  else Literal(a, aval_of(a)) for a in args]
+        out_aval = prim.abstract_eval(*[v.aval for v in inputs], **params)
+        if prim.multiple_results:
+            outs = [Var(a) for a in out_aval]
+            self.eqns.append(Eqn(prim, inputs, params, outs))
+            return [StagingTracer(self, v) for v in outs]
+        out = Var(out_aval)
+        self.eqns.append(Eqn(prim, inputs, params, [out]))
+        return StagingTracer(self, out)
+
+
+def eval_graph(graph: Graph, args) -> list:
+    """Run `graph` on `args` by binding each equation's primitive (so it is traceable)."""
+    env = dict(zip(map(id, graph.invars), args))
+
+    def read(v):
+        return v.value if type(v) is Literal else env[id(v)]
+
+    for eqn in graph.eqns:
+        out = eqn.prim.bind(*[read(v) for v in eqn.inputs], **eqn.params)
+        if eqn.prim.multiple_results:
+            for v, o in zip(eqn.outputs, out):
+                env[id(v)] = o
+        else:
+            env[id(eqn.outputs[0])] = out
+    return [read(v) for v in graph.outvars]
+
+
+class IR:
+    """The traced IR of a function for one input signature; `str()` prints it."""
+
+    def __init__(self, graph: Graph, in_tree, out_tree):
+        self.graph = graph
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+
+    def __call__(self, *args):
+        leaves = _tree.tree_leaves(args)
+        return _tree.tree_unflatten(self.out_tree, eval_graph(self.graph, leaves))
+
+    def __str__(self):
+        return str(self.graph)
+
+    __repr__ = __str__
+
+
+def _abstractify(x):
+    if isinstance(x, Tracer):
+        return x.aval
+    a = aval_of(x)
+    if a.weak_type:  # a Python scalar argument becomes a strong 0-d array
+        return ShapedArray((), a.dtype, False)
+    return a
+
+
+def make_ir(f, static_argnums=()):
+    """`make_ir(f)(*args)` traces `f` with abstract values of `args` and returns its `IR`.
+
+    Example:
+        >>> print(fg.make_ir(lambda x: fnp.sin(x) * 2.0)(np.ones(3)))
+        { lambda a:f64[3] .
+          let
+            b:f64[3] = sin a
+            c:f64[3] = mul b 2.0
+          in ( c ) }
+    """
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+
+    def make_ir_f(*args, **kwargs):
+        static = {i % max(len(args), 1) for i in static_argnums}
+        dyn = [a for i, a in enumerate(args) if i not in static]
+        leaves, in_tree = _tree.tree_flatten(dyn)
+        trace = StagingTrace()
+        with new_trace(trace):
+            in_tracers = [trace.new_input(_abstractify(x)) for x in leaves]
+            dyn_args = iter(_tree.tree_unflatten(in_tree, in_tracers))
+            full = [a if i in static else next(dyn_args) for i, a in enumerate(args)]
+            out = f(*full, **kwargs)
+            out_leaves, out_tree = _tree.tree_flatten(out)
+            outvars = [trace.to_atom(o) for o in out_leaves]
+        graph = Graph([t.var for t in in_tracers], trace.eqns, outvars)
+        return IR(graph, in_tree, out_tree)
+
+    return make_ir_f

@@ -1,0 +1,195 @@
+"""The engine: worked examples, higher order, closures, control flow, pytrees, errors."""
+import collections
+
+import numpy as np
+import pytest
+
+import fungrad as fg
+import fungrad.numpy as fnp
+
+
+def test_worked_examples_first_order():
+    assert fg.grad(lambda x: (3 * x + 2) ** 2)(1.0) == pytest.approx(30.0)
+    assert fg.grad(lambda x: (3 * x + 1) ** 2)(2.0) == pytest.approx(42.0)
+    assert fg.grad(lambda x: x ** 2 + 5 * x)(3.0) == pytest.approx(11.0)
+    g = fg.grad(lambda x: fnp.sin(fnp.exp(x ** 2)))(0.5)
+    assert g == pytest.approx(np.cos(np.exp(0.25)) * np.exp(0.25) * 2 * 0.5)
+    assert float(g) == pytest.approx(0.3632, abs=1e-4)
+
+
+def test_worked_example_three_arguments():
+    L = lambda a, b, c: (a * b + c) ** 2
+    grads = fg.grad(L, argnums=(0, 1, 2))(2.0, 3.0, 1.0)
+    assert [float(g) for g in grads] == pytest.approx([42.0, 28.0, 14.0])
+
+
+def test_bias_broadcast_gradient():
+    x = np.arange(6.0).reshape(2, 3)
+    b = np.array([0.1, 0.2, 0.3])
+    g = fg.grad(lambda b: fnp.sum(x + b))(b)
+    np.testing.assert_allclose(g, [2.0, 2.0, 2.0])
+    assert g.shape == (3,) and g.dtype == np.float64
+
+
+def test_softmax_vjp():
+    def softmax(z):
+        e = fnp.exp(z - fnp.max(z))
+        return e / fnp.sum(e)
+    z = np.array([0.3, -1.2, 2.0, 0.5])
+    g = np.array([1.0, -2.0, 0.5, 3.0])
+    s, f_vjp = fg.vjp(softmax, z)
+    (ct,) = f_vjp(g)
+    np.testing.assert_allclose(ct, s * (g - np.dot(s, g)), rtol=1e-12)
+
+
+def test_python_control_flow_differentiates_per_branch():
+    def f(x):
+        if x > 0:
+            return x ** 2
+        return -3 * x
+    assert fg.grad(f)(2.0) == pytest.approx(4.0)
+    assert fg.grad(f)(-2.0) == pytest.approx(-3.0)
+
+
+def test_higher_order():
+    f = lambda x: x ** 4
+    assert fg.grad(fg.grad(fg.grad(f)))(2.0) == pytest.approx(24 * 2.0)
+    assert fg.grad(fg.grad(fg.grad(fg.grad(fnp.sin))))(0.7) == pytest.approx(np.sin(0.7))
+    # jvp of grad = Hessian-vector product
+    _, hv = fg.jvp(fg.grad(lambda x: fnp.sum(x ** 3)), (np.array([1.0, 2.0]),),
+                   (np.array([1.0, 0.5]),))
+    np.testing.assert_allclose(hv, 6 * np.array([1.0, 2.0]) * np.array([1.0, 0.5]))
+
+
+def test_no_perturbation_confusion():
+    # d/dx [x * d/dy (x * y)] = d/dx [x * x] = 2x
+    f = lambda x: x * fg.grad(lambda y: x * y)(1.0)
+    assert fg.grad(f)(3.0) == pytest.approx(6.0)
+    # the classic: d/dx (x * d/dy (x + y)) at y=1 is 1
+    g = lambda x: x * fg.grad(lambda y: x + y)(1.0)
+    assert fg.grad(g)(5.0) == pytest.approx(1.0)
+    # forward-mode version
+    h = lambda x: fg.jvp(lambda y: x * y, (2.0,), (1.0,))[1]
+    assert fg.jvp(h, (3.0,), (1.0,))[1] == pytest.approx(1.0)
+
+
+def test_value_and_grad_has_aux_and_argnums():
+    def loss(w, x):
+        y = w * x
+        return fnp.sum(y ** 2), {"pred": y}
+    (v, aux), g = fg.value_and_grad(loss, has_aux=True)(2.0, np.array([1.0, 2.0]))
+    assert v == pytest.approx(20.0)
+    np.testing.assert_allclose(aux["pred"], [2.0, 4.0])
+    assert isinstance(aux["pred"], np.ndarray)
+    assert g == pytest.approx(2 * 2.0 * 5.0)
+    g, aux = fg.grad(loss, argnums=1, has_aux=True)(2.0, np.array([1.0, 2.0]))
+    np.testing.assert_allclose(g, [8.0, 16.0])
+
+
+def test_pytree_arguments_and_outputs():
+    Params = collections.namedtuple("Params", "w b")
+    params = {"layer": Params(np.ones((2, 3)), np.zeros(3)), "scale": 2.0, "none": None}
+    x = np.arange(4.0).reshape(2, 2)
+
+    def loss(p):
+        h = x @ p["layer"].w + p["layer"].b
+        return fnp.sum(p["scale"] * h ** 2)
+    g = fg.grad(loss)(params)
+    assert isinstance(g["layer"], Params) and g["none"] is None
+    h = x @ np.ones((2, 3))
+    np.testing.assert_allclose(g["layer"].w, x.T @ (2 * 2.0 * h))
+    np.testing.assert_allclose(g["layer"].b, (2 * 2.0 * h).sum(0))
+    assert g["scale"] == pytest.approx(np.sum(h ** 2))
+
+
+def test_gradient_dtype_follows_argument():
+    x = np.ones(3, np.float32)
+    g = fg.grad(lambda x: fnp.sum(x * 2.0))(x)
+    assert g.dtype == np.float32
+    assert fg.grad(lambda x: fnp.sum(x) * 1.5)(x).dtype == np.float32
+
+
+def test_vjp_fn_reusable_and_linearize():
+    y, f_vjp = fg.vjp(lambda x: fnp.sin(x) * x, np.array([0.1, 0.2]))
+    a = f_vjp(np.ones(2))[0]
+    b = f_vjp(np.ones(2))[0]
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(f_vjp(2 * np.ones(2))[0], 2 * a)
+    y, f_jvp = fg.linearize(fnp.sin, np.array([0.0, 1.0]))
+    np.testing.assert_allclose(f_jvp(np.array([2.0, 1.0])), [2.0, np.cos(1.0)])
+
+
+def test_stop_gradient():
+    assert fg.grad(lambda x: x * fg.stop_gradient(x))(3.0) == pytest.approx(3.0)
+
+
+def test_symbolic_zeros_not_materialized():
+    # an output that does not depend on the input has a zero gradient of the right shape
+    g = fg.grad(lambda x, y: fnp.sum(y ** 2), argnums=0)(np.ones(3), np.ones(2))
+    np.testing.assert_array_equal(g, np.zeros(3))
+    ir = fg.make_ir(lambda x: fg.linearize(lambda x: x * 2.0, x)[1](x))(np.ones(2))
+    assert "zeros" not in str(ir)
+
+
+def test_outputs_are_plain_arrays_and_inputs_not_mutated():
+    x = np.array([1.0, 2.0, 3.0])
+    before = x.copy()
+    v, g = fg.value_and_grad(lambda x: fnp.sum(x[np.array([0, 0, 2])] ** 2))(x)
+    assert type(v) is np.ndarray and type(g) is np.ndarray
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_allclose(g, [4.0, 0.0, 6.0])
+
+
+def test_numpy_functions_dispatch_on_tracers():
+    g = fg.grad(lambda x: np.sum(np.sin(x) * np.ones(2)))(np.array([0.0, 1.0]))
+    np.testing.assert_allclose(g, np.cos([0.0, 1.0]))
+
+
+def test_make_ir_prints_equations_with_shapes():
+    ir = fg.make_ir(lambda x, y: fnp.sum(fnp.sin(x) * y))(np.ones(3), np.ones(3))
+    text = str(ir)
+    assert "sin" in text and "mul" in text and "reduce_sum" in text and "f64[3]" in text
+    np.testing.assert_allclose(ir(np.ones(3), np.ones(3)), 3 * np.sin(1.0))
+
+
+# ------------------------------------------------------------------------------- errors
+def test_error_grad_of_non_scalar():
+    with pytest.raises(TypeError, match=r"grad\(f\).*scalar.*f64\[3\]"):
+        def f(x):
+            return x * 2
+        fg.grad(f)(np.ones(3))
+
+
+def test_error_grad_wrt_integer():
+    def f(n, x):
+        return x * n
+    with pytest.raises(TypeError, match=r"grad\(f\).*argument 0.*int64"):
+        fg.grad(f)(3, 2.0)
+    assert fg.grad(f, argnums=1)(3, 2.0) == pytest.approx(3.0)
+
+
+def test_error_matmul_shape_mismatch_under_grad():
+    with pytest.raises(ValueError, match=r"matmul.*\(2, 3\).*\(4, 5\)"):
+        fg.grad(lambda w: fnp.sum(w @ np.ones((4, 5))))(np.ones((2, 3)))
+
+
+def test_error_broadcast_mismatch_under_grad():
+    with pytest.raises(ValueError, match=r"add.*x has shape \(2, 3\).*y has shape \(4,\)"):
+        fg.grad(lambda x: fnp.sum(x + np.ones(4)))(np.ones((2, 3)))
+
+
+def test_error_traced_value_to_numpy():
+    with pytest.raises(TypeError, match="fungrad.numpy"):
+        fg.grad(lambda x: np.asarray(x).sum())(np.ones(2))
+
+
+def test_error_bool_of_staged_value():
+    def f(x):
+        return x if x > 0 else -x
+    with pytest.raises(TypeError, match="fnp.where"):
+        fg.make_ir(f)(1.0)
+
+
+def test_error_has_aux_not_a_pair():
+    with pytest.raises(TypeError, match="has_aux"):
+        fg.grad(lambda x: x, has_aux=True)(1.0)
