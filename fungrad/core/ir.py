@@ -56,24 +56,32 @@ _PY_SCALAR_DTYPE = {float: np.dtype(np.float64), int: np.dtype(np.int64),
 def aval_of(x) -> ShapedArray:
     """The abstract value of a concrete array, Python scalar or tracer (cached)."""
     t = type(x)
-    if t in _PY_SCALAR_DTYPE:
-        key = (t, True)
+    if t is np.ndarray or t in _NP_SCALARS:
+        key = (x.shape, x.dtype)
         a = _aval_cache.get(key)
         if a is None:
-            a = _aval_cache[key] = ShapedArray((), _PY_SCALAR_DTYPE[t], True)
+            a = _aval_cache[key] = ShapedArray(key[0], key[1], False)
+        return a
+    if t in _PY_SCALAR_DTYPE:
+        a = _aval_cache.get(t)
+        if a is None:
+            a = _aval_cache[t] = ShapedArray((), _PY_SCALAR_DTYPE[t], True)
         return a
     aval = getattr(x, "aval", None)
     if aval is not None:
         return aval
-    try:
-        key = (x.shape, x.dtype)
-    except AttributeError:
+    if not hasattr(x, "shape") or not hasattr(x, "dtype"):
         x = np.asarray(x)
-        key = (x.shape, x.dtype)
+    key = (x.shape, x.dtype)
     a = _aval_cache.get(key)
     if a is None:
-        a = _aval_cache[key] = ShapedArray(key[0], key[1], False)
+        a = _aval_cache[key] = ShapedArray(tuple(key[0]), key[1], False)
     return a
+
+
+_NP_SCALARS = {np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
+               np.uint8, np.uint16, np.uint32, np.uint64, np.bool_, np.complex64,
+               np.complex128}
 
 
 class Var:
@@ -86,11 +94,17 @@ class Var:
 
 class Literal:
     """A constant captured in a graph (an array, a Python scalar, or an outer tracer)."""
-    __slots__ = ("value", "aval")
+    __slots__ = ("value", "_aval")
 
-    def __init__(self, value, aval: ShapedArray):
+    def __init__(self, value, aval: ShapedArray | None = None):
         self.value = value
-        self.aval = aval
+        self._aval = aval
+
+    @property
+    def aval(self) -> ShapedArray:
+        if self._aval is None:
+            self._aval = aval_of(self.value)
+        return self._aval
 
 
 class Eqn:

@@ -15,13 +15,17 @@ class Primitive:
     - `transpose(ct, *args, **params)`: for linear primitives; `args` holds `Var`s for the
       linear inputs and concrete values for the others; returns one cotangent (or None) per arg.
     - `batch`, `emit`: slots for vmap and jit codegen.
+    - `same_aval`: output shape/dtype equal those of the traced operands (elementwise).
     """
     __slots__ = ("name", "impl", "abstract_eval", "jvp", "transpose", "batch", "emit",
-                 "multiple_results", "__weakref__")
+                 "multiple_results", "same_aval", "__weakref__")
 
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name
         self.multiple_results = multiple_results
+        # True when the output's shape and dtype are always those of its traced operands
+        # (elementwise ops of equal-typed operands): staging then skips abstract_eval.
+        self.same_aval = False
         self.impl = self.abstract_eval = self.jvp = self.transpose = None
         self.batch = self.emit = None
 

@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from ..core.ir import ShapedArray
+from ..core.ir import ShapedArray, Var
+from ..transforms import ad as _ad
 from ..core.primitive import Primitive
 from ..transforms.ad import ZERO
 
@@ -39,10 +40,11 @@ def _bool_aval(name):
     return rule
 
 
-def _make(name, impl, abstract_eval):
+def _make(name, impl, abstract_eval, same_aval=False):
     p = Primitive(name)
     p.impl = impl
     p.abstract_eval = abstract_eval
+    p.same_aval = same_aval
     return p
 
 
@@ -180,26 +182,28 @@ def _binary_jvp(prim, dx, dy):
 
 _ns = globals()
 for _name, _fn, _d in UNARY:
-    _p = _make(_name, _fn, (_bool_aval if _name in _BOOL_OUT else _same_aval)(_name))
+    _p = _make(_name, _fn, (_bool_aval if _name in _BOOL_OUT else _same_aval)(_name),
+               _name not in _BOOL_OUT)
     _p.jvp = _zero_jvp(_p) if _d is None else _unary_jvp(_p, _d)
     _ns[_name + "_p"] = _p
     _ns[_name] = _p.bind
 for _name, _fn, _dx, _dy in BINARY:
-    _p = _make(_name, _fn, (_bool_aval if _name in _BOOL_OUT else _same_aval)(_name))
+    _p = _make(_name, _fn, (_bool_aval if _name in _BOOL_OUT else _same_aval)(_name),
+               _name not in _BOOL_OUT)
     _p.jvp = _zero_jvp(_p) if _dx is None else _binary_jvp(_p, _dx, _dy)
     _ns[_name + "_p"] = _p
     _ns[_name] = _p.bind
 
 # neg is linear: its own row.
-neg_p = _make("neg", np.negative, _same_aval("neg"))
+neg_p = _make("neg", np.negative, _same_aval("neg"), True)
 neg = neg_p.bind
+_ad.add_any = add  # cotangent accumulation in the backward pass
 neg_p.jvp = lambda primals, tangents: (neg(primals[0]), neg(tangents[0]))
 neg_p.transpose = lambda ct, x: [neg(ct)]
 
 
 # --------------------------------------------------------------------------- linear rules
 def _is_linear(x):
-    from ..core.ir import Var
     return type(x) is Var
 
 

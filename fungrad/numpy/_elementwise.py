@@ -7,10 +7,10 @@ primitive.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
+from ..core.ir import aval_of
+from ..core.trace import Tracer
 from ..lax import elementwise as E
 from ._base import (broadcast_shapes, broadcast_to_shape, cast, dtype_of, is_traced, is_weak,
                     result_type, shape_of)
@@ -46,16 +46,38 @@ BINARY = [
 ALIASES = {"true_divide": "divide", "absolute": "abs", "pow": "power"}
 
 
-@functools.lru_cache(maxsize=None)
-def _numpy_result_dtype(np_fn, *dtypes):
-    with np.errstate(all="ignore"):
-        return np_fn(*[np.ones((), d) for d in dtypes]).dtype
+_dtype_cache: dict = {}
 
 
 def _compute_dtype(np_fn, in_dtype, nargs):
-    """The dtype the primitive computes in: NumPy's result dtype, except for bool results."""
-    out = _numpy_result_dtype(np_fn, *([in_dtype] * nargs))
-    return in_dtype if out == np.bool_ else out
+    """The dtype the primitive computes in: NumPy's result dtype for `in_dtype` operands
+    (asked of NumPy once on 0-d dummies, then cached), except that bool results compute in
+    `in_dtype`."""
+    key = (np_fn, in_dtype)
+    out = _dtype_cache.get(key)
+    if out is None:
+        with np.errstate(all="ignore"):
+            res = np_fn(*[np.ones((), in_dtype)] * nargs).dtype
+        out = _dtype_cache[key] = in_dtype if res == np.bool_ else res
+    return out
+
+
+_KIND_ACCEPTS = {int: "iufc", float: "fc", complex: "c", bool: "biufc"}
+_WEAK = _KIND_ACCEPTS.keys()
+
+
+def _binary_dtype(x, y, ax, ay):
+    """NEP 50 promotion (`ax`/`ay`: the avals, None for Python scalars), with the common
+    cases (same dtype; a Python scalar that fits) answered without calling NumPy."""
+    if ax is None:
+        if ay.dtype.kind in _KIND_ACCEPTS[type(x)]:
+            return ay.dtype
+    elif ay is None:
+        if ax.dtype.kind in _KIND_ACCEPTS[type(y)]:
+            return ax.dtype
+    elif ax.dtype == ay.dtype:
+        return ax.dtype
+    return result_type(x, y)
 
 
 def _make_unary(name, np_fn, prim):
@@ -76,15 +98,18 @@ def _make_binary(name, np_fn, prim):
     bind = prim.bind
 
     def fn(x, y):
-        if not is_traced(x, y):
+        if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             return np_fn(x, y)
-        dt = result_type(x, y)
+        ax = None if type(x) in _WEAK else aval_of(x)
+        ay = None if type(y) in _WEAK else aval_of(y)
+        dt = _binary_dtype(x, y, ax, ay)
         cdt = _compute_dtype(np_fn, dt, 2)
-        x = cast(x, cdt)
-        y = cast(y, cdt)
-        sx, sy = shape_of(x), shape_of(y)
-        if sx != sy and not is_weak(x) and not is_weak(y):
-            shape = broadcast_shapes(name, ("x", sx), ("y", sy))
+        if ax is not None and ax.dtype != cdt:
+            x = cast(x, cdt)
+        if ay is not None and ay.dtype != cdt:
+            y = cast(y, cdt)
+        if ax is not None and ay is not None and ax.shape != ay.shape:
+            shape = broadcast_shapes(name, ("x", ax.shape), ("y", ay.shape))
             x = broadcast_to_shape(x, shape)
             y = broadcast_to_shape(y, shape)
         return bind(x, y)

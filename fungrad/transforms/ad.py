@@ -99,13 +99,7 @@ def _zeros_for(aval, like=None):
     return xp.zeros(aval.shape, aval.dtype)
 
 
-def add_cotangents(a, b):
-    from ..lax.elementwise import add
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return add(a, b)
+add_any = None  # lax.elementwise sets this to its `add` (it imports this module)
 
 
 def _fun_name(f) -> str:
@@ -221,27 +215,29 @@ def backward_pass(graph: Graph, cts_out) -> list:
     ct_env = {}
     for v, ct in zip(graph.outvars, cts_out):
         if type(v) is Var and ct is not None:
-            k = id(v)
-            ct_env[k] = add_cotangents(ct_env.get(k), ct)
+            prev = ct_env.get(v)
+            ct_env[v] = ct if prev is None else add_any(prev, ct)
+    pop = ct_env.pop
     for eqn in reversed(graph.eqns):
-        if eqn.prim.multiple_results:
-            cts = [ct_env.pop(id(v), None) for v in eqn.outputs]
+        prim = eqn.prim
+        if prim.multiple_results:
+            cts = [pop(v, None) for v in eqn.outputs]
             if all(c is None for c in cts):
                 continue
         else:
-            cts = ct_env.pop(id(eqn.outputs[0]), None)
+            cts = pop(eqn.outputs[0], None)
             if cts is None:
                 continue
-        args = [v if type(v) is Var else v.value for v in eqn.inputs]
-        rule = eqn.prim.transpose
+        rule = prim.transpose
         if rule is None:
-            raise NotImplementedError(f"Transpose rule for '{eqn.prim.name}' not implemented")
-        cts_in = rule(cts, *args, **eqn.params)
-        for v, ct in zip(eqn.inputs, cts_in):
+            raise NotImplementedError(f"Transpose rule for '{prim.name}' not implemented")
+        inputs = eqn.inputs
+        cts_in = rule(cts, *[v if type(v) is Var else v.value for v in inputs], **eqn.params)
+        for v, ct in zip(inputs, cts_in):
             if ct is not None and type(v) is Var:
-                k = id(v)
-                ct_env[k] = add_cotangents(ct_env.get(k), ct)
-    return [ct_env.get(id(v)) for v in graph.invars]
+                prev = ct_env.get(v)
+                ct_env[v] = ct if prev is None else add_any(prev, ct)
+    return [ct_env.get(v) for v in graph.invars]
 
 
 def _check_cotangent(f, i, ct, aval):

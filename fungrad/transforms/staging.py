@@ -52,9 +52,12 @@ class StagingTrace(Trace):
         return Literal(x, aval_of(x))
 
     def process_primitive(self, prim, args, params):
-        inputs = [a.var if type(a) is StagingTracer and a._trace is self
-                  else Literal(a, aval_of(a)) for a in args]
-        out_aval = prim.abstract_eval(*[v.aval for v in inputs], **params)
+        inputs = [a.var if type(a) is StagingTracer and a._trace is self else Literal(a)
+                  for a in args]
+        if prim.same_aval:  # elementwise: the output looks like the first traced operand
+            out_aval = next(v for v in inputs if type(v) is Var).aval
+        else:
+            out_aval = prim.abstract_eval(*[v.aval for v in inputs], **params)
         if prim.multiple_results:
             outs = [Var(a) for a in out_aval]
             self.eqns.append(Eqn(prim, inputs, params, outs))
