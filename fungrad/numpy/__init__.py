@@ -17,7 +17,7 @@ from ._elementwise import *  # noqa: F401,F403  (the table's functions)
 from ._reductions import (sum, prod, max, min, amax, amin, mean, var, std, argmax, argmin)
 from ._shape import (reshape, ravel, transpose, moveaxis, swapaxes, expand_dims, squeeze,
                      broadcast_to, concatenate, stack, split, flip, atleast_1d)
-from ._contract import matmul, dot, tensordot, outer, inner, vdot
+from ._contract import matmul, dot, tensordot, outer, inner, vdot, einsum
 from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, ones_like,
                         empty_like, full_like, arange, linspace, logspace, eye, identity, tri)
 from ._indexing import getitem as _getitem

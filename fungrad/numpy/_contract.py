@@ -5,7 +5,7 @@ import numpy as np
 
 from ..lax.dot import dot_general
 from ._base import broadcast_shapes, broadcast_to_shape, cast, is_traced, result_type, shape_of
-from ._shape import reshape, transpose
+from ._shape import moveaxis, reshape, transpose
 
 
 def _prep(fname, a, b):
@@ -125,3 +125,100 @@ def vdot(a, b):
     if not is_traced(a, b):
         return np.vdot(a, b)
     return dot(reshape(a, (-1,)), reshape(b, (-1,)))
+
+
+def _parse_einsum(subscripts, operands):
+    """Explicit per-operand letter lists and output letters ('...' expanded)."""
+    subscripts = subscripts.replace(" ", "")
+    lhs, arrow, out = subscripts.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum: {len(terms)} operand subscripts in {subscripts!r} but "
+                         f"{len(operands)} operands given")
+    pool = iter(c for c in "ZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in subscripts)
+    n_ell = max((len(shape_of(op)) - len(t.replace("...", "")) for t, op in
+                 zip(terms, operands) if "..." in t), default=0)
+    ell = [next(pool) for _ in range(n_ell)]
+    letters = []
+    for t, op in zip(terms, operands):
+        nd = len(shape_of(op))
+        if "..." in t:
+            k = nd - len(t.replace("...", ""))
+            t = t.replace("...", "".join(ell[n_ell - k:]) if k else "")
+        if len(t) != nd:
+            raise ValueError(f"einsum: subscripts {t!r} name {len(t)} axes but the operand has "
+                             f"shape {shape_of(op)}")
+        letters.append(list(t))
+    if arrow:
+        out = out.replace("...", "".join(ell))
+    else:
+        counts = {}
+        for ls in letters:
+            for c in ls:
+                counts[c] = counts.get(c, 0) + 1
+        out = "".join(ell) + "".join(sorted(c for c, n in counts.items()
+                                             if n == 1 and c not in ell))
+    return letters, list(out)
+
+
+def _take_diagonal(x, ls):
+    """Resolve repeated letters in one operand by taking diagonals."""
+    from ..lax.indexing import getitem_p
+    while True:
+        rep = next((c for c in ls if ls.count(c) > 1), None)
+        if rep is None:
+            return x, ls
+        i = ls.index(rep)
+        j = ls.index(rep, i + 1)
+        n = shape_of(x)[i]
+        x = moveaxis(x, (i, j), (0, 1))
+        rest = [c for k, c in enumerate(ls) if k not in (i, j)]
+        ar = np.arange(n)
+        x = getitem_p.bind(x, ar, ar, spec=(("array", 0), ("array", 1)))
+        ls = [rep] + rest
+
+
+def einsum(subscripts, *operands):
+    """`numpy.einsum` (explicit or implicit output, '...', repeated indices), built from
+    diagonals, sums and pairwise `dot_general` contractions.
+
+    Example: `fnp.einsum("bij,bjk->bik", x, y)`
+    """
+    if not is_traced(*operands):
+        return np.einsum(subscripts, *operands)
+    from ._reductions import sum as _sum
+    dt = result_type(*operands)
+    ops = [cast(np.asarray(o) if not is_traced(o) else o, dt) for o in operands]
+    letters, out = _parse_einsum(subscripts, ops)
+    items = [_take_diagonal(o, ls) for o, ls in zip(ops, letters)]
+
+    def needed_elsewhere(k, items_, c):
+        return c in out or any(c in ls for j, (_, ls) in enumerate(items_) if j != k)
+
+    # sum out letters private to one operand
+    for k, (x, ls) in enumerate(items):
+        private = [i for i, c in enumerate(ls) if not needed_elsewhere(k, items, c)]
+        if private:
+            items[k] = (_sum(x, axis=tuple(private)), [c for i, c in enumerate(ls)
+                                                       if i not in private])
+    x, ls = items[0]
+    rest = items[1:]
+    while rest:
+        (y, ly), rest = rest[0], rest[1:]
+        later = set(out).union(*[set(l) for _, l in rest])
+        shared = [c for c in ls if c in ly]
+        batch = [c for c in shared if c in later]
+        contract = [c for c in shared if c not in later]
+        dn = (((tuple(ls.index(c) for c in contract)), tuple(ly.index(c) for c in contract)),
+              (tuple(ls.index(c) for c in batch), tuple(ly.index(c) for c in batch)))
+        x = dot_general(x, y, dn)
+        ls = batch + [c for c in ls if c not in shared] + [c for c in ly if c not in shared]
+        private = [i for i, c in enumerate(ls) if c not in later]
+        if private:
+            x = _sum(x, axis=tuple(private))
+            ls = [c for i, c in enumerate(ls) if i not in private]
+    extra = [i for i, c in enumerate(ls) if c not in out]
+    if extra:
+        x = _sum(x, axis=tuple(extra))
+        ls = [c for i, c in enumerate(ls) if i not in extra]
+    return transpose(x, [ls.index(c) for c in out])

@@ -120,6 +120,7 @@ def _make_binary(name, np_fn, prim):
 
 
 FUNCTIONS = {}
+__all__ = ["FUNCTIONS", "where", "clip", "round", "around"]
 for _name, _fn, _p in UNARY:
     FUNCTIONS[_name] = _make_unary(_name, _fn, _p)
 for _name, _fn, _p in BINARY:
@@ -127,6 +128,7 @@ for _name, _fn, _p in BINARY:
 for _alias, _target in ALIASES.items():
     FUNCTIONS[_alias] = FUNCTIONS[_target]
 globals().update(FUNCTIONS)
+__all__ += list(FUNCTIONS)
 
 
 def where(condition, x=None, y=None):

@@ -1,0 +1,476 @@
+"""Test specs: one per primitive and per public fungrad.numpy function.
+
+A spec is a hypothesis strategy drawing a `Case`: a function of arrays, its arguments, and
+what to check. `tests/test_registry.py` runs every check on every spec, and fails for any
+primitive or fnp function without one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from hypothesis import strategies as st
+
+import fungrad.numpy as fnp
+from fungrad import lax
+from fungrad.lax import elementwise as E, reduce as R, shape as S, indexing as I, dot as D
+from fungrad.lax.misc import stop_gradient_p
+
+from .strategies import (DEFAULT, NONSCALAR, SHAPES, arrays, away_from_zero, axis_for,
+                         between_integers, broadcast_pair, distinct, uniform)
+
+
+@dataclass
+class Case:
+    fn: Callable
+    args: tuple
+    diff: bool = True  # False: the derivative is zero everywhere (or outputs are ints)
+    order2: bool = True
+    tol: float | None = None
+    eps: float | None = None
+    kwargs: dict = field(default_factory=dict)
+
+
+FNP: dict = {}
+PRIM: dict = {}
+
+
+def spec(table, *names):
+    def register(fn):
+        strategy = st.composite(fn)
+        for n in names:
+            table[n] = (lambda n: strategy(n))(n)
+        return fn
+    return register
+
+
+# ----------------------------------------------------------------------------- domains
+UNARY_DOMAINS = {
+    "tan": uniform(-1.2, 1.2), "arcsin": uniform(-0.9, 0.9), "arccos": uniform(-0.9, 0.9),
+    "arctanh": uniform(-0.9, 0.9), "arccosh": uniform(1.2, 3.0), "log": uniform(0.3, 3.0),
+    "log2": uniform(0.3, 3.0), "log10": uniform(0.3, 3.0), "log1p": uniform(-0.5, 3.0),
+    "sqrt": uniform(0.3, 3.0), "reciprocal": away_from_zero(0.3), "abs": away_from_zero(),
+    "absolute": away_from_zero(), "sign": away_from_zero(), "floor": between_integers(),
+    "ceil": between_integers(), "round": between_integers(), "around": between_integers(),
+}
+UNARY_ZERO_DERIV = {"sign", "floor", "ceil", "round", "around", "logical_not", "isfinite",
+                    "isnan"}
+UNARY_NAMES = [n for n, _, _ in __import__("fungrad.numpy._elementwise",
+                                           fromlist=["UNARY"]).UNARY] + ["absolute", "round",
+                                                                         "around"]
+BINARY_DOMAINS = {
+    "divide": (DEFAULT, away_from_zero(0.5)), "true_divide": (DEFAULT, away_from_zero(0.5)),
+    "power": (uniform(0.5, 2.0), uniform(-2.0, 2.0)), "pow": (uniform(0.5, 2.0), uniform(-2, 2)),
+    "floor_divide": (DEFAULT, away_from_zero(0.5)),
+}
+BINARY_ZERO_DERIV = {"floor_divide", "less", "less_equal", "equal", "not_equal", "greater",
+                     "greater_equal", "logical_and", "logical_or", "logical_xor"}
+BINARY_NAMES = [n for n, _, _ in __import__("fungrad.numpy._elementwise",
+                                            fromlist=["BINARY"]).BINARY] + ["true_divide",
+                                                                            "pow"]
+
+
+@spec(FNP, *UNARY_NAMES)
+def _unary(draw, name):
+    x = draw(arrays(draw(SHAPES), UNARY_DOMAINS.get(name, DEFAULT)))
+    return Case(getattr(fnp, name), (x,), diff=name not in UNARY_ZERO_DERIV)
+
+
+@spec(FNP, *BINARY_NAMES)
+def _binary(draw, name):
+    sx, sy = draw(broadcast_pair())
+    dx, dy = BINARY_DOMAINS.get(name, (DEFAULT, DEFAULT))
+    x, y = _separate(name, draw(arrays(sx, dx)), draw(arrays(sy, dy)))
+    return Case(getattr(fnp, name), (x, y), diff=name not in BINARY_ZERO_DERIV)
+
+
+def _separate(name, x, y):
+    """Keep inputs away from the kinks of hypot (0, 0) and max/min (x == y)."""
+    if name == "hypot":
+        x = x + np.sign(x) * 0.2
+    if name in ("maximum", "minimum"):
+        y = np.where(np.abs(x - y) < 0.1, y + 0.3, y)
+    return x, y
+
+
+@spec(FNP, "where")
+def _where(draw, name):
+    sc, sx = draw(broadcast_pair())
+    _, sy = draw(broadcast_pair())
+    c = draw(arrays(sc)) > 0
+    x, y = draw(arrays(sx)), draw(arrays(sy))
+    try:
+        np.broadcast_shapes(sc, sx, sy)
+    except ValueError:
+        y = draw(arrays(sx))
+    return Case(lambda x, y: fnp.where(c, x, y), (x, y))
+
+
+@spec(FNP, "clip")
+def _clip(draw, name):
+    x = draw(arrays(draw(SHAPES), uniform(-2, 2)))
+    x = np.where(np.abs(np.abs(x) - 1.0) < 0.05, x + 0.2, x)
+    return Case(lambda x: fnp.clip(x, -1.0, 1.0), (x,))
+
+
+# ----------------------------------------------------------------------------- reductions
+@spec(FNP, "sum", "mean", "max", "min", "amax", "amin", "prod", "var", "std")
+def _reduction(draw, name):
+    shape = draw(NONSCALAR if name in ("var", "std") else SHAPES)
+    dom = {"prod": away_from_zero(0.5, 1.5)}.get(name, distinct())
+    x = draw(arrays(shape, dom))
+    axis = axis_for(draw, len(shape))
+    if name in ("var", "std"):
+        axes = range(len(shape)) if axis is None else (
+            [axis] if isinstance(axis, int) else axis)
+        if np.prod([shape[a] for a in axes]) < 2:
+            axis = None
+        if x.size < 2:
+            x = draw(arrays((3,), distinct()))
+            axis = None
+    keepdims = draw(st.booleans())
+    kw = {"axis": axis, "keepdims": keepdims}
+    if name in ("var", "std"):
+        kw["ddof"] = draw(st.sampled_from([0, 1])) if x.size > 2 and axis is None else 0
+    f = getattr(fnp, name)
+    return Case(lambda x: f(x, **kw), (x,))
+
+
+@spec(FNP, "argmax", "argmin")
+def _argreduce(draw, name):
+    shape = draw(SHAPES)
+    x = draw(arrays(shape, distinct()))
+    axis = axis_for(draw, len(shape), allow_tuple=False)
+    f = getattr(fnp, name)
+    return Case(lambda x: f(x, axis=axis), (x,), diff=False)
+
+
+# ----------------------------------------------------------------------------- shape ops
+@spec(FNP, "reshape", "ravel")
+def _reshape(draw, name):
+    shape = draw(SHAPES)
+    x = draw(arrays(shape))
+    if name == "ravel":
+        return Case(fnp.ravel, (x,))
+    n = x.size
+    target = draw(st.sampled_from([(-1,), (n, 1), (1, -1), tuple(reversed(shape)), ()]
+                                  if n == 1 else [(-1,), (n, 1), (1, -1), tuple(reversed(shape))]))
+    return Case(lambda x: fnp.reshape(x, target), (x,))
+
+
+@spec(FNP, "transpose")
+def _transpose(draw, name):
+    shape = draw(SHAPES)
+    perm = draw(st.permutations(range(len(shape)))) if draw(st.booleans()) else None
+    return Case(lambda x: fnp.transpose(x, perm), (draw(arrays(shape)),))
+
+
+@spec(FNP, "moveaxis", "swapaxes")
+def _moveaxis(draw, name):
+    shape = draw(NONSCALAR)
+    nd = len(shape)
+    a, b = draw(st.integers(-nd, nd - 1)), draw(st.integers(-nd, nd - 1))
+    f = getattr(fnp, name)
+    return Case(lambda x: f(x, a, b), (draw(arrays(shape)),))
+
+
+@spec(FNP, "expand_dims")
+def _expand_dims(draw, name):
+    shape = draw(SHAPES)
+    axis = draw(st.integers(-(len(shape) + 1), len(shape)))
+    return Case(lambda x: fnp.expand_dims(x, axis), (draw(arrays(shape)),))
+
+
+@spec(FNP, "squeeze")
+def _squeeze(draw, name):
+    shape = tuple(draw(st.lists(st.sampled_from([1, 1, 2, 3]), min_size=0, max_size=4)))
+    ones = [i for i, d in enumerate(shape) if d == 1]
+    axis = draw(st.sampled_from([None] + ones)) if ones else None
+    return Case(lambda x: fnp.squeeze(x, axis), (draw(arrays(shape)),))
+
+
+@spec(FNP, "broadcast_to")
+def _broadcast_to(draw, name):
+    shape = draw(SHAPES)
+    lead = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+    target = lead + tuple(d if d != 1 else draw(st.integers(1, 3)) for d in shape)
+    return Case(lambda x: fnp.broadcast_to(x, target), (draw(arrays(shape)),))
+
+
+@spec(FNP, "concatenate", "stack")
+def _join(draw, name):
+    shape = list(draw(NONSCALAR))
+    k = draw(st.integers(1, 3))
+    if name == "concatenate":
+        axis = draw(st.integers(-len(shape), len(shape) - 1))
+        shapes = []
+        for _ in range(k):
+            s = list(shape)
+            s[axis] = draw(st.integers(1, 3))
+            shapes.append(tuple(s))
+    else:
+        axis = draw(st.integers(-(len(shape) + 1), len(shape)))
+        shapes = [tuple(shape)] * k
+    xs = tuple(draw(arrays(s)) for s in shapes)
+    f = getattr(fnp, name)
+    return Case(lambda *xs: f(list(xs), axis=axis), xs)
+
+
+@spec(FNP, "split")
+def _split(draw, name):
+    shape = list(draw(NONSCALAR))
+    axis = draw(st.integers(0, len(shape) - 1))
+    sections = draw(st.sampled_from([1, 2, 3]))
+    if draw(st.booleans()):
+        shape[axis] = sections * draw(st.integers(1, 2))
+        how = sections
+    else:
+        shape[axis] = 4
+        how = [1, 3]
+    return Case(lambda x: fnp.split(x, how, axis=axis), (draw(arrays(tuple(shape))),))
+
+
+@spec(FNP, "flip")
+def _flip(draw, name):
+    shape = draw(SHAPES)
+    axis = axis_for(draw, len(shape))
+    return Case(lambda x: fnp.flip(x, axis), (draw(arrays(shape)),))
+
+
+@spec(FNP, "atleast_1d")
+def _atleast_1d(draw, name):
+    return Case(fnp.atleast_1d, (draw(arrays(draw(SHAPES))),))
+
+
+# ----------------------------------------------------------------------------- contractions
+MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+                 ((2, 2, 3), (3, 4)), ((2, 3), (2, 3, 4)), ((2, 1, 2, 3), (3, 3, 2)),
+                 ((1, 2, 3), (2, 3, 1))]
+
+
+@spec(FNP, "matmul")
+def _matmul(draw, name):
+    sa, sb = draw(st.sampled_from(MATMUL_SHAPES))
+    return Case(fnp.matmul, (draw(arrays(sa)), draw(arrays(sb))))
+
+
+@spec(FNP, "dot")
+def _dot(draw, name):
+    sa, sb = draw(st.sampled_from([((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((), (2, 3)),
+                                   ((2, 2, 3), (3,)), ((2, 3), (2, 3, 2))]))
+    return Case(fnp.dot, (draw(arrays(sa)), draw(arrays(sb))))
+
+
+@spec(FNP, "tensordot")
+def _tensordot(draw, name):
+    sa, sb, axes = draw(st.sampled_from([((2, 3), (3, 4), 1), ((2, 3, 4), (3, 4, 2), 2),
+                                         ((2, 3), (2, 3), 0), ((3, 2), (4, 3), ([0], [1])),
+                                         ((2, 3, 4), (4, 2), ([0, 2], [1, 0]))]))
+    return Case(lambda a, b: fnp.tensordot(a, b, axes), (draw(arrays(sa)), draw(arrays(sb))))
+
+
+@spec(FNP, "outer", "inner", "vdot")
+def _outerish(draw, name):
+    if name == "inner":
+        sa, sb = draw(st.sampled_from([((3,), (3,)), ((2, 3), (4, 3)), ((), (2,))]))
+    else:
+        sa, sb = draw(st.sampled_from([((3,), (3,)), ((2, 2), (4,))]))
+        if name == "vdot":
+            sb = sa
+    return Case(getattr(fnp, name), (draw(arrays(sa)), draw(arrays(sb))))
+
+
+@spec(FNP, "einsum")
+def _einsum(draw, name):
+    subs, shapes = draw(st.sampled_from([
+        ("ij,jk->ik", [(2, 3), (3, 4)]), ("ij->ji", [(2, 3)]), ("ii->i", [(3, 3)]),
+        ("ii", [(3, 3)]), ("ij->", [(2, 3)]), ("i,i->", [(3,), (3,)]), ("i,j->ij", [(2,), (3,)]),
+        ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]), ("ij,ij->i", [(2, 3), (2, 3)]),
+        ("...j,jk->...k", [(2, 2, 3), (3, 2)]), ("ijk,kj->i", [(2, 3, 2), (2, 3)]),
+        ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]), ("i,i,i->i", [(3,), (3,), (3,)])]))
+    xs = tuple(draw(arrays(s)) for s in shapes)
+    return Case(lambda *xs: fnp.einsum(subs, *xs), xs)
+
+
+# ----------------------------------------------------------------------------- indexing
+INDEXES = [
+    lambda s: (0,), lambda s: (-1,), lambda s: (slice(None, None, -1),),
+    lambda s: (slice(1, None),), lambda s: (None, Ellipsis), lambda s: (Ellipsis, 0),
+    lambda s: (np.array([0, 0, s[0] - 1]),), lambda s: (np.array([[0, -1], [0, 0]]),),
+    lambda s: (slice(None), None), lambda s: (np.arange(s[0]) % 2 == 0,),
+]
+
+
+@spec(FNP, "_getitem")
+def _getitem(draw, name):
+    shape = draw(NONSCALAR)
+    idx = draw(st.sampled_from(INDEXES))(shape)
+    if len(shape) >= 2 and draw(st.booleans()):
+        idx = idx + (np.array([0, shape[1] - 1, 0]) if len(idx) == 1 and not isinstance(
+            idx[0], np.ndarray) and idx[0] is not None and idx[0] is not Ellipsis
+            else slice(0, 1),)
+    return Case(lambda x: x[idx], (draw(arrays(shape)),))
+
+
+# ----------------------------------------------------------------------------- creation
+# name -> (keyword arguments); each is called on fnp and on numpy and compared
+CREATION = {
+    "zeros": ((2, 3),), "ones": (3, np.float32), "empty": ((0,),), "full": ((2, 2), 1.5),
+    "arange": (1, 7, 2), "linspace": (0, 1, 5), "logspace": (0, 2, 3), "eye": (3, 4),
+    "identity": (2,), "tri": (3,),
+}
+
+
+@spec(FNP, "array", "asarray")
+def _array(draw, name):
+    x = draw(arrays(draw(SHAPES)))
+    f = getattr(fnp, name)
+    if draw(st.booleans()):
+        return Case(lambda x: f([x, 2.0 * x]), (x,))
+    return Case(lambda x: f(x, dtype=np.float64), (x,))
+
+
+@spec(FNP, "zeros_like", "ones_like", "empty_like")
+def _like(draw, name):
+    f = getattr(fnp, name)
+    return Case(lambda x: x * 0.0 + f(x) if name != "empty_like" else f(x) * 0.0,
+                (draw(arrays(draw(SHAPES))),), diff=True)
+
+
+@spec(FNP, "full_like", "full")
+def _full(draw, name):
+    x = draw(arrays(draw(SHAPES)))
+    if name == "full":
+        return Case(lambda v: fnp.full((2, 3), v), (draw(arrays(())),))
+    return Case(lambda x: fnp.full_like(x, 2.0) * x, (x,))
+
+
+# ============================================================================= primitives
+def _bind(prim, **params):
+    return lambda *xs: prim.bind(*xs, **params)
+
+
+PRIM_UNARY_DOMAINS = dict(UNARY_DOMAINS)
+
+
+@spec(PRIM, *[p.name for p in E.ELEMENTWISE_PRIMITIVES])
+def _prim_elementwise(draw, name):
+    prim = getattr(E, name + "_p")
+    shape = draw(SHAPES)
+    n_in = {"select": 3}.get(name, 2 if name in [b[0] for b in E.BINARY] else 1)
+    if name == "select":
+        pred = draw(arrays(shape)) > 0
+        return Case(lambda a, b: prim.bind(pred, a, b), (draw(arrays(shape)),
+                                                         draw(arrays(shape))))
+    if name == "convert_element_type":
+        to = draw(st.sampled_from([np.float64, np.float32]))
+        return Case(_bind(prim, new_dtype=np.dtype(to)), (draw(arrays(shape)),),
+                    tol=1e-6 if to == np.float64 else 2e-3, eps=1e-5 if to == np.float64 else 1e-2)
+    zero = {"sign", "floor", "ceil", "round", "logical_not", "isfinite", "isnan", "floor_divide",
+            "lt", "le", "eq", "ne", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
+    fnp_name = {"sub": "subtract", "mul": "multiply", "div": "divide", "pow": "power",
+                "neg": "negative"}.get(name, name)
+    if n_in == 1:
+        x = draw(arrays(shape, PRIM_UNARY_DOMAINS.get(fnp_name, DEFAULT)))
+        return Case(_bind(prim), (x,), diff=name not in zero)
+    dx, dy = BINARY_DOMAINS.get(fnp_name, (DEFAULT, DEFAULT))
+    x, y = _separate(name, draw(arrays(shape, dx)), draw(arrays(shape, dy)))
+    return Case(_bind(prim), (x, y), diff=name not in zero)
+
+
+@spec(PRIM, "reduce_sum", "reduce_max", "reduce_min", "reduce_prod")
+def _prim_reduce(draw, name):
+    shape = draw(SHAPES)
+    axes = tuple(sorted(draw(st.lists(st.integers(0, max(len(shape) - 1, 0)), unique=True,
+                                      max_size=len(shape)))))
+    dom = away_from_zero(0.5, 1.5) if name == "reduce_prod" else distinct()
+    return Case(_bind(getattr(R, name + "_p"), axes=axes), (draw(arrays(shape, dom)),))
+
+
+@spec(PRIM, "argmax", "argmin")
+def _prim_arg(draw, name):
+    shape = draw(NONSCALAR)
+    axis = draw(st.integers(0, len(shape) - 1))
+    return Case(_bind(getattr(R, name + "_p"), axis=axis, index_dtype=np.dtype(np.int64)),
+                (draw(arrays(shape, distinct())),), diff=False)
+
+
+@spec(PRIM, "broadcast_in_dim")
+def _prim_broadcast(draw, name):
+    shape = draw(SHAPES)
+    lead = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
+    out = lead + tuple(d if d != 1 else draw(st.integers(1, 3)) for d in shape)
+    dims = tuple(range(len(lead), len(out)))
+    return Case(_bind(S.broadcast_in_dim_p, shape=out, broadcast_dimensions=dims),
+                (draw(arrays(shape)),))
+
+
+@spec(PRIM, "reshape")
+def _prim_reshape(draw, name):
+    shape = draw(SHAPES)
+    n = int(np.prod(shape))
+    return Case(_bind(S.reshape_p, new_sizes=draw(st.sampled_from([(n,), (1, n), (n, 1, 1)]))),
+                (draw(arrays(shape)),))
+
+
+@spec(PRIM, "transpose")
+def _prim_transpose(draw, name):
+    shape = draw(SHAPES)
+    perm = tuple(draw(st.permutations(range(len(shape)))))
+    return Case(_bind(S.transpose_p, permutation=perm), (draw(arrays(shape)),))
+
+
+@spec(PRIM, "concatenate")
+def _prim_concatenate(draw, name):
+    shape = list(draw(NONSCALAR))
+    dim = draw(st.integers(0, len(shape) - 1))
+    xs = []
+    for _ in range(draw(st.integers(1, 3))):
+        s = list(shape)
+        s[dim] = draw(st.integers(1, 3))
+        xs.append(draw(arrays(tuple(s))))
+    return Case(_bind(S.concatenate_p, dimension=dim), tuple(xs))
+
+
+@spec(PRIM, "getitem")
+def _prim_getitem(draw, name):
+    shape = draw(NONSCALAR)
+    idx = np.array([0, shape[0] - 1, 0])
+    spec_ = draw(st.sampled_from([(("int", 0),), (("slice", None, None, -1),),
+                                  (None, ("array", 0)), (("array", 0), Ellipsis)]))
+    arrays_ = (idx,) if any(isinstance(s, tuple) and s[0] == "array" for s in spec_) else ()
+    return Case(lambda x: prim_getitem(x, arrays_, spec_), (draw(arrays(shape)),))
+
+
+def prim_getitem(x, arrays_, spec_):
+    return I.getitem_p.bind(x, *arrays_, spec=spec_)
+
+
+@spec(PRIM, "scatter_add")
+def _prim_scatter_add(draw, name):
+    shape = draw(NONSCALAR)
+    idx = np.array([0, shape[0] - 1, 0])
+    upd_shape = (3,) + tuple(shape[1:])
+    return Case(lambda op, upd: I.scatter_add_p.bind(op, upd, idx, spec=(("array", 0),)),
+                (draw(arrays(shape)), draw(arrays(upd_shape))))
+
+
+@spec(PRIM, "dot_general")
+def _prim_dot_general(draw, name):
+    sa, sb, dn = draw(st.sampled_from([
+        ((2, 3), (3, 4), (((1,), (0,)), ((), ()))),
+        ((3, 2), (4, 3), (((0,), (1,)), ((), ()))),
+        ((2, 3, 4), (2, 4, 3), (((2,), (1,)), ((0,), (0,)))),
+        ((3, 2, 4), (4, 3, 2), (((2, 0), (0, 1)), ((), ()))),
+        ((2, 3, 2), (2, 2, 3), (((1,), (2,)), ((0, 2), (1, 0)))),
+        ((3,), (3,), (((0,), (0,)), ((), ()))),
+        ((2,), (3,), (((), ()), ((), ()))),
+    ]))
+    return Case(_bind(D.dot_general_p, dimension_numbers=dn), (draw(arrays(sa)),
+                                                               draw(arrays(sb))))
+
+
+@spec(PRIM, "stop_gradient")
+def _prim_stop_gradient(draw, name):
+    return Case(_bind(stop_gradient_p), (draw(arrays(draw(SHAPES))),), diff=False)

@@ -1,0 +1,129 @@
+"""The registry-driven checker (DESIGN.md, last section).
+
+For every primitive and every public fungrad.numpy function, hypothesis draws shapes
+(including broadcasting pairs and 0-d) and values from the function's spec and checks:
+the traced path against NumPy's values, abstract shapes/dtypes against real ones (float64
+and float32), JVP against central differences (float64), VJP against finite differences,
+the transposition identity <vjp(ct), t> == <ct, jvp(t)>, and second order.
+A primitive or fnp function without a spec fails `test_every_*_has_a_spec`.
+"""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import fungrad as fg
+import fungrad.numpy as fnp
+from fungrad import lax, tree
+from fungrad.test_util import check_grads
+
+from checker.registry import CREATION, FNP, PRIM
+
+# fnp names that are not array functions: dtypes, constants, dtype/shape queries.
+NOT_FUNCTIONS = {"bool_", "complex64", "complex128", "dtype", "finfo", "float16", "float32",
+                 "float64", "iinfo", "int8", "int16", "int32", "int64", "intp", "issubdtype",
+                 "ndarray", "promote_types", "uint8", "uint16", "uint32", "uint64", "floating",
+                 "integer", "inexact", "number", "result_type", "shape", "ndim", "size"}
+
+SETTINGS = dict(deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+def _public_fnp_functions():
+    return sorted(n for n, v in vars(fnp).items()
+                  if callable(v) and not n.startswith("_") and n not in NOT_FUNCTIONS
+                  and not isinstance(v, type))
+
+
+def test_every_primitive_has_a_spec():
+    missing = sorted({p.name for p in lax.ALL_PRIMITIVES} - set(PRIM))
+    assert not missing, f"primitives without a checker spec: {missing}"
+
+
+def test_every_fnp_function_has_a_spec():
+    missing = [n for n in _public_fnp_functions() if n not in FNP and n not in CREATION]
+    assert not missing, f"fungrad.numpy functions without a checker spec: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(CREATION))
+def test_creation_matches_numpy(name):
+    out = getattr(fnp, name)(*CREATION[name])
+    ref = getattr(np, name)(*CREATION[name])
+    assert type(out) is np.ndarray and out.dtype == ref.dtype
+    np.testing.assert_array_equal(out, ref)
+
+
+ALL = [("fnp", n) for n in sorted(FNP)] + [("prim", n) for n in sorted(PRIM)]
+
+
+def _draw(data, kind, name):
+    return data.draw((FNP if kind == "fnp" else PRIM)[name])
+
+
+def _as64(x):
+    return np.asarray(x, np.float64) if np.asarray(x).dtype != np.bool_ else np.asarray(x)
+
+
+def _traced_value(case, args):
+    """Run the function with every argument traced (JVP with zero tangents)."""
+    tangents = tuple(np.zeros_like(a) for a in args)
+    return fg.jvp(lambda *a: case.fn(*a), args, tangents)[0]
+
+
+@pytest.mark.parametrize("kind,name", ALL)
+@settings(max_examples=10, **SETTINGS)
+@given(data=st.data())
+def test_values_and_abstract_shapes(kind, name, data):
+    case = _draw(data, kind, name)
+    want = case.fn(*case.args)
+    got = _traced_value(case, case.args)
+    for w, g in zip(tree.tree_leaves(want), tree.tree_leaves(got)):
+        w, g = np.asarray(w), np.asarray(g)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    for args in (case.args, tuple(a.astype(np.float32) if a.dtype == np.float64 else a
+                                  for a in case.args)):
+        ir = fg.make_ir(case.fn)(*args)
+        real = tree.tree_leaves(case.fn(*args))
+        avals = [v.aval for v in ir.graph.outvars]
+        assert len(avals) == len(real)
+        for a, r in zip(avals, real):
+            r = np.asarray(r)
+            assert (a.shape, a.dtype) == (r.shape, r.dtype), f"abstract {a} vs real {r.dtype}{r.shape}"
+
+
+@pytest.mark.parametrize("kind,name", ALL)
+@settings(max_examples=8, **SETTINGS)
+@given(data=st.data())
+def test_first_order(kind, name, data):
+    case = _draw(data, kind, name)
+    args = case.args
+    rng = np.random.default_rng(0)
+    tangents = tuple(rng.standard_normal(a.shape) for a in args)
+    out, t_out = fg.jvp(case.fn, args, tangents)
+    if not case.diff:
+        for t in tree.tree_leaves(t_out):
+            t = np.asarray(t)
+            assert t.dtype == fg.float0 or not np.any(t), "expected a zero derivative"
+        return
+    check_grads(case.fn, args, order=1, modes=("fwd", "rev"), atol=case.tol, rtol=case.tol,
+                eps=case.eps)
+    # transposition: <vjp(ct), t> == <ct, jvp(t)> (both exact, so a tight tolerance)
+    _, f_vjp = fg.vjp(case.fn, *args)
+    ct = tree.tree_map(lambda o: rng.standard_normal(np.shape(o)), out)
+    ct = tree.tree_map(lambda c, o: np.asarray(c, np.asarray(o).dtype), ct, out)
+    lhs = sum(np.vdot(_as64(a), _as64(b)) for a, b in zip(f_vjp(ct), tangents))
+    rhs = sum(np.vdot(_as64(a), _as64(b))
+              for a, b in zip(tree.tree_leaves(ct), tree.tree_leaves(t_out)))
+    tol = 1e-9 if case.tol is None else case.tol
+    np.testing.assert_allclose(lhs, rhs, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("kind,name", ALL)
+@settings(max_examples=3, **SETTINGS)
+@given(data=st.data())
+def test_second_order(kind, name, data):
+    case = _draw(data, kind, name)
+    if not case.diff or not case.order2:
+        return
+    check_grads(case.fn, case.args, order=2, modes=("fwd", "rev"), atol=case.tol,
+                rtol=case.tol, eps=case.eps)
