@@ -142,8 +142,21 @@ def _fmt_param(v):
     return repr(v)
 
 
+def _var_name(n: int) -> str:
+    """a, b, ..., z, ba, bb, ... (base 26, like JAX's printer)."""
+    out = ""
+    while True:
+        out = chr(ord("a") + n % 26) + out
+        n //= 26
+        if n == 0:
+            return out
+
+
 def pretty_print(graph: Graph) -> str:
-    """One equation a line: `c:f64[3] = mul a b`, with shapes and dtypes."""
+    """One equation a line: `c:f64[3] = mul a b`, with shapes and dtypes.
+
+    Scalar constants print inline; array constants are named c0, c1, ... in the header.
+    """
     names: dict = {}
     consts: list = []
 
@@ -153,22 +166,13 @@ def pretty_print(graph: Graph) -> str:
             if type(val) in _PY_SCALAR_DTYPE or (getattr(val, "ndim", 1) == 0 and
                                                  not hasattr(val, "aval")):
                 return repr(val.item() if hasattr(val, "item") else val)
-            key = id(v)
-            if key not in names:
-                names[key] = f"c{len(consts)}"
-                consts.append((names[key], v))
-            return names[key]
-        key = id(v)
-        if key not in names:
-            n = len([k for k in names if not names[k].startswith("c")])
-            s, out = n, ""
-            while True:
-                out = chr(ord("a") + s % 26) + out
-                s = s // 26 - 1
-                if s < 0:
-                    break
-            names[key] = out
-        return names[key]
+            if id(v) not in names:
+                names[id(v)] = f"c{len(consts)}"
+                consts.append(v)
+            return names[id(v)]
+        if id(v) not in names:
+            names[id(v)] = _var_name(len(names) - len(consts))
+        return names[id(v)]
 
     def decl(v):
         return f"{name(v)}:{v.aval.str_short()}"
@@ -176,13 +180,12 @@ def pretty_print(graph: Graph) -> str:
     ins = " ".join(decl(v) for v in graph.invars)
     lines = []
     for e in graph.eqns:
-        outs = " ".join(decl(v) for v in e.outputs)
         args = " ".join(name(v) for v in e.inputs)
+        outs = " ".join(decl(v) for v in e.outputs)
         params = " ".join(f"{k}={_fmt_param(p)}" for k, p in e.params.items())
         rhs = " ".join(s for s in (e.prim.name, params, args) if s)
         lines.append(f"    {outs} = {rhs}")
     outs = " ".join(name(v) for v in graph.outvars)
-    head = f"{{ lambda {ins} ."
-    if consts:
-        head = "{ lambda " + " ".join(f"{n}:{v.aval.str_short()}" for n, v in consts) + " ; " + ins + " ."
+    const_decl = " ".join(f"{names[id(c)]}:{c.aval.str_short()}" for c in consts)
+    head = f"{{ lambda {const_decl + ' ; ' if consts else ''}{ins} ."
     return "\n".join([head, "  let"] + lines + [f"  in ( {outs} ) }}"])

@@ -152,7 +152,8 @@ def _pick(cmp, x, y):
 def _pow_dx(x, y):
     # y * x**(y-1), with the y == 0 case giving 0 (also at x == 0, where 0**-1 is inf)
     if isinstance(y, (int, float)):
-        return 0.0 if y == 0 else mul(y, pow(x, y - 1))
+        return 0.0 if y == 0 else 1.0 if y == 1 else mul(x, 2.0) if y == 2 else \
+            mul(y, pow(x, y - 1))
     return select(eq(y, 0), 0.0, mul(y, pow(x, sub(y, 1.0))))
 
 
