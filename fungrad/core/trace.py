@@ -6,8 +6,6 @@ trace, so values of nested transforms never mix (no perturbation confusion).
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 _stack: list = []
 
 
@@ -23,16 +21,23 @@ class Trace:
         raise NotImplementedError
 
 
-@contextmanager
-def new_trace(trace: Trace):
-    """Push `trace` on the stack for the duration of the block."""
-    trace.level = len(_stack)
-    _stack.append(trace)
-    try:
-        yield trace
-    finally:
+class new_trace:
+    """`with new_trace(trace):` pushes `trace` on the stack for the block (a plain class,
+    not a generator context manager: this is on the hot path of every transform call)."""
+    __slots__ = ("trace",)
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+
+    def __enter__(self) -> Trace:
+        self.trace.level = len(_stack)
+        _stack.append(self.trace)
+        return self.trace
+
+    def __exit__(self, *exc):
         _stack.pop()
-        trace.alive = False
+        self.trace.alive = False
+        return False
 
 
 def check_alive(trace: Trace):

@@ -17,6 +17,7 @@ from ..core.ir import Graph, Literal, Var, aval_of
 from ..core.trace import Trace, Tracer, new_trace
 from .staging import StagingTrace, StagingTracer, eval_graph
 from .. import tree as _tree
+from ..backend import array_module
 
 
 class Zero:
@@ -77,7 +78,9 @@ class JVPTrace(Trace):
 # ----------------------------------------------------------------------------- helpers
 
 def is_float(dtype) -> bool:
-    return np.issubdtype(dtype, np.inexact)
+    """Float or complex (bfloat16 and other ml_dtypes floats have kind 'V' but a float name)."""
+    k = dtype.kind
+    return k == "f" or k == "c" or (k == "V" and "float" in dtype.name)
 
 
 def _as_array(x):
@@ -92,7 +95,6 @@ def _as_array(x):
 
 
 def _zeros_for(aval, like=None):
-    from ..backend import array_module
     xp = array_module(like)
     if not is_float(aval.dtype):
         return np.zeros(aval.shape, float0)
@@ -390,7 +392,6 @@ def value_and_grad(f, argnums=0, has_aux: bool = False):
 
 def _seed_one(out):
     a = aval_of(out)
-    from ..backend import array_module
     return array_module(out).ones((), a.dtype)
 
 

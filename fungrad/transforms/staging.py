@@ -52,10 +52,18 @@ class StagingTrace(Trace):
         return Literal(x, aval_of(x))
 
     def process_primitive(self, prim, args, params):
-        inputs = [a.var if type(a) is StagingTracer and a._trace is self else Literal(a)
-                  for a in args]
-        if prim.same_aval:  # elementwise: the output looks like the first traced operand
-            out_aval = next(v for v in inputs if type(v) is Var).aval
+        inputs = []
+        first = None
+        for a in args:
+            if type(a) is StagingTracer and a._trace is self:
+                v = a.var
+                if first is None:
+                    first = v
+            else:
+                v = Literal(a)
+            inputs.append(v)
+        if prim.same_aval:  # elementwise: the output looks like its traced operands
+            out_aval = first.aval
         else:
             out_aval = prim.abstract_eval(*[v.aval for v in inputs], **params)
         if prim.multiple_results:
