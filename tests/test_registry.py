@@ -97,6 +97,7 @@ def test_values_and_abstract_shapes(kind, name, data):
 def test_first_order(kind, name, data):
     case = _draw(data, kind, name)
     args = case.args
+    before = [a.copy() for a in args]
     rng = np.random.default_rng(0)
     tangents = tuple(rng.standard_normal(a.shape) for a in args)
     out, t_out = fg.jvp(case.fn, args, tangents)
@@ -116,6 +117,8 @@ def test_first_order(kind, name, data):
               for a, b in zip(tree.tree_leaves(ct), tree.tree_leaves(t_out)))
     tol = 1e-9 if case.tol is None else case.tol
     np.testing.assert_allclose(lhs, rhs, rtol=tol, atol=tol)
+    for a, b in zip(args, before):  # a user's arrays are never mutated
+        np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("kind,name", ALL)
