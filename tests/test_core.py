@@ -193,3 +193,38 @@ def test_error_bool_of_staged_value():
 def test_error_has_aux_not_a_pair():
     with pytest.raises(TypeError, match="has_aux"):
         fg.grad(lambda x: x, has_aux=True)(1.0)
+
+
+@pytest.mark.parametrize("fn, pattern", [
+    (lambda x: fnp.sum(x, axis=2), r"sum: axis 2 is out of bounds"),
+    (lambda x: x[5].sum(), r"index 5 is out of bounds for axis 0 with size 2"),
+    (lambda x: x.reshape(3, 3).sum(), r"reshape: cannot reshape array of shape \(2, 2\)"),
+    (lambda x: fnp.concatenate([x, np.ones((3, 3))]).sum(),
+     r"concatenate: .*array 0 has shape \(2, 2\) and array 1 has shape \(3, 3\)"),
+    (lambda x: fnp.einsum("ij,jk->ik", x, np.ones((3, 3))).sum(),
+     r"einsum 'ij,jk->ik': index 'j' has size 2 in operand 0 but size 3 in operand 1"),
+    (lambda x: fnp.tensordot(x, np.ones((3, 3)), 1).sum(), r"tensordot: shapes \(2, 2\) and \(3, 3\)"),
+])
+def test_errors_name_function_and_shapes(fn, pattern):
+    with pytest.raises((ValueError, IndexError), match=pattern):
+        fg.grad(fn)(np.ones((2, 2)))
+
+
+def test_error_tangent_and_cotangent_shapes():
+    with pytest.raises(ValueError, match=r"jvp\(sin\): tangent 0 .* f64\[2\], tangent is f64\[3\]"):
+        fg.jvp(fnp.sin, (np.ones(2),), (np.ones(3),))
+    with pytest.raises(ValueError, match=r"vjp\(sin\): cotangent for output 0 has shape \(3,\)"):
+        fg.vjp(fnp.sin, np.ones(2))[1](np.ones(3))
+    with pytest.raises(ValueError, match=r"argnums=2 is out of range"):
+        fg.grad(fnp.sin, argnums=2)(1.0)
+
+
+def test_vjp_of_integer_input_gives_float0():
+    _, f_vjp = fg.vjp(lambda n, x: x * n, 3, 2.0)
+    ct_n, ct_x = f_vjp(1.0)
+    assert ct_n.dtype == fg.float0 and ct_x == pytest.approx(3.0)
+
+
+def test_max_ties_share_gradient_and_prod_with_zero():
+    np.testing.assert_allclose(fg.grad(fnp.max)(np.array([1.0, 3.0, 3.0])), [0, 0.5, 0.5])
+    np.testing.assert_allclose(fg.grad(fnp.prod)(np.array([2.0, 0.0, 3.0])), [0, 6, 0])

@@ -190,6 +190,13 @@ def einsum(subscripts, *operands):
     dt = result_type(*operands)
     ops = [cast(np.asarray(o) if not is_traced(o) else o, dt) for o in operands]
     letters, out = _parse_einsum(subscripts, ops)
+    sizes = {}
+    for k, (ls, o) in enumerate(zip(letters, ops)):
+        for c, d in zip(ls, shape_of(o)):
+            if sizes.setdefault(c, (d, k))[0] != d:
+                raise ValueError(f"einsum {subscripts!r}: index '{c}' has size {sizes[c][0]} in "
+                                 f"operand {sizes[c][1]} but size {d} in operand {k} (shape "
+                                 f"{shape_of(o)})")
     items = [_take_diagonal(o, ls) for o, ls in zip(ops, letters)]
 
     def needed_elsewhere(k, items_, c):

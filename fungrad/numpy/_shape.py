@@ -166,6 +166,12 @@ def concatenate(arrays, axis=0):
                              f"but array 0 has shape {shape_of(arrays[0])} and array {i} has "
                              f"shape {s}")
     ax, = normalize_axis("concatenate", axis, nd)
+    first = shape_of(arrays[0])
+    for i, a in enumerate(arrays[1:], 1):
+        s = shape_of(a)
+        if any(d != e for k, (d, e) in enumerate(zip(s, first)) if k != ax):
+            raise ValueError(f"concatenate: all input shapes must match except along axis {ax}, "
+                             f"but array 0 has shape {first} and array {i} has shape {s}")
     if len(arrays) == 1:
         return arrays[0]
     return S.concatenate(arrays, ax)
