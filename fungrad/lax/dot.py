@@ -20,8 +20,9 @@ def _free(ndim, contract, batch):
 def _dot_impl(x, y, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     if not lb:
-        if x.ndim == 2 and y.ndim == 2 and lc == (1,) and rc == (0,):
-            return np.matmul(x, y)
+        if x.ndim == 2 and y.ndim == 2 and len(lc) == 1:
+            # matmul on (possibly transposed) views: BLAS reads the strides, nothing is copied
+            return np.matmul(x if lc[0] == 1 else x.T, y if rc[0] == 0 else y.T)
         return np.tensordot(x, y, axes=(lc, rc))
     xf = _free(x.ndim, lc, lb)
     yf = _free(y.ndim, rc, rb)
@@ -75,14 +76,23 @@ def _dot_jvp(primals, tangents, dimension_numbers):
 
 
 def _transpose_operand(ct, other, lin_ndim, lin_c, oth_c, lin_b, oth_b, ct_other_free):
-    """Cotangent of one operand: contract ct with the other operand, then reorder dims."""
+    """Cotangent of one operand: contract ct with the other operand, then reorder dims.
+
+    Of the two operand orders (ct first or other first), take the one whose result is
+    already in the operand's layout, so no transpose (and no strided result) is needed.
+    """
     oth_kept = _free(aval_of(other).ndim, oth_c, oth_b)
     lin_kept = _free(lin_ndim, lin_c, lin_b)
     nb = len(lin_b)
+    from_other = [lin_c[list(oth_c).index(d)] for d in sorted(oth_c)]
+    ct_first = list(lin_b) + lin_kept + from_other
+    if ct_first != list(range(lin_ndim)) and list(lin_b) + from_other + lin_kept == list(
+            range(lin_ndim)):
+        return dot_general(other, ct, ((tuple(oth_kept), tuple(ct_other_free)),
+                                       (tuple(oth_b), tuple(range(nb)))))
     r = dot_general(ct, other, ((tuple(ct_other_free), tuple(oth_kept)),
                                 (tuple(range(nb)), tuple(oth_b))))
-    src = list(lin_b) + lin_kept + [lin_c[list(oth_c).index(d)] for d in sorted(oth_c)]
-    perm = [src.index(i) for i in range(lin_ndim)]
+    perm = [ct_first.index(i) for i in range(lin_ndim)]
     return r if perm == list(range(lin_ndim)) else transpose(r, perm)
 
 
