@@ -14,9 +14,10 @@ def _prep(fname, a, b):
         cast(np.asarray(b) if not is_traced(b) else b, dt)
 
 
-def _mismatch(fname, a_shape, ad, b_shape, bd):
-    return ValueError(f"{fname}: shapes {a_shape} and {b_shape} are not aligned: dimension {ad} "
-                      f"of x ({a_shape[ad]}) != dimension {bd} of y ({b_shape[bd]})")
+def _check_aligned(fname, a_shape, ad, b_shape, bd):
+    if a_shape[ad] != b_shape[bd]:
+        raise ValueError(f"{fname}: shapes {a_shape} and {b_shape} are not aligned: dimension "
+                         f"{ad} of x ({a_shape[ad]}) != dimension {bd} of y ({b_shape[bd]})")
 
 
 def matmul(x1, x2):
@@ -33,8 +34,7 @@ def matmul(x1, x2):
                          "(use multiply for scalars)")
     a_vec, b_vec = len(sa) == 1, len(sb) == 1
     ka, kb = len(sa) - 1, (0 if b_vec else len(sb) - 2)
-    if sa[ka] != sb[kb]:
-        raise _mismatch("matmul", sa, ka, sb, kb)
+    _check_aligned("matmul", sa, ka, sb, kb)
     if len(sb) <= 2:
         # no batch dims on the right: one contraction, a's leading dims pass through
         return dot_general(a, b, (((ka,), (kb,)), ((), ())))
@@ -66,8 +66,7 @@ def dot(a, b):
         from ._elementwise import multiply
         return multiply(a, b)
     ka, kb = len(sa) - 1, max(len(sb) - 2, 0)
-    if sa[ka] != sb[kb]:
-        raise _mismatch("dot", sa, ka, sb, kb)
+    _check_aligned("dot", sa, ka, sb, kb)
     return dot_general(a, b, (((ka,), (kb,)), ((), ())))
 
 
@@ -94,8 +93,7 @@ def tensordot(a, b, axes=2):
         la = [i % len(sa) for i in la]
         lb = [i % len(sb) for i in lb]
     for i, j in zip(la, lb):
-        if sa[i] != sb[j]:
-            raise _mismatch("tensordot", sa, i, sb, j)
+        _check_aligned("tensordot", sa, i, sb, j)
     return dot_general(a, b, ((tuple(la), tuple(lb)), ((), ())))
 
 

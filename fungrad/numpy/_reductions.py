@@ -7,7 +7,7 @@ import numpy as np
 
 from ..lax import reduce as R
 from ..lax.shape import reshape
-from ._base import asarray_like, cast, is_traced, normalize_axis, shape_of
+from ._base import cast, is_traced, normalize_axis
 from ._elementwise import FUNCTIONS as _F
 
 
@@ -20,18 +20,22 @@ def _keepdims(y, shape, axes):
     return reshape(y, tuple(1 if i in axes else d for i, d in enumerate(shape)))
 
 
-def _reduction(name, np_fn, prim):
-    bind = prim.bind
+def _reduce(name, prim, a, axis, keepdims, dtype=None):
+    """Bind reduction `prim` over `axis` of traced `a`, keeping dims if asked."""
+    shape = a.aval.shape
+    axes = normalize_axis(name, axis, len(shape))
+    if dtype is not None:
+        a = cast(a, dtype)
+    y = prim.bind(a, axes=axes) if axes else a
+    return _keepdims(y, shape, axes) if keepdims else y
 
+
+def _reduction(name, np_fn, prim):
     def fn(a, axis=None, dtype=None, keepdims=False):
         if not is_traced(a):
-            return np_fn(a, axis=axis, dtype=dtype, keepdims=keepdims) if dtype is not None \
-                else np_fn(a, axis=axis, keepdims=keepdims)
-        shape = a.aval.shape
-        axes = normalize_axis(name, axis, len(shape))
-        a = cast(a, np.dtype(dtype) if dtype is not None else _sum_dtype(np_fn, a.aval.dtype))
-        y = bind(a, axes=axes) if axes else a
-        return _keepdims(y, shape, axes) if keepdims else y
+            return np_fn(a, axis=axis, dtype=dtype, keepdims=keepdims)
+        dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np_fn, a.aval.dtype)
+        return _reduce(name, prim, a, axis, keepdims, dt)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"`numpy.{name}` over `axis` (None, int or tuple), with `keepdims`.\n\n"
                   f"    Example: `fnp.{name}(x, axis=1, keepdims=True)`")
@@ -43,18 +47,14 @@ prod = _reduction("prod", np.prod, R.reduce_prod_p)
 
 
 def _extremum(name, np_fn, prim):
-    bind = prim.bind
-
     def fn(a, axis=None, keepdims=False):
         if not is_traced(a):
             return np_fn(a, axis=axis, keepdims=keepdims)
         shape = a.aval.shape
-        axes = normalize_axis(name, axis, len(shape))
-        if any(shape[i] == 0 for i in axes):
+        if any(shape[i] == 0 for i in normalize_axis(name, axis, len(shape))):
             raise ValueError(f"{name}: zero-size array (shape {shape}) has no {name} along "
                              f"axis {axis}")
-        y = bind(a, axes=axes) if axes else a
-        return _keepdims(y, shape, axes) if keepdims else y
+        return _reduce(name, prim, a, axis, keepdims)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"`numpy.{name}` over `axis`; the gradient is shared equally among ties.\n\n"
                   f"    Example: `fnp.{name}(x, axis=0)`")
