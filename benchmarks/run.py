@@ -1,0 +1,200 @@
+"""Benchmark runner: fungrad against hand-written NumPy (and HIPS autograd / JAX if installed).
+
+    python benchmarks/run.py [--quick] [--only NAME]
+
+Each case is one row of CASES: a fungrad callable, the hand-written NumPy callable computing
+the same values and gradients, and optionally the same function in autograd / JAX.
+Ratios > 1 mean fungrad is slower.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import timeit
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+
+import fungrad as fg
+import fungrad.numpy as fnp
+
+try:
+    import autograd
+    import autograd.numpy as anp
+except ImportError:  # optional comparison
+    autograd = anp = None
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError:
+    jax = jnp = None
+
+
+@dataclass
+class Case:
+    name: str
+    fungrad: Callable
+    numpy: Callable
+    autograd: Optional[Callable] = None
+    jax: Optional[Callable] = None
+    n_prims: int = 0  # primitives per call, to print µs per primitive
+    check: Optional[Callable] = None  # asserts fungrad and numpy agree
+
+
+def best_time(fn, quick=False) -> float:
+    """Seconds per call: best of several repeats, each lasting about 0.1 s."""
+    fn()
+    n = 1
+    while True:
+        t = timeit.timeit(fn, number=n)
+        if t >= (0.02 if quick else 0.1):
+            break
+        n *= 4
+    return min(timeit.repeat(fn, number=n, repeat=3 if quick else 7)) / n
+
+
+# ------------------------------------------------------------------ a 20-primitive scalar chain
+def chain(m, x):
+    """20 primitives: written once, run with fnp, numpy-in-autograd or jax.numpy as `m`."""
+    y = m.sin(x) * x                # sin, mul
+    y = m.cos(y) + x                # cos, add
+    y = m.exp(y) / (x + 2.0)        # exp, add, div
+    y = m.tanh(y) * y               # tanh, mul
+    y = m.log1p(y * y) - x          # mul, log1p, sub
+    y = m.sqrt(y * y + 1.0)         # mul, add, sqrt
+    y = m.sin(y) * 3.0 + m.tanh(x)  # sin, mul, tanh, add
+    return y * y                    # mul
+
+
+def chain_numpy_grad(x):
+    """The same function and its derivative, chain rule written out by hand."""
+    s = np.sin(x); a = s * x; da = np.cos(x) * x + s
+    c = np.cos(a); b = c + x; db = -np.sin(a) * da + 1
+    e = np.exp(b); d = x + 2.0; f = e / d; df = (e * db * d - e) / d ** 2
+    t = np.tanh(f); g = t * f; dg = (1 - t * t) * df * f + t * df
+    q = g * g; h = np.log1p(q) - x; dh = 2 * g * dg / (1 + q) - 1
+    r = h * h + 1.0; k = np.sqrt(r); dk = h * dh / k
+    tx = np.tanh(x); m = np.sin(k) * 3.0 + tx; dm = 3 * np.cos(k) * dk + (1 - tx * tx)
+    return m * m, 2 * m * dm
+
+
+# ------------------------------------------------------------------ an MLP, loss and gradient
+def mlp_loss(m, params, x, y):
+    h = x
+    for w, b in params[:-1]:
+        h = m.tanh(h @ w + b)
+    w, b = params[-1]
+    z = h @ w + b
+    z = z - m.max(z, axis=1, keepdims=True)
+    lse = m.log(m.sum(m.exp(z), axis=1, keepdims=True))
+    return -m.mean(m.sum(y * (z - lse), axis=1))
+
+
+def mlp_numpy(params, x, y):
+    """Forward and backward written by hand."""
+    hs = [x]
+    h = x
+    for w, b in params[:-1]:
+        h = np.tanh(h @ w + b)
+        hs.append(h)
+    w, b = params[-1]
+    z = h @ w + b
+    z = z - z.max(1, keepdims=True)
+    e = np.exp(z)
+    sum_e = e.sum(1, keepdims=True)
+    loss = -np.mean(np.sum(y * (z - np.log(sum_e)), 1))
+    g = (e / sum_e * y.sum(1, keepdims=True) - y) / x.shape[0]
+    grads = []
+    for i in range(len(params) - 1, -1, -1):
+        w, _ = params[i]
+        grads.append((hs[i].T @ g, g.sum(0)))
+        if i:
+            g = (g @ w.T) * (1 - hs[i] * hs[i])
+    return loss, grads[::-1]
+
+
+def mlp_case(sizes, batch, dtype):
+    rng = np.random.default_rng(0)
+    params = [((rng.standard_normal((m, n)) / np.sqrt(m)).astype(dtype), np.zeros(n, dtype))
+              for m, n in zip(sizes[:-1], sizes[1:])]
+    x = rng.standard_normal((batch, sizes[0])).astype(dtype)
+    y = np.eye(sizes[-1], dtype=dtype)[rng.integers(0, sizes[-1], batch)]
+    vg = fg.value_and_grad(lambda p, x, y: mlp_loss(fnp, p, x, y))
+
+    def check():
+        (l1, g1), (l2, g2) = vg(params, x, y), mlp_numpy(params, x, y)
+        tol = 1e-4 if dtype == np.float32 else 1e-10
+        assert np.allclose(l1, l2, rtol=tol) and all(
+            np.allclose(a, b, rtol=tol, atol=tol)
+            for a, b in zip(fg.tree.tree_leaves(g1), fg.tree.tree_leaves(g2)))
+    name = f"mlp {'-'.join(map(str, sizes))} b{batch} {np.dtype(dtype).name} value_and_grad"
+    ag = jx = None
+    if autograd is not None:
+        ag_vg = autograd.value_and_grad(lambda p, x, y: mlp_loss(anp, p, x, y))
+        ag = lambda: ag_vg(params, x, y)
+    if jax is not None:
+        jx_vg = jax.value_and_grad(lambda p, x, y: mlp_loss(jnp, p, x, y))
+        jx = lambda: jax.block_until_ready(jx_vg(params, x, y))
+    return Case(name, lambda: vg(params, x, y), lambda: mlp_numpy(params, x, y), ag, jx,
+                check=check)
+
+
+def scalar_case():
+    x = np.asarray(0.3)
+    g = fg.value_and_grad(lambda x: chain(fnp, x))
+
+    def check():
+        (v1, d1), (v2, d2) = g(x), chain_numpy_grad(x)
+        assert np.allclose(v1, v2, rtol=1e-12) and np.allclose(d1, d2, rtol=1e-10), (d1, d2)
+    ag = jx = None
+    if autograd is not None:
+        ag_g = autograd.value_and_grad(lambda x: chain(anp, x))
+        ag = lambda: ag_g(0.3)
+    if jax is not None:
+        jx_g = jax.value_and_grad(lambda x: chain(jnp, x))
+        jx = lambda: jax.block_until_ready(jx_g(0.3))
+    return Case("scalar chain of 20 primitives, eager value_and_grad", lambda: g(x),
+                lambda: chain_numpy_grad(x), ag, jx, n_prims=20, check=check)
+
+
+def all_cases():
+    return [scalar_case(),
+            mlp_case((64, 128, 128, 10), 32, np.float64),
+            mlp_case((64, 128, 128, 10), 32, np.float32),
+            mlp_case((784, 512, 512, 10), 128, np.float32)]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
+    parser.add_argument("--only", default=None, help="run cases whose name contains this")
+    args = parser.parse_args(argv)
+    cases = [c for c in all_cases() if args.only is None or args.only in c.name]
+    if not cases:
+        print(f"no case matches {args.only!r}", file=sys.stderr)
+        return 1
+    header = f"{'case':62s} {'fungrad':>10s} {'numpy':>10s} {'ratio':>6s}"
+    header += f" {'autograd':>10s} {'fg/ag':>6s}" if autograd else "  (autograd not installed)"
+    header += f" {'jax':>10s} {'fg/jax':>6s}" if jax else "  (jax not installed)"
+    print(header)
+    for c in cases:
+        if c.check is not None:
+            c.check()
+        t_fg, t_np = best_time(c.fungrad, args.quick), best_time(c.numpy, args.quick)
+        row = f"{c.name:62s} {t_fg * 1e6:8.1f}us {t_np * 1e6:8.1f}us {t_fg / t_np:6.2f}"
+        if autograd:
+            t_ag = best_time(c.autograd, args.quick) if c.autograd else float("nan")
+            row += f" {t_ag * 1e6:8.1f}us {t_fg / t_ag:6.2f}"
+        if jax:
+            t_jx = best_time(c.jax, args.quick) if c.jax else float("nan")
+            row += f" {t_jx * 1e6:8.1f}us {t_fg / t_jx:6.2f}"
+        if c.n_prims:
+            row += f"   ({t_fg * 1e6 / c.n_prims:.2f} us per primitive)"
+        print(row, flush=True)
+    print("gradient checks against the hand-written NumPy: OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
