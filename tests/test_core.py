@@ -228,3 +228,34 @@ def test_vjp_of_integer_input_gives_float0():
 def test_max_ties_share_gradient_and_prod_with_zero():
     np.testing.assert_allclose(fg.grad(fnp.max)(np.array([1.0, 3.0, 3.0])), [0, 0.5, 0.5])
     np.testing.assert_allclose(fg.grad(fnp.prod)(np.array([2.0, 0.0, 3.0])), [0, 6, 0])
+
+
+DTYPE_OPERANDS = [np.float32(1.5), np.ones(2, np.float32), np.ones(2, np.float64),
+                  np.arange(2, dtype=np.int32), np.arange(2, dtype=np.int8), 2, 2.5, True,
+                  np.array([True, False])]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # x // False divides by zero
+@pytest.mark.parametrize("fname", ["add", "multiply", "divide", "power", "maximum", "less",
+                                   "arctan2", "floor_divide"])
+@pytest.mark.parametrize("x", [np.ones(2, np.float32), np.ones(2, np.float64),
+                               np.ones(2, np.float16)])
+def test_traced_dtype_promotion_matches_numpy(fname, x):
+    """NEP 50 under tracing: a traced float operand meets every kind of other operand."""
+    f = getattr(fnp, fname)
+    for y in DTYPE_OPERANDS:
+        with np.errstate(all="ignore"):
+            want = getattr(np, fname)(x, y)
+        got = fg.jvp(lambda x: f(x, y), (x,), (np.zeros_like(x),))[0]
+        assert got.dtype == want.dtype, (fname, x.dtype, y, got.dtype, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=1e-3)
+        got_r = fg.jvp(lambda x: f(y, x), (x,), (np.zeros_like(x),))[0]
+        assert got_r.dtype == getattr(np, fname)(y, x).dtype
+
+
+def test_reductions_keep_numpy_dtypes_under_tracing():
+    x32 = np.ones((2, 3), np.float32)
+    for fn in (fnp.sum, fnp.mean, fnp.var, fnp.max, fnp.prod):
+        out = fg.jvp(lambda x: fn(x, axis=1), (x32,), (x32,))[0]
+        assert out.dtype == np.float32
+    assert fg.grad(lambda x: fnp.mean(x).astype(np.float64))(x32).dtype == np.float32

@@ -46,7 +46,11 @@ def result_type(*xs):
 def cast(x, dtype):
     """`x` as `dtype`; Python scalars stay weak scalars (NumPy casts them at use)."""
     if is_weak(x):
-        return x
+        # keep it a weak Python scalar, but of the computing kind (True * 1.5 -> 1.0 * 1.5),
+        # so derivative rules never apply bool arithmetic to it
+        kind = np.dtype(dtype).kind
+        return float(x) if kind == "f" else complex(x) if kind == "c" else (
+            int(x) if kind in "iu" else x)
     if isinstance(x, Tracer):
         return x if x.aval.dtype == dtype else convert_element_type(x, dtype)
     x = np.asarray(x)

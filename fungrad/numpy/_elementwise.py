@@ -104,9 +104,9 @@ def _make_binary(name, np_fn, prim):
         ay = None if type(y) in _WEAK else aval_of(y)
         dt = _binary_dtype(x, y, ax, ay)
         cdt = _compute_dtype(np_fn, dt, 2)
-        if ax is not None and ax.dtype != cdt:
+        if ax is None or ax.dtype != cdt:
             x = cast(x, cdt)
-        if ay is not None and ay.dtype != cdt:
+        if ay is None or ay.dtype != cdt:
             y = cast(y, cdt)
         if ax is not None and ay is not None and ax.shape != ay.shape:
             shape = broadcast_shapes(name, ("x", ax.shape), ("y", ay.shape))

@@ -350,14 +350,9 @@ def value_and_grad(f, argnums=0, has_aux: bool = False):
         diff = tuple(args[i] for i in nums)
         leaves, in_tree = _tree.tree_flatten(diff)
         leaves = [_as_array(x) for x in leaves]
-        for i in nums:
-            for x in _tree.tree_leaves(args[i]):
-                dt = aval_of(_as_array(x)).dtype
-                if not is_float(dt):
-                    raise TypeError(
-                        f"grad({name}) requires float (inexact) inputs, but argument {i} has "
-                        f"dtype {dt}. Differentiate with respect to float arrays "
-                        "(e.g. x.astype(float)), or use fg.vjp for integer inputs.")
+        for x in leaves:
+            if not is_float(aval_of(x).dtype):
+                _raise_int_argument(name, args, nums)
         state = {}
 
         def flat_fun(ins):
@@ -368,7 +363,7 @@ def value_and_grad(f, argnums=0, has_aux: bool = False):
             aux = None
             if has_aux:
                 out, aux = _split_aux(f, out)
-            a = aval_of(out) if isinstance(out, Tracer) or hasattr(out, "shape") else aval_of(_as_array(out))
+            a = aval_of(out)
             if a.shape != () or not is_float(a.dtype):
                 raise TypeError(
                     f"grad({name}) requires {name} to return a float scalar (shape ()), but it "
@@ -388,6 +383,17 @@ def value_and_grad(f, argnums=0, has_aux: bool = False):
 
     value_and_grad_f.__name__ = f"value_and_grad({name})"
     return value_and_grad_f
+
+
+def _raise_int_argument(name, args, nums):
+    for i in nums:
+        for x in _tree.tree_leaves(args[i]):
+            dt = aval_of(_as_array(x)).dtype
+            if not is_float(dt):
+                raise TypeError(
+                    f"grad({name}) requires float (inexact) inputs, but argument {i} has "
+                    f"dtype {dt}. Differentiate with respect to float arrays "
+                    "(e.g. x.astype(float)), or use fg.vjp for integer inputs.")
 
 
 def _seed_one(out):
