@@ -259,3 +259,20 @@ def test_reductions_keep_numpy_dtypes_under_tracing():
         out = fg.jvp(lambda x: fn(x, axis=1), (x32,), (x32,))[0]
         assert out.dtype == np.float32
     assert fg.grad(lambda x: fnp.mean(x).astype(np.float64))(x32).dtype == np.float32
+
+
+def test_item_assignment_on_traced_value_is_a_clear_error():
+    def f(x):
+        x[0] = 1.0
+        return x.sum()
+    with pytest.raises(TypeError, match="immutable"):
+        fg.grad(f)(np.ones(2))
+
+
+def test_tracer_methods_and_properties():
+    def f(x):
+        assert x.shape == (2, 3) and x.ndim == 2 and x.size == 6 and x.dtype == np.float64
+        y = x.T.reshape(3, 2).astype(np.float32).reshape((6,))
+        return (y.sum() + x.mean() + x.max() + x[0].min() + x.var() + x.std()).astype(float)
+    check = fg.test_util.check_grads
+    check(f, (np.arange(6.0).reshape(2, 3) / 7,), atol=1e-3, rtol=1e-3, eps=1e-3)

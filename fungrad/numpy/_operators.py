@@ -48,6 +48,11 @@ def install(fnp):
     def concrete(conv):
         return lambda self: conv(self.to_concrete())
 
+    def setitem(self, idx, value):
+        raise TypeError(f"traced arrays are immutable ({self.aval.str_short()}): x[idx] = v is "
+                        "not supported; build a new array (fnp.where, fnp.concatenate) instead")
+
+    Tracer.__setitem__ = setitem
     Tracer.reshape = reshape
     Tracer.transpose = transpose
     Tracer.astype = astype
