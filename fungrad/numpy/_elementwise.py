@@ -96,14 +96,17 @@ def _make_unary(name, np_fn, prim):
 
 def _make_binary(name, np_fn, prim):
     bind = prim.bind
+    cache = {}  # operand dtype -> computing dtype, for this function
 
     def fn(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
             return np_fn(x, y)
-        ax = None if type(x) in _WEAK else aval_of(x)
-        ay = None if type(y) in _WEAK else aval_of(y)
+        ax = x.aval if isinstance(x, Tracer) else None if type(x) in _WEAK else aval_of(x)
+        ay = y.aval if isinstance(y, Tracer) else None if type(y) in _WEAK else aval_of(y)
         dt = _binary_dtype(x, y, ax, ay)
-        cdt = _compute_dtype(np_fn, dt, 2)
+        cdt = cache.get(dt)
+        if cdt is None:
+            cdt = cache[dt] = _compute_dtype(np_fn, dt, 2)
         if ax is None or ax.dtype != cdt:
             x = cast(x, cdt)
         if ay is None or ay.dtype != cdt:
