@@ -3,6 +3,10 @@ from __future__ import annotations
 
 from .trace import Tracer, check_alive
 
+# Constant coefficients of elementwise primitives (see `Primitive.coefficients`): the
+# tangent passes through unchanged (add) or negated (sub), with no multiply recorded.
+ONE, MINUS_ONE = "one", "minus_one"
+
 
 class Primitive:
     """An operation with its rules in one place.
@@ -18,7 +22,7 @@ class Primitive:
     - `same_aval`: output shape/dtype equal those of the traced operands (elementwise).
     """
     __slots__ = ("name", "impl", "abstract_eval", "jvp", "transpose", "batch", "emit",
-                 "multiple_results", "same_aval", "__weakref__")
+                 "multiple_results", "same_aval", "coefficients", "__weakref__")
 
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name
@@ -26,6 +30,9 @@ class Primitive:
         # True when the output's shape and dtype are always those of its traced operands
         # (elementwise ops of equal-typed operands): staging then skips abstract_eval.
         self.same_aval = False
+        # Elementwise primitives: d out / d operand_i as functions of (*operands, out), so
+        # reverse mode can record `t_i * c_i` without tracing the JVP rule (see ad.py).
+        self.coefficients = None
         self.impl = self.abstract_eval = self.jvp = self.transpose = None
         self.batch = self.emit = None
 

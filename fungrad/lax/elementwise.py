@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.ir import ShapedArray, Var
 from ..transforms import ad as _ad
-from ..core.primitive import Primitive
+from ..core.primitive import MINUS_ONE, ONE, Primitive
 from ..transforms.ad import ZERO
 
 _BOOL = np.dtype(bool)
@@ -56,6 +56,7 @@ def _zero_jvp(prim):
 
 # --------------------------------------------------------------------------- unary table
 # name, NumPy function, derivative d(out)/dx as f(x, out); None = zero derivative.
+# (The derivative is a coefficient: the JVP is t * coefficient, see _coefficient_jvp.)
 UNARY = [
     ("sin", np.sin, lambda x, y: cos(x)),
     ("cos", np.cos, lambda x, y: neg(sin(x))),
@@ -92,38 +93,21 @@ _BOOL_OUT = {"logical_not", "isfinite", "isnan", "lt", "le", "eq", "ne", "gt", "
              "logical_and", "logical_or", "logical_xor"}
 
 
-def _unary_jvp(prim, deriv):
-    bind = prim.bind
-
-    def jvp(primals, tangents):
-        x, = primals
-        t, = tangents
-        y = bind(x)
-        return y, mul(t, deriv(x, y))
-    return jvp
-
-
 # --------------------------------------------------------------------------- binary table
-# name, NumPy function, tangent contributions (t, out, x, y) -> tangent for x and for y;
-# None = zero derivative in that argument.
+# name, NumPy function, d(out)/dx and d(out)/dy as f(x, y, out); None = zero derivative;
+# ONE / MINUS_ONE mark the constant coefficients of add and sub (no multiply is recorded).
 BINARY = [
-    ("add", np.add, lambda t, z, x, y: t, lambda t, z, x, y: t),
-    ("sub", np.subtract, lambda t, z, x, y: t, lambda t, z, x, y: neg(t)),
-    ("mul", np.multiply, lambda t, z, x, y: mul(t, y), lambda t, z, x, y: mul(x, t)),
-    ("div", np.divide, lambda t, z, x, y: div(t, y),
-     lambda t, z, x, y: neg(mul(t, div(z, y)))),
-    ("pow", np.power, lambda t, z, x, y: mul(t, _pow_dx(x, y)),
-     lambda t, z, x, y: mul(t, mul(z, _safe_log(x)))),
-    ("maximum", np.maximum, lambda t, z, x, y: mul(t, _pick(gt, x, y)),
-     lambda t, z, x, y: mul(t, _pick(gt, y, x))),
-    ("minimum", np.minimum, lambda t, z, x, y: mul(t, _pick(lt, x, y)),
-     lambda t, z, x, y: mul(t, _pick(lt, y, x))),
-    ("arctan2", np.arctan2, lambda t, z, x, y: mul(t, div(y, add(mul(x, x), mul(y, y)))),
-     lambda t, z, x, y: mul(t, div(neg(x), add(mul(x, x), mul(y, y))))),
-    ("logaddexp", np.logaddexp, lambda t, z, x, y: mul(t, exp(sub(x, z))),
-     lambda t, z, x, y: mul(t, exp(sub(y, z)))),
-    ("hypot", np.hypot, lambda t, z, x, y: mul(t, div(x, z)),
-     lambda t, z, x, y: mul(t, div(y, z))),
+    ("add", np.add, ONE, ONE),
+    ("sub", np.subtract, ONE, MINUS_ONE),
+    ("mul", np.multiply, lambda x, y, z: y, lambda x, y, z: x),
+    ("div", np.divide, lambda x, y, z: _reciprocal(y), lambda x, y, z: neg(div(z, y))),
+    ("pow", np.power, lambda x, y, z: _pow_dx(x, y), lambda x, y, z: mul(z, _safe_log(x))),
+    ("maximum", np.maximum, lambda x, y, z: _pick(gt, x, y), lambda x, y, z: _pick(gt, y, x)),
+    ("minimum", np.minimum, lambda x, y, z: _pick(lt, x, y), lambda x, y, z: _pick(lt, y, x)),
+    ("arctan2", np.arctan2, lambda x, y, z: div(y, add(mul(x, x), mul(y, y))),
+     lambda x, y, z: div(neg(x), add(mul(x, x), mul(y, y)))),
+    ("logaddexp", np.logaddexp, lambda x, y, z: exp(sub(x, z)), lambda x, y, z: exp(sub(y, z))),
+    ("hypot", np.hypot, lambda x, y, z: div(x, z), lambda x, y, z: div(y, z)),
     ("floor_divide", np.floor_divide, None, None),
     ("lt", np.less, None, None),
     ("le", np.less_equal, None, None),
@@ -149,6 +133,11 @@ def _pick(cmp, x, y):
                mul(convert_element_type(eq(x, y), new_dtype=dt), 0.5))
 
 
+def _reciprocal(y):
+    # a weak Python divisor keeps a weak coefficient (NumPy would make 1/y a strong float64)
+    return 1.0 / y if type(y) in (int, float) and y != 0 else div(1.0, y)
+
+
 def _pow_dx(x, y):
     # y * x**(y-1), with the y == 0 case giving 0 (also at x == 0, where 0**-1 is inf)
     if isinstance(y, (int, float)):
@@ -164,36 +153,39 @@ def _safe_log(x):
     return select(eq(x, 0), 0.0, log(select(eq(x, 0), 1.0, x)))
 
 
-def _binary_jvp(prim, dx, dy):
+def _coefficient_jvp(prim, coefficients):
+    """JVP of an elementwise primitive: sum_i t_i * coefficient_i(*operands, out)."""
     bind = prim.bind
 
     def jvp(primals, tangents):
-        x, y = primals
-        tx, ty = tangents
-        z = bind(x, y)
+        z = bind(*primals)
         out = ZERO
-        if tx is not ZERO:
-            out = dx(tx, z, x, y)
-        if ty is not ZERO:
-            c = dy(ty, z, x, y)
-            out = c if out is ZERO else add(out, c)
+        for c, t in zip(coefficients, tangents):
+            if t is ZERO:
+                continue
+            term = t if c is ONE else neg(t) if c is MINUS_ONE else mul(t, c(*primals, z))
+            out = term if out is ZERO else add(out, term)
         return z, out
     return jvp
 
 
+def _elementwise(name, fn, coefficients):
+    p = _make(name, fn, (_bool_aval if name in _BOOL_OUT else _same_aval)(name),
+              name not in _BOOL_OUT)
+    if coefficients[0] is None:
+        p.jvp = _zero_jvp(p)
+    else:
+        p.jvp = _coefficient_jvp(p, coefficients)
+        p.coefficients = coefficients
+    _ns[name + "_p"] = p
+    _ns[name] = p.bind
+
+
 _ns = globals()
 for _name, _fn, _d in UNARY:
-    _p = _make(_name, _fn, (_bool_aval if _name in _BOOL_OUT else _same_aval)(_name),
-               _name not in _BOOL_OUT)
-    _p.jvp = _zero_jvp(_p) if _d is None else _unary_jvp(_p, _d)
-    _ns[_name + "_p"] = _p
-    _ns[_name] = _p.bind
+    _elementwise(_name, _fn, (_d,))
 for _name, _fn, _dx, _dy in BINARY:
-    _p = _make(_name, _fn, (_bool_aval if _name in _BOOL_OUT else _same_aval)(_name),
-               _name not in _BOOL_OUT)
-    _p.jvp = _zero_jvp(_p) if _dx is None else _binary_jvp(_p, _dx, _dy)
-    _ns[_name + "_p"] = _p
-    _ns[_name] = _p.bind
+    _elementwise(_name, _fn, (_dx, _dy))
 
 # neg is linear: its own row.
 neg_p = _make("neg", np.negative, _same_aval("neg"), True)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ir import Graph, Literal, Var, aval_of
+from ..core.ir import Eqn, Graph, Literal, Var, aval_of
+from ..core.primitive import MINUS_ONE, ONE
 from ..core.trace import Trace, Tracer, new_trace
 from .staging import StagingTrace, StagingTracer, eval_graph
 from .. import tree as _tree
@@ -73,6 +74,59 @@ class JVPTrace(Trace):
         if t_out is ZERO:
             return out
         return JVPTracer(self, out, t_out)
+
+
+class LinearizeTrace(JVPTrace):
+    """JVP whose tangents are `StagingTracer`s of `lin` (reverse mode's forward pass).
+
+    Elementwise primitives (those with `coefficients`) take a shortcut that records the
+    same linear equations the traced JVP rule would (`t * c`, `neg t`, `add`), without
+    binding them through the staging trace: this is the hot path of eager `grad`.
+    """
+    __slots__ = ("lin", "mul_p", "add_p", "neg_p")
+
+    def __init__(self, lin, mul_p, add_p, neg_p):
+        super().__init__()
+        self.lin = lin
+        self.mul_p, self.add_p, self.neg_p = mul_p, add_p, neg_p
+
+    def process_primitive(self, prim, args, params):
+        coefficients = prim.coefficients
+        if coefficients is None:
+            return JVPTrace.process_primitive(self, prim, args, params)
+        lin = self.lin
+        primals = []
+        tvars = []
+        for a in args:
+            if type(a) is JVPTracer and a._trace is self:
+                t = a.tangent
+                if type(t) is not StagingTracer or t._trace is not lin:
+                    return JVPTrace.process_primitive(self, prim, args, params)
+                primals.append(a.primal)
+                tvars.append(t.var)
+            else:
+                primals.append(a)
+                tvars.append(None)
+        z = prim.bind(*primals)
+        eqns = lin.eqns
+        out = None
+        for c, v in zip(coefficients, tvars):
+            if v is None:
+                continue
+            if c is not ONE:
+                w = Var(v.aval)
+                if c is MINUS_ONE:
+                    eqns.append(Eqn(self.neg_p, [v], {}, [w]))
+                else:
+                    eqns.append(Eqn(self.mul_p, [v, Literal(c(*primals, z))], {}, [w]))
+                v = w
+            if out is None:
+                out = v
+            else:
+                w = Var(v.aval)
+                eqns.append(Eqn(self.add_p, [out, v], {}, [w]))
+                out = w
+        return JVPTracer(self, z, StagingTracer(lin, out))
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -183,8 +237,9 @@ def linearize_flat(fun, primals, has_aux=False):
     Returns (primal outputs, linear Graph from input tangents to output tangents, aux).
     Non-float inputs get no tangent (their graph input is a Var that nothing reads).
     """
+    from ..lax import elementwise as E
     lin = StagingTrace()
-    jt = JVPTrace()
+    jt = LinearizeTrace(lin, E.mul_p, E.add_p, E.neg_p)
     with new_trace(lin), new_trace(jt):
         invars = []
         ins = []
