@@ -11,6 +11,8 @@
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from ..core.ir import Eqn, Graph, Literal, Var, aval_of
@@ -164,7 +166,7 @@ def _fun_name(f) -> str:
 
 # ----------------------------------------------------------------------------- forward mode
 
-def jvp(f, primals, tangents, has_aux: bool = False):
+def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False) -> tuple:
     """Forward mode: `(f(*primals), J_f(primals) @ tangents)` in one pass.
 
     Example:
@@ -304,7 +306,7 @@ def _check_cotangent(f, i, ct, aval):
                          f"{ca.shape}, but the output has shape {aval.shape}")
 
 
-def vjp(f, *primals, has_aux: bool = False):
+def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """Reverse mode: `(f(*primals), vjp_fn)`; `vjp_fn(ct)` returns one cotangent per primal.
 
     `vjp_fn` may be called many times (the linearized graph is kept).
@@ -347,7 +349,7 @@ def vjp(f, *primals, has_aux: bool = False):
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
-def linearize(f, *primals):
+def linearize(f: Callable, *primals: Any) -> tuple:
     """`(f(*primals), f_jvp)` where `f_jvp(*tangents)` evaluates the linearized function.
 
     Example:
@@ -391,7 +393,8 @@ def _normalize_argnums(f, argnums, nargs):
     return single, tuple(n % nargs for n in nums)
 
 
-def value_and_grad(f, argnums=0, has_aux: bool = False):
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False) -> Callable:
     """`(f(*args), gradient)` for scalar-output `f`; with `has_aux`: `((value, aux), grad)`.
 
     Example:
@@ -456,7 +459,7 @@ def _seed_one(out):
     return array_module(out).ones((), a.dtype)
 
 
-def grad(f, argnums=0, has_aux: bool = False):
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """Gradient of a scalar-output `f` with respect to positional argument(s) `argnums`.
 
     Gradients have the pytree structure and dtype of the differentiated argument.

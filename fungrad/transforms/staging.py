@@ -7,6 +7,8 @@ show a function's IR.
 """
 from __future__ import annotations
 
+from typing import Callable, Sequence
+
 import numpy as np
 
 from ..core.ir import Eqn, Graph, Literal, Var, aval_of, ShapedArray
@@ -119,7 +121,7 @@ def _abstractify(x):
     return a
 
 
-def make_ir(f, static_argnums=()):
+def make_ir(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callable[..., "IR"]:
     """`make_ir(f)(*args)` traces `f` with abstract values of `args` and returns its `IR`.
 
     Example:
