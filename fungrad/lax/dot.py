@@ -112,3 +112,29 @@ def _dot_transpose(ct, x, y, dimension_numbers):
 
 dot_general_p.jvp = _dot_jvp
 dot_general_p.transpose = _dot_transpose
+
+
+# --------------------------------------------------------------------------- batching
+def _dot_batch(vals, dims, axis_size, dimension_numbers):
+    """Both operands batched: the batch joins the batch dims. One batched: it stays a free
+    dim of that operand (no data movement), and its output position is computed."""
+    (x, y), (dx, dy) = vals, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+
+    def shift(ds, d):
+        return tuple(i if i < d else i + 1 for i in ds)
+    if dx is not None and dy is not None:
+        dn = ((shift(lc, dx), shift(rc, dy)), ((dx,) + shift(lb, dx), (dy,) + shift(rb, dy)))
+        return dot_general(x, y, dn), 0
+    nb = len(lb)
+    if dx is not None:
+        lc2, lb2 = shift(lc, dx), shift(lb, dx)
+        free_before = sum(1 for i in range(dx) if i not in lc2 and i not in lb2)
+        return dot_general(x, y, ((lc2, rc), (lb2, rb))), nb + free_before
+    rc2, rb2 = shift(rc, dy), shift(rb, dy)
+    x_free = aval_of(x).ndim - len(lc) - len(lb)
+    free_before = sum(1 for i in range(dy) if i not in rc2 and i not in rb2)
+    return dot_general(x, y, ((lc, rc2), (lb, rb2))), nb + x_free + free_before
+
+
+dot_general_p.batch = _dot_batch

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..core.ir import ShapedArray, Var
+from ..core.ir import ShapedArray, Var, aval_of
 from ..transforms import ad as _ad
 from ..core.primitive import MINUS_ONE, ONE, Primitive
 from ..transforms.ad import ZERO
@@ -272,3 +272,34 @@ convert_element_type_p.transpose = lambda ct, x, new_dtype: [
 
 ELEMENTWISE_PRIMITIVES = ([_ns[n + "_p"] for n, *_ in UNARY] + [_ns[n + "_p"] for n, *_ in BINARY]
                           + [neg_p, select_p, convert_element_type_p])
+
+
+# --------------------------------------------------------------------------- batching
+def _elementwise_batch(prim):
+    """Batch an elementwise primitive: batched operands share the first batched operand's
+    batch axis; unbatched array operands are broadcast along it (a NumPy view)."""
+    bind = prim.bind
+
+    def rule(vals, dims, axis_size, **params):
+        from ..transforms.batching import moveaxis
+        from .shape import broadcast_in_dim
+        d0 = next(d for d in dims if d is not None)
+        out_shape = None
+        new = []
+        for v, d in zip(vals, dims):
+            if d is not None:
+                new.append(v if d == d0 else moveaxis(v, d, d0))
+                if out_shape is None:
+                    out_shape = aval_of(new[-1]).shape
+            else:
+                new.append(v)
+        for i, (v, d) in enumerate(zip(vals, dims)):
+            if d is None and type(v) not in (int, float, bool, complex):
+                nd = len(out_shape)
+                new[i] = broadcast_in_dim(v, out_shape, tuple(j for j in range(nd) if j != d0))
+        return bind(*new, **params), d0
+    return rule
+
+
+for _p in ELEMENTWISE_PRIMITIVES:
+    _p.batch = _elementwise_batch(_p)

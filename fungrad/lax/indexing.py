@@ -136,3 +136,90 @@ def slice_along(x, axis, start, stop):
 
 
 INDEXING_PRIMITIVES = [getitem_p, scatter_add_p]
+
+
+# --------------------------------------------------------------------------- batching
+_FULL = ("slice", None, None, None)
+
+
+def _is_advanced(s):
+    return isinstance(s, tuple) and s[0] in ("array", "int")
+
+
+def _advanced_layout(spec, ndim):
+    """Where NumPy puts the advanced-index dims of `x[spec]` (x has `ndim` dims).
+
+    Returns the number of output dims before them: 0 when the advanced entries are not
+    adjacent (NumPy moves them to the front), else the dims produced by the entries before.
+    """
+    adv = [i for i, s in enumerate(spec) if _is_advanced(s)]
+    if adv != list(range(adv[0], adv[-1] + 1)):
+        return 0
+    consumed = sum(1 for s in spec if s is not None and s is not Ellipsis)
+    # before the first advanced entry there are only None, slices and an Ellipsis
+    return sum(ndim - consumed if s is Ellipsis else 1 for s in spec[:adv[0]])
+
+
+def _batched_index(x, dx, arrays, darrays, spec, axis_size):
+    """Batched operand, index arrays and spec such that `x[spec']` has the batch first.
+
+    Returns (x, arrays, spec, layout): `layout` (or None) says how to turn the result of
+    x[spec'] into the per-example layout with the batch in front (see `_layout_order`).
+    """
+    from ..transforms.batching import bdim_at_front
+    from .shape import reshape
+    x = bdim_at_front(x, dx, axis_size)
+    if not arrays:
+        return x, [], (_FULL,) + tuple(spec), None
+    nd = max(aval_of(a).ndim - (d is not None) for a, d in zip(arrays, darrays))
+    new = [np.arange(axis_size).reshape((axis_size,) + (1,) * nd)]
+    for a, d in zip(arrays, darrays):
+        shape = aval_of(a).shape
+        if d is None:
+            new.append(reshape(a, (1,) * (nd - len(shape) + 1) + shape))
+        else:
+            a = bdim_at_front(a, d, axis_size)
+            new.append(reshape(a, (axis_size,) + (1,) * (nd - len(shape) + 1) + shape[:d]
+                               + shape[d + 1:]))
+    shifted = tuple(("array", s[1] + 1) if isinstance(s, tuple) and s[0] == "array" else s
+                    for s in spec)
+    # x[arange, *spec] puts the batch and the advanced dims first; per example the advanced
+    # dims sat after `before` other dims: the caller moves them back
+    before = _advanced_layout(spec, aval_of(x).ndim - 1)
+    return x, new, (("array", 0),) + shifted, (nd, before) if before else None
+
+
+def _layout_order(y, layout):
+    """The transpose from x[arange, *spec]'s layout to the batched per-example layout."""
+    nd, before = layout
+    total = aval_of(y).ndim
+    return ([0] + [1 + nd + i for i in range(before)] + [1 + j for j in range(nd)]
+            + list(range(1 + nd + before, total)))
+
+
+def _getitem_batch(vals, dims, axis_size, spec):
+    x, *arrays = vals
+    dx, *darrays = dims
+    x, arrays, spec2, perm = _batched_index(x, dx, arrays, darrays, spec, axis_size)
+    y = getitem_p.bind(x, *arrays, spec=spec2)
+    if perm is not None:
+        from .shape import transpose
+        y = transpose(y, _layout_order(y, perm))
+    return y, 0
+
+
+def _scatter_add_batch(vals, dims, axis_size, spec):
+    from ..transforms.batching import bdim_at_front
+    op, upd, *arrays = vals
+    dop, dupd, *darrays = dims
+    op = bdim_at_front(op, dop, axis_size)
+    upd = bdim_at_front(upd, dupd, axis_size)
+    op, arrays, spec2, perm = _batched_index(op, 0, arrays, darrays, spec, axis_size)
+    if perm is not None:
+        from .shape import transpose
+        upd = transpose(upd, tuple(np.argsort(_layout_order(upd, perm))))
+    return scatter_add_p.bind(op, upd, *arrays, spec=spec2), 0
+
+
+getitem_p.batch = _getitem_batch
+scatter_add_p.batch = _scatter_add_batch

@@ -125,3 +125,26 @@ def prod_others(x, axes):
     others = reduce_prod(_select(eye, 1.0, rows), (k + 1,))
     others = reshape(others, kept_shape + [shape[a] for a in axes])
     return transpose(others, tuple(np.argsort(perm)))
+
+
+# --------------------------------------------------------------------------- batching
+def _reduce_batch(prim):
+    def rule(vals, dims, axis_size, axes):
+        (x,), (d,) = vals, dims
+        new_axes = tuple(a if a < d else a + 1 for a in axes)
+        return prim.bind(x, axes=new_axes), d - sum(1 for a in new_axes if a < d)
+    return rule
+
+
+def _arg_batch(prim):
+    def rule(vals, dims, axis_size, axis, index_dtype):
+        (x,), (d,) = vals, dims
+        new_axis = axis if axis < d else axis + 1
+        return prim.bind(x, axis=new_axis, index_dtype=index_dtype), d - (new_axis < d)
+    return rule
+
+
+for _p in (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p):
+    _p.batch = _reduce_batch(_p)
+for _p in (argmax_p, argmin_p):
+    _p.batch = _arg_batch(_p)

@@ -149,3 +149,37 @@ def concatenate(xs, dimension):
 
 
 SHAPE_PRIMITIVES = [broadcast_in_dim_p, reshape_p, transpose_p, concatenate_p]
+
+
+# --------------------------------------------------------------------------- batching
+def _front(x, d):
+    from ..transforms.batching import moveaxis
+    return moveaxis(x, d, 0)
+
+
+def _broadcast_batch(vals, dims, axis_size, shape, broadcast_dimensions):
+    x = _front(vals[0], dims[0])
+    return broadcast_in_dim(x, (axis_size,) + tuple(shape),
+                            (0,) + tuple(b + 1 for b in broadcast_dimensions)), 0
+
+
+def _reshape_batch(vals, dims, axis_size, new_sizes):
+    return reshape(_front(vals[0], dims[0]), (axis_size,) + tuple(new_sizes)), 0
+
+
+def _transpose_batch(vals, dims, axis_size, permutation):
+    d = dims[0]
+    perm = (d,) + tuple(p if p < d else p + 1 for p in permutation)
+    return transpose(vals[0], perm), 0
+
+
+def _concat_batch(vals, dims, axis_size, dimension):
+    from ..transforms.batching import bdim_at_front
+    xs = [bdim_at_front(v, d, axis_size) for v, d in zip(vals, dims)]
+    return concatenate(xs, dimension + 1), 0
+
+
+broadcast_in_dim_p.batch = _broadcast_batch
+reshape_p.batch = _reshape_batch
+transpose_p.batch = _transpose_batch
+concatenate_p.batch = _concat_batch

@@ -1,0 +1,144 @@
+"""Jacobians and Hessians: `jacfwd = vmap(jvp)` over a basis of the input space,
+`jacrev = vmap(vjp)` over a basis of the output space, `hessian = jacfwd(jacrev)`.
+
+Layout as in JAX: for an output leaf of shape So and an input leaf of shape Si the block is
+So + Si; the result is the output pytree whose leaves are input-shaped pytrees.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..core.ir import aval_of
+from .. import tree as _tree
+from .ad import _as_array, _normalize_argnums, _split_aux, is_float, jvp, vjp
+from .batching import vmap
+
+
+def _basis(avals, dtype):
+    """Rows of the identity over the concatenated leaves, split and shaped per leaf."""
+    sizes = [a.size for a in avals]
+    eye = np.eye(sum(sizes), dtype=dtype)
+    out, start = [], 0
+    for a, n in zip(avals, sizes):
+        out.append(eye[:, start:start + n].reshape((len(eye),) + a.shape))
+        start += n
+    return out
+
+
+def _split_last(x, avals, lead_shape):
+    """Split the trailing flat axis of `x` into blocks shaped like `avals`."""
+    from ..numpy import reshape
+    out, start = [], 0
+    for a in avals:
+        block = x[(Ellipsis, slice(start, start + a.size))]
+        out.append(reshape(block, tuple(lead_shape) + a.shape))
+        start += a.size
+    return out
+
+
+def _diff_args(name, f, args, argnums):
+    single, nums = _normalize_argnums(f, argnums, len(args))
+    diff = tuple(args[i] for i in nums)
+    leaves, in_tree = _tree.tree_flatten(diff)
+    leaves = [_as_array(x) for x in leaves]
+    for x in leaves:
+        if not is_float(aval_of(x).dtype):
+            raise TypeError(f"{name}({getattr(f, '__name__', 'f')}) requires float inputs, got "
+                            f"dtype {aval_of(x).dtype}")
+    return single, nums, leaves, in_tree
+
+
+def _partial(f, args, nums, in_tree, has_aux):
+    def g(*leaves):
+        new = list(args)
+        for i, a in zip(nums, _tree.tree_unflatten(in_tree, leaves)):
+            new[i] = a
+        return f(*new)
+    return g
+
+
+def _assemble(out_leaves_blocks, out_tree, in_tree, single):
+    """blocks[o][i] -> output pytree of (input pytree) Jacobian blocks."""
+    per_out = []
+    for blocks in out_leaves_blocks:
+        t = _tree.tree_unflatten(in_tree, blocks)
+        per_out.append(t[0] if single else t)
+    return _tree.tree_unflatten(out_tree, per_out)
+
+
+def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable:
+    """Jacobian by forward mode: one batched `jvp` over the input basis.
+
+    Example:
+        >>> fg.jacfwd(lambda x: fnp.sin(x) * 2.0)(np.zeros(3))   # diag(2 cos 0)
+    """
+    def jac_f(*args):
+        single, nums, leaves, in_tree = _diff_args("jacfwd", f, args, argnums)
+        g = _partial(f, args, nums, in_tree, has_aux)
+        avals = [aval_of(x) for x in leaves]
+        dtype = np.result_type(*[a.dtype for a in avals])
+        state = {}
+
+        def push(*tangents):
+            res = jvp(g, tuple(leaves), tangents, has_aux=has_aux)
+            state["out"] = res[0]
+            if has_aux:
+                state["aux"] = res[2]
+            return res[1]
+        t_out = vmap(push, out_axes=-1, chunk_size=chunk_size)(*_basis(avals, dtype))
+        out_leaves, out_tree = _tree.tree_flatten(t_out)
+        blocks = [_split_last(o, avals, aval_of(o).shape[:-1]) for o in out_leaves]
+        jac = _assemble(blocks, out_tree, in_tree, single)
+        return (jac, _aux_value(g, leaves, has_aux)) if has_aux else jac
+
+    return jac_f
+
+
+def _aux_value(g, leaves, has_aux):
+    out = g(*leaves)
+    return _split_aux(g, out)[1]
+
+
+def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable:
+    """Jacobian by reverse mode: one `vjp`, its `vjp_fn` batched over the output basis.
+
+    Example:
+        >>> fg.jacrev(lambda x: fnp.sum(x ** 2))(np.ones(3))       # 2x
+    """
+    def jac_f(*args):
+        single, nums, leaves, in_tree = _diff_args("jacrev", f, args, argnums)
+        g = _partial(f, args, nums, in_tree, has_aux)
+        res = vjp(g, *leaves, has_aux=has_aux)
+        out, f_vjp = res[0], res[1]
+        out_leaves, out_tree = _tree.tree_flatten(out)
+        o_avals = [aval_of(o) for o in out_leaves]
+        dtype = np.result_type(*[a.dtype for a in o_avals])
+        basis = _basis(o_avals, dtype)
+        cts = vmap(lambda *c: f_vjp(_tree.tree_unflatten(out_tree, c)),
+                   chunk_size=chunk_size)(*basis)
+        # cts[i]: (M,) + Si for each input leaf; row block of output o is So
+        from ..numpy import moveaxis, reshape
+        blocks = [[] for _ in out_leaves]
+        start = 0
+        for k, a in enumerate(o_avals):
+            for i, c in enumerate(cts):
+                rows = c[start:start + a.size]
+                blocks[k].append(reshape(rows, a.shape + aval_of(leaves[i]).shape))
+            start += a.size
+        jac = _assemble(blocks, out_tree, in_tree, single)
+        return (jac, res[2]) if has_aux else jac
+
+    return jac_f
+
+
+def hessian(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+    """Hessian: `jacfwd(jacrev(f))`.
+
+    Example:
+        >>> fg.hessian(lambda x: fnp.sum(x ** 3))(np.ones(2))       # diag(6x)
+    """
+    return jacfwd(jacrev(f, argnums), argnums)
