@@ -158,11 +158,78 @@ def scalar_case():
                 lambda: chain_numpy_grad(x), ag, jx, n_prims=20, check=check)
 
 
+# ------------------------------------------------------------------ per-example gradients
+def per_example_numpy(params, x, y):
+    """Per-example gradients of mlp_loss (batch of 1 each), vectorized by hand with einsum."""
+    hs = [x]
+    h = x
+    for w, b in params[:-1]:
+        h = np.tanh(h @ w + b)
+        hs.append(h)
+    w, b = params[-1]
+    z = h @ w + b
+    z = z - z.max(1, keepdims=True)
+    e = np.exp(z)
+    g = e / e.sum(1, keepdims=True) * y.sum(1, keepdims=True) - y  # d loss_i / d z_i
+    grads = []
+    for i in range(len(params) - 1, -1, -1):
+        w, _ = params[i]
+        grads.append((np.einsum("bi,bj->bij", hs[i], g), g))
+        if i:
+            g = (g @ w.T) * (1 - hs[i] * hs[i])
+    return grads[::-1]
+
+
+def per_example_cases(sizes=(64, 128, 128, 10), batch=128):
+    rng = np.random.default_rng(0)
+    params = [((rng.standard_normal((m, n)) / np.sqrt(m)), np.zeros(n))
+              for m, n in zip(sizes[:-1], sizes[1:])]
+    x = rng.standard_normal((batch, sizes[0]))
+    y = np.eye(sizes[-1])[rng.integers(0, sizes[-1], batch)]
+    loss = lambda p, x, y: mlp_loss(fnp, p, x[None], y[None])  # one example as a batch of 1
+    per_ex = fg.vmap(fg.grad(loss), in_axes=(None, 0, 0))
+    g = fg.grad(loss)
+
+    def loop():
+        return [g(params, x[i], y[i]) for i in range(batch)]
+
+    def check():
+        a = fg.tree.tree_leaves(per_ex(params, x, y))
+        b = fg.tree.tree_leaves(per_example_numpy(params, x, y))
+        assert all(np.allclose(u, v, rtol=1e-8, atol=1e-10) for u, v in zip(a, b))
+    name = f"per-example grads mlp {'-'.join(map(str, sizes))} b{batch}: vmap(grad)"
+    return [Case(name, lambda: per_ex(params, x, y), lambda: per_example_numpy(params, x, y),
+                 check=check),
+            Case(f"per-example grads b{batch}: python loop of grad (vs hand NumPy)", loop,
+                 lambda: per_example_numpy(params, x, y))]
+
+
+# ------------------------------------------------------------------ forward-mode Jacobian
+def jacobian_case(n_in=64, hidden=128, n_out=256):
+    rng = np.random.default_rng(0)
+    w1, b1 = rng.standard_normal((hidden, n_in)) / 8, rng.standard_normal(hidden)
+    w2, b2 = rng.standard_normal((n_out, hidden)) / 11, rng.standard_normal(n_out)
+    x = rng.standard_normal(n_in)
+    f = lambda x: fnp.tanh(w2 @ fnp.tanh(w1 @ x + b1) + b2)
+    jac = fg.jacfwd(f)
+
+    def by_hand():
+        h = np.tanh(w1 @ x + b1)
+        o = np.tanh(w2 @ h + b2)
+        return ((1 - o * o)[:, None] * w2) @ ((1 - h * h)[:, None] * w1)
+
+    def check():
+        assert np.allclose(jac(x), by_hand(), rtol=1e-10, atol=1e-12)
+    return Case(f"jacfwd tanh MLP R^{n_in} -> R^{n_out}", lambda: jac(x), by_hand, check=check)
+
+
 def all_cases():
     return [scalar_case(),
             mlp_case((64, 128, 128, 10), 32, np.float64),
             mlp_case((64, 128, 128, 10), 32, np.float32),
-            mlp_case((784, 512, 512, 10), 128, np.float32)]
+            mlp_case((784, 512, 512, 10), 128, np.float32),
+            *per_example_cases(),
+            jacobian_case()]
 
 
 def main(argv=None):

@@ -33,8 +33,11 @@ def _dot_impl(x, y, dimension_numbers):
     b = int(np.prod(bshape, dtype=np.int64))
     if not b:
         return np.zeros(bshape + xfs + yfs, np.result_type(x, y))
-    xt = np.transpose(x, list(lb) + xf + list(lc)).reshape(b, int(np.prod(xfs, dtype=np.int64)), k)
-    yt = np.transpose(y, list(rb) + list(rc) + yf).reshape(b, k, int(np.prod(yfs, dtype=np.int64)))
+    m, n = int(np.prod(xfs, dtype=np.int64)), int(np.prod(yfs, dtype=np.int64))
+    xt = np.transpose(x, list(lb) + xf + list(lc)).reshape(b, m, k)
+    yt = np.transpose(y, list(rb) + list(rc) + yf).reshape(b, k, n)
+    if k == 1:  # batched outer products (e.g. per-example weight gradients): a broadcast
+        return np.multiply(xt, yt).reshape(bshape + xfs + yfs)
     return np.matmul(xt, yt).reshape(bshape + xfs + yfs)
 
 
