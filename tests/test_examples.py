@@ -28,3 +28,19 @@ def test_benchmark_runner_checks_and_runs():
     assert out.returncode == 0, out.stderr
     assert "gradient checks against the hand-written NumPy: OK" in out.stdout
     assert "per primitive" in out.stdout
+
+
+def test_per_sample_gradients_example_matches_loop_and_learns():
+    pytest.importorskip("sklearn", reason="the example needs scikit-learn (extra 'examples')")
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        example = _load(ROOT / "examples" / "per_sample_gradients.py")
+        assert example.main(batch=32, steps=40, verbose=False) > 0.6
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+
+
+def test_jacobians_example_agrees_with_hand_derivation():
+    example = _load(ROOT / "examples" / "jacobians.py")
+    t_fwd, t_rev = example.main(verbose=False)
+    assert t_fwd > 0 and t_rev > 0
