@@ -36,8 +36,10 @@ def _dot_impl(x, y, dimension_numbers):
     m, n = int(np.prod(xfs, dtype=np.int64)), int(np.prod(yfs, dtype=np.int64))
     xt = np.transpose(x, list(lb) + xf + list(lc)).reshape(b, m, k)
     yt = np.transpose(y, list(rb) + list(rc) + yf).reshape(b, k, n)
-    if k == 1:  # batched outer products (e.g. per-example weight gradients): a broadcast
-        return np.multiply(xt, yt).reshape(bshape + xfs + yfs)
+    if k == 1:  # batched outer products (e.g. per-example weight gradients): the small
+        # operands are made contiguous so the large output is written in one fast pass
+        xs, ys = np.ascontiguousarray(xt.reshape(b, m)), np.ascontiguousarray(yt.reshape(b, n))
+        return np.einsum("bm,bn->bmn", xs, ys).reshape(bshape + xfs + yfs)
     return np.matmul(xt, yt).reshape(bshape + xfs + yfs)
 
 
