@@ -250,12 +250,10 @@ def main(argv=None):
             c.check()
         t_fg, t_np = best_time(c.fungrad, args.quick), best_time(c.numpy, args.quick)
         row = f"{c.name:62s} {t_fg * 1e6:8.1f}us {t_np * 1e6:8.1f}us {t_fg / t_np:6.2f}"
-        if autograd:
-            t_ag = best_time(c.autograd, args.quick) if c.autograd else float("nan")
-            row += f" {t_ag * 1e6:8.1f}us {t_fg / t_ag:6.2f}"
-        if jax:
-            t_jx = best_time(c.jax, args.quick) if c.jax else float("nan")
-            row += f" {t_jx * 1e6:8.1f}us {t_fg / t_jx:6.2f}"
+        for lib, fn in ((autograd, c.autograd), (jax, c.jax)):
+            if lib is not None:
+                t = best_time(fn, args.quick) if fn else None
+                row += f" {t * 1e6:8.1f}us {t_fg / t:6.2f}" if t else f" {'-':>10s} {'-':>6s}"
         if c.n_prims:
             row += f"   ({t_fg * 1e6 / c.n_prims:.2f} us per primitive)"
         print(row, flush=True)
