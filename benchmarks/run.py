@@ -91,8 +91,8 @@ def mlp_loss(m, params, x, y):
     return -m.mean(m.sum(y * (z - lse), axis=1))
 
 
-def mlp_numpy(params, x, y):
-    """Forward and backward written by hand."""
+def _mlp_forward_numpy(params, x):
+    """Hidden activations (input first), shifted logits and their exponentials."""
     hs = [x]
     h = x
     for w, b in params[:-1]:
@@ -101,7 +101,12 @@ def mlp_numpy(params, x, y):
     w, b = params[-1]
     z = h @ w + b
     z = z - z.max(1, keepdims=True)
-    e = np.exp(z)
+    return hs, z, np.exp(z)
+
+
+def mlp_numpy(params, x, y):
+    """Forward and backward written by hand."""
+    hs, z, e = _mlp_forward_numpy(params, x)
     sum_e = e.sum(1, keepdims=True)
     loss = -np.mean(np.sum(y * (z - np.log(sum_e)), 1))
     g = (e / sum_e * y.sum(1, keepdims=True) - y) / x.shape[0]
@@ -161,15 +166,7 @@ def scalar_case():
 # ------------------------------------------------------------------ per-example gradients
 def per_example_numpy(params, x, y):
     """Per-example gradients of mlp_loss (batch of 1 each), vectorized by hand with einsum."""
-    hs = [x]
-    h = x
-    for w, b in params[:-1]:
-        h = np.tanh(h @ w + b)
-        hs.append(h)
-    w, b = params[-1]
-    z = h @ w + b
-    z = z - z.max(1, keepdims=True)
-    e = np.exp(z)
+    hs, z, e = _mlp_forward_numpy(params, x)
     g = e / e.sum(1, keepdims=True) * y.sum(1, keepdims=True) - y  # d loss_i / d z_i
     grads = []
     for i in range(len(params) - 1, -1, -1):

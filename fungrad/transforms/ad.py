@@ -404,14 +404,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
     name = _fun_name(f)
 
     def value_and_grad_f(*args, **kwargs):
-        single, nums = _normalize_argnums(f, argnums, len(args))
-        diff = tuple(args[i] for i in nums)
-        leaves, in_tree = _tree.tree_flatten(diff)
-        leaves = [_as_array(x) for x in leaves]
-        for x in leaves:
-            if not is_float(aval_of(x).dtype):
-                _raise_int_argument(name, args, nums)
-        state = {}
+        single, nums, leaves, in_tree = diff_leaves("grad", f, args, argnums)
 
         def flat_fun(ins):
             new_args = list(args)
@@ -443,15 +436,26 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
     return value_and_grad_f
 
 
-def _raise_int_argument(name, args, nums):
-    for i in nums:
-        for x in _tree.tree_leaves(args[i]):
-            dt = aval_of(_as_array(x)).dtype
-            if not is_float(dt):
-                raise TypeError(
-                    f"grad({name}) requires float (inexact) inputs, but argument {i} has "
-                    f"dtype {dt}. Differentiate with respect to float arrays "
-                    "(e.g. x.astype(float)), or use fg.vjp for integer inputs.")
+def diff_leaves(transform, f, args, argnums):
+    """The float leaves of the arguments `argnums` selects, with their structure.
+
+    Returns (single, nums, leaves, in_tree); an integer leaf raises an error naming the
+    transform, the function and the argument.
+    """
+    single, nums = _normalize_argnums(f, argnums, len(args))
+    leaves, in_tree = _tree.tree_flatten(tuple(args[i] for i in nums))
+    leaves = [_as_array(x) for x in leaves]
+    for x in leaves:
+        if not is_float(aval_of(x).dtype):
+            for i in nums:
+                for y in _tree.tree_leaves(args[i]):
+                    dt = aval_of(_as_array(y)).dtype
+                    if not is_float(dt):
+                        raise TypeError(
+                            f"{transform}({_fun_name(f)}) requires float (inexact) inputs, but "
+                            f"argument {i} has dtype {dt}. Differentiate with respect to float "
+                            "arrays (e.g. x.astype(float)), or use fg.vjp for integer inputs.")
+    return single, nums, leaves, in_tree
 
 
 def _seed_one(out):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.ir import aval_of
 from .. import tree as _tree
-from .ad import _as_array, _normalize_argnums, _split_aux, is_float, jvp, vjp
+from .ad import _split_aux, diff_leaves, jvp, vjp
 from .batching import vmap
 
 
@@ -36,18 +36,6 @@ def _split_last(x, avals, lead_shape):
         out.append(reshape(block, tuple(lead_shape) + a.shape))
         start += a.size
     return out
-
-
-def _diff_args(name, f, args, argnums):
-    single, nums = _normalize_argnums(f, argnums, len(args))
-    diff = tuple(args[i] for i in nums)
-    leaves, in_tree = _tree.tree_flatten(diff)
-    leaves = [_as_array(x) for x in leaves]
-    for x in leaves:
-        if not is_float(aval_of(x).dtype):
-            raise TypeError(f"{name}({getattr(f, '__name__', 'f')}) requires float inputs, got "
-                            f"dtype {aval_of(x).dtype}")
-    return single, nums, leaves, in_tree
 
 
 def _partial(f, args, nums, in_tree, has_aux):
@@ -76,7 +64,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         >>> fg.jacfwd(lambda x: fnp.sin(x) * 2.0)(np.zeros(3))   # diag(2 cos 0)
     """
     def jac_f(*args):
-        single, nums, leaves, in_tree = _diff_args("jacfwd", f, args, argnums)
+        single, nums, leaves, in_tree = diff_leaves("jacfwd", f, args, argnums)
         g = _partial(f, args, nums, in_tree, has_aux)
         avals = [aval_of(x) for x in leaves]
         dtype = np.result_type(*[a.dtype for a in avals])
@@ -110,7 +98,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         >>> fg.jacrev(lambda x: fnp.sum(x ** 2))(np.ones(3))       # 2x
     """
     def jac_f(*args):
-        single, nums, leaves, in_tree = _diff_args("jacrev", f, args, argnums)
+        single, nums, leaves, in_tree = diff_leaves("jacrev", f, args, argnums)
         g = _partial(f, args, nums, in_tree, has_aux)
         res = vjp(g, *leaves, has_aux=has_aux)
         out, f_vjp = res[0], res[1]
