@@ -7,122 +7,189 @@ given to `register_pytree_node` / `register_dataclass`. Everything else is a lea
     >>> leaves, treedef = tree_flatten({"b": (1, 2), "a": None})
     >>> leaves, treedef
     ([1, 2], PyTreeDef({'a': None, 'b': (*, *)}))
+
+A `PyTreeDef` stores its nodes as one flat tuple in post-order: `None` for a leaf and
+`(type, aux_data, num_children)` for a node. Equality and hashing are those of that tuple,
+so treedefs are cheap cache keys.
 """
 from __future__ import annotations
 
 import collections
 import dataclasses
-from typing import Any, Callable, Iterable
+import functools
+from typing import Any, Callable, Iterable, Sequence
 
 __all__ = ["tree_map", "tree_flatten", "tree_unflatten", "tree_leaves", "tree_structure",
            "tree_reduce", "register_pytree_node", "register_dataclass", "PyTreeDef"]
 
+_NoneType = type(None)
+_OrderedDict = collections.OrderedDict
 
-class _NodeType:
+
+class _Node:
+    """How to take one node type apart (`flatten`) and put it back (`unflatten`)."""
     __slots__ = ("type", "flatten", "unflatten")
 
-    def __init__(self, type_, flatten, unflatten):
-        self.type = type_
-        self.flatten = flatten
-        self.unflatten = unflatten
+    def __init__(self, type_: type, flatten: Callable, unflatten: Callable):
+        self.type, self.flatten, self.unflatten = type_, flatten, unflatten
 
 
-_registry: dict = {}
+_registry: dict[type, _Node] = {}            # explicitly registered types (incl. built-ins)
+_dispatch: dict[type, _Node | None] = {}     # every type seen so far -> its node, None = leaf
+_MISSING = object()
+_NONE_ENTRY = (_NoneType, None, 0)
+
+
+def _classify(t: type) -> _Node | None:
+    """Node for a type not yet in `_dispatch` (a namedtuple or a leaf); cached."""
+    node = _registry.get(t)
+    if node is None and issubclass(t, tuple) and hasattr(t, "_fields"):
+        node = _Node(t, lambda x: (x, None), lambda _, children: t(*children))
+    _dispatch[t] = node
+    return node
 
 
 class PyTreeDef:
-    """The structure of a pytree (without its leaves); hashable, comparable."""
-    __slots__ = ("node", "aux", "children", "num_leaves", "_hash")
-
-    def __init__(self, node, aux, children: tuple):
-        self.node = node  # a _NodeType, or None for a leaf
-        self.aux = aux
-        self.children = children
-        self.num_leaves = 1 if node is None else sum(c.num_leaves for c in children)
-        self._hash = hash((None if node is None else node.type, _hashable(aux), children))
-
-    def __eq__(self, other):
-        return self is other or (
-            type(other) is PyTreeDef and self._hash == other._hash and self.node is other.node
-            and self.aux == other.aux and self.children == other.children)
-
-    def __hash__(self):
-        return self._hash
-
-    def unflatten(self, leaves: Iterable) -> Any:
-        return tree_unflatten(self, leaves)
-
-    def __repr__(self):
-        return f"PyTreeDef({self._str()})"
-
-    def _str(self):
-        if self.node is None:
-            return "*"
-        t = self.node.type
-        kids = [c._str() for c in self.children]
-        if t is tuple:
-            return "(" + ", ".join(kids) + ("," if len(kids) == 1 else "") + ")"
-        if t is list:
-            return "[" + ", ".join(kids) + "]"
-        if t is dict:
-            return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(self.aux, kids)) + "}"
-        if t is type(None):
-            return "None"
-        return f"{t.__name__}({', '.join(kids)})"
-
-
-def _hashable(aux):
-    try:
-        hash(aux)
-        return aux
-    except TypeError:
-        return repr(aux)
-
-
-_LEAF = PyTreeDef(None, None, ())
-
-
-def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable):
-    """Make `nodetype` a pytree node: `flatten_func(x) -> (children, aux_data)` and
-    `unflatten_func(aux_data, children) -> x`.
+    """The structure of a pytree without its leaves: hashable, comparable, printable.
 
     Example:
-        >>> register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda _, c: Pair(*c))
+        >>> td = tree_structure({"a": 1, "b": (2, 3)})
+        >>> td, td.num_leaves, td.unflatten([4, 5, 6])
+        (PyTreeDef({'a': *, 'b': (*, *)}), 3, {'a': 4, 'b': (5, 6)})
     """
+    __slots__ = ("_nodes", "num_leaves", "_hash")
+
+    def __init__(self, nodes: tuple, num_leaves: int):
+        self._nodes = nodes
+        self.num_leaves = num_leaves
+        self._hash = None
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not PyTreeDef:
+            return NotImplemented
+        return self.num_leaves == other.num_leaves and self._nodes == other._nodes
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            try:
+                h = hash(self._nodes)
+            except TypeError:  # unhashable aux_data: hash the shape only (still eq-consistent)
+                h = hash(tuple(e if e is None else (e[0], e[2]) for e in self._nodes))
+            self._hash = h
+        return h
+
+    @property
+    def num_nodes(self) -> int:
+        """Number of nodes, leaves included."""
+        return len(self._nodes)
+
+    def unflatten(self, leaves: Iterable) -> Any:
+        """Same as `tree_unflatten(self, leaves)`."""
+        return tree_unflatten(self, leaves)
+
+    def __repr__(self) -> str:
+        stack: list[str] = []
+        for e in self._nodes:
+            if e is None:
+                stack.append("*")
+                continue
+            t, aux, n = e
+            kids = stack[len(stack) - n:]
+            del stack[len(stack) - n:]
+            stack.append(_node_str(t, aux, kids))
+        return f"PyTreeDef({stack[0]})"
+
+
+def _node_str(t: type, aux: Any, kids: list[str]) -> str:
+    if t is tuple:
+        return "(" + ", ".join(kids) + ("," if len(kids) == 1 else "") + ")"
+    if t is list:
+        return "[" + ", ".join(kids) + "]"
+    if t is dict:
+        return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(aux, kids)) + "}"
+    if t is _NoneType:
+        return "None"
+    if t is _OrderedDict:
+        return "OrderedDict({" + ", ".join(f"{k!r}: {v}" for k, v in zip(aux, kids)) + "})"
+    fields = getattr(t, "_fields", None)
+    if issubclass(t, tuple) and fields is not None and t not in _registry:  # namedtuple
+        return f"{t.__name__}(" + ", ".join(f"{f}={v}" for f, v in zip(fields, kids)) + ")"
+    meta = "" if aux is None or (type(aux) is tuple and not aux) else f"[{aux!r}]"
+    return f"{t.__name__}{meta}(" + ", ".join(kids) + ")"
+
+
+def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Iterable, Any]],
+                         unflatten_func: Callable[[Any, Sequence], Any]) -> None:
+    """Make `nodetype` a pytree node (JAX semantics).
+
+    `flatten_func(x) -> (children, aux_data)`: children are subtrees, aux_data is static,
+    hashable data kept in the treedef. `unflatten_func(aux_data, children) -> x`.
+
+    Example:
+        >>> class Pair:
+        ...     def __init__(self, a, b): self.a, self.b = a, b
+        >>> register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda _, c: Pair(*c))
+        >>> tree_leaves(Pair(1, [2, 3]))
+        [1, 2, 3]
+    """
+    if not isinstance(nodetype, type):
+        raise TypeError(f"register_pytree_node: expected a type, got {nodetype!r}")
     if nodetype in _registry:
-        raise ValueError(f"register_pytree_node: {nodetype.__name__} is already registered "
-                         "as a pytree node")
-    _registry[nodetype] = _NodeType(nodetype, flatten_func, unflatten_func)
+        raise ValueError(f"register_pytree_node: {nodetype.__module__}.{nodetype.__qualname__} "
+                         "is already registered as a pytree node")
+    _registry[nodetype] = _dispatch[nodetype] = _Node(nodetype, flatten_func, unflatten_func)
 
 
-def register_dataclass(cls=None, data_fields=None, meta_fields=None):
-    """Register a dataclass as a pytree node; usable as a decorator.
+def register_dataclass(cls: type | None = None, data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None) -> Any:
+    """Register a dataclass as a pytree node; works as a call or as a class decorator.
 
     `data_fields` are children (leaves or subtrees); `meta_fields` are static and part of
-    the structure. By default every field is a data field.
+    the treedef (they should be hashable). Fields not named are data fields. Unflattening
+    sets the fields directly (neither `__init__` nor `__post_init__` runs), so leaves may be
+    any objects, e.g. tracers.
 
     Example:
         >>> @register_dataclass
         ... @dataclasses.dataclass
         ... class Linear:
-        ...     w: np.ndarray
-        ...     b: np.ndarray
+        ...     w: float
+        ...     b: float
+        >>> tree_map(lambda x: 2 * x, Linear(1.0, 2.0))
+        Linear(w=2.0, b=4.0)
     """
-    def register(cls):
-        if not dataclasses.is_dataclass(cls):
-            raise TypeError(f"register_dataclass: {cls.__name__} is not a dataclass")
+    def register(cls: type) -> type:
+        if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+            raise TypeError(f"register_dataclass: {cls!r} is not a dataclass type")
         names = [f.name for f in dataclasses.fields(cls)]
-        data = list(names if data_fields is None else data_fields)
-        meta = list([n for n in names if n not in data] if meta_fields is None else meta_fields)
+        meta = list(meta_fields or ())
+        data = [n for n in names if n not in meta] if data_fields is None else list(data_fields)
+        if meta_fields is None:
+            meta = [n for n in names if n not in data]
+        unknown = [n for n in data + meta if n not in names]
+        if unknown:
+            raise ValueError(f"register_dataclass: {cls.__name__} has no fields {unknown}")
+        both = set(data) & set(meta)
+        if both:
+            raise ValueError(f"register_dataclass: fields {sorted(both)} of {cls.__name__} "
+                             "are both data and meta fields")
+        missing = [n for n in names if n not in data and n not in meta]
+        if missing:
+            raise ValueError(f"register_dataclass: fields {missing} of {cls.__name__} are "
+                             "neither data nor meta fields")
+        data_t, meta_t = tuple(data), tuple(meta)
 
         def flatten(x):
-            return [getattr(x, n) for n in data], tuple(getattr(x, n) for n in meta)
+            return [getattr(x, n) for n in data_t], tuple([getattr(x, n) for n in meta_t])
 
         def unflatten(aux, children):
             obj = object.__new__(cls)
-            for n, v in zip(data, children):
+            for n, v in zip(data_t, children):
                 object.__setattr__(obj, n, v)
-            for n, v in zip(meta, aux):
+            for n, v in zip(meta_t, aux):
                 object.__setattr__(obj, n, v)
             return obj
         register_pytree_node(cls, flatten, unflatten)
@@ -130,78 +197,165 @@ def register_dataclass(cls=None, data_fields=None, meta_fields=None):
     return register if cls is None else register(cls)
 
 
-register_pytree_node(tuple, lambda t: (t, None), lambda _, c: tuple(c))
-register_pytree_node(list, lambda l: (l, None), lambda _, c: list(c))
-register_pytree_node(dict, lambda d: ([d[k] for k in sorted(d)], tuple(sorted(d))),
+register_pytree_node(tuple, lambda x: (x, None), lambda _, c: tuple(c))
+register_pytree_node(list, lambda x: (x, None), lambda _, c: list(c))
+register_pytree_node(dict, lambda x: ([x[k] for k in _sorted_keys(x)], _sorted_keys(x)),
                      lambda keys, c: dict(zip(keys, c)))
-register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), tuple(d)),
-                     lambda keys, c: collections.OrderedDict(zip(keys, c)))
-register_pytree_node(type(None), lambda _: ((), None), lambda _, c: None)
+register_pytree_node(_OrderedDict, lambda x: (list(x.values()), tuple(x)),
+                     lambda keys, c: _OrderedDict(zip(keys, c)))
+register_pytree_node(_NoneType, lambda _: ((), None), lambda _, c: None)
 
 
-def _node_of(x):
-    node = _registry.get(type(x))
-    if node is None and isinstance(x, tuple) and hasattr(type(x), "_fields"):
-        t = type(x)  # a namedtuple: registered on first sight
-        node = _registry[t] = _NodeType(t, lambda v: (tuple(v), None), lambda _, c: t(*c))
-    return node
+def _sorted_keys(d: dict) -> tuple:
+    try:
+        return tuple(sorted(d))
+    except TypeError:
+        raise TypeError(f"tree_flatten: dict keys must be sortable, got {list(d)!r}") from None
 
 
-def tree_flatten(tree: Any, is_leaf: Callable | None = None) -> tuple[list, PyTreeDef]:
+def _flatten(x, leaves: list, nodes: list) -> None:
+    t = type(x)
+    node = _dispatch.get(t, _MISSING)
+    if node is None:
+        leaves.append(x)
+        nodes.append(None)
+        return
+    if t is tuple or t is list:
+        for c in x:
+            _flatten(c, leaves, nodes)
+        nodes.append((t, None, len(x)))
+        return
+    if t is dict:
+        aux = _sorted_keys(x)
+        for k in aux:
+            _flatten(x[k], leaves, nodes)
+        nodes.append((dict, aux, len(aux)))
+        return
+    if t is _NoneType:
+        nodes.append(_NONE_ENTRY)
+        return
+    if node is _MISSING:
+        node = _classify(t)
+        if node is None:
+            leaves.append(x)
+            nodes.append(None)
+            return
+    children, aux = node.flatten(x)
+    n = 0
+    for c in children:
+        _flatten(c, leaves, nodes)
+        n += 1
+    nodes.append((t, aux, n))
+
+
+def _flatten_is_leaf(x, is_leaf: Callable, leaves: list, nodes: list) -> None:
+    t = type(x)
+    node = _dispatch.get(t, _MISSING)
+    if node is _MISSING:
+        node = _classify(t)
+    if node is None or is_leaf(x):
+        leaves.append(x)
+        nodes.append(None)
+        return
+    children, aux = node.flatten(x)
+    n = 0
+    for c in children:
+        _flatten_is_leaf(c, is_leaf, leaves, nodes)
+        n += 1
+    nodes.append((t, aux, n))
+
+
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                 ) -> tuple[list, PyTreeDef]:
     """`(leaves, treedef)`, leaves in a fixed order (dict keys sorted).
+
+    `is_leaf(x) -> True` makes `x` a leaf without looking inside it (even `None`).
 
     Example:
         >>> tree_flatten([1, (2, None)])
         ([1, 2], PyTreeDef([*, (*, None)]))
     """
     leaves: list = []
-    append = leaves.append
-
-    def rec(x):
-        if is_leaf is not None and is_leaf(x):
-            append(x)
-            return _LEAF
-        node = _registry.get(type(x)) or _node_of(x)
-        if node is None:
-            append(x)
-            return _LEAF
-        children, aux = node.flatten(x)
-        return PyTreeDef(node, aux, tuple([rec(c) for c in children]))
-    return leaves, rec(tree)
+    nodes: list = []
+    if is_leaf is None:
+        _flatten(tree, leaves, nodes)
+    else:
+        _flatten_is_leaf(tree, is_leaf, leaves, nodes)
+    return leaves, PyTreeDef(tuple(nodes), len(leaves))
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
     """Rebuild the tree described by `treedef` from `leaves`.
 
     Example:
-        >>> leaves, td = tree_flatten((1, 2)); tree_unflatten(td, [3, 4])
-        (3, 4)
+        >>> leaves, td = tree_flatten({"a": (1, 2)})
+        >>> tree_unflatten(td, [3, 4])
+        {'a': (3, 4)}
     """
-    leaves = list(leaves)
+    if type(treedef) is not PyTreeDef:
+        raise TypeError(f"tree_unflatten: expected a PyTreeDef, got {type(treedef).__name__}")
+    if type(leaves) is not list and type(leaves) is not tuple:
+        leaves = list(leaves)
     if len(leaves) != treedef.num_leaves:
-        raise ValueError(f"tree_unflatten: {treedef} expects {treedef.num_leaves} leaves, got "
-                         f"{len(leaves)}")
-    it = iter(leaves)
+        raise ValueError(f"tree_unflatten: {treedef} expects {treedef.num_leaves} leaves, "
+                         f"got {len(leaves)}")
+    stack: list = []
+    push = stack.append
+    i = 0
+    for e in treedef._nodes:
+        if e is None:
+            push(leaves[i])
+            i += 1
+            continue
+        t, aux, n = e
+        if n:
+            kids = stack[-n:]
+            del stack[-n:]
+        else:
+            kids = []
+        if t is tuple:
+            push(tuple(kids))
+        elif t is list:
+            push(kids)
+        elif t is dict:
+            push(dict(zip(aux, kids)))
+        elif t is _NoneType:
+            push(None)
+        else:
+            push(_dispatch[t].unflatten(aux, kids))
+    return stack[0]
 
-    def rec(td):
-        if td.node is None:
-            return next(it)
-        return td.node.unflatten(td.aux, [rec(c) for c in td.children])
-    return rec(treedef)
+
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+    """The leaves of `tree`, in flattening order.
+
+    Example:
+        >>> tree_leaves({"b": [2, 3], "a": 1, "c": None})
+        [1, 2, 3]
+    """
+    leaves: list = []
+    nodes: list = []
+    if is_leaf is None:
+        _flatten(tree, leaves, nodes)
+    else:
+        _flatten_is_leaf(tree, is_leaf, leaves, nodes)
+    return leaves
 
 
-def tree_leaves(tree: Any, is_leaf: Callable | None = None) -> list:
-    """The leaves of `tree`, in flattening order. Example: `tree_leaves({'a': 1}) == [1]`"""
-    return tree_flatten(tree, is_leaf)[0]
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    """The `PyTreeDef` of `tree`.
 
-
-def tree_structure(tree: Any, is_leaf: Callable | None = None) -> PyTreeDef:
-    """The `PyTreeDef` of `tree`. Example: `tree_structure((1, 2)) == tree_structure((3, 4))`"""
+    Example:
+        >>> tree_structure((1, [2])) == tree_structure(("a", ["b"]))
+        True
+    """
     return tree_flatten(tree, is_leaf)[1]
 
 
-def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None) -> Any:
-    """Apply `f` leaf-wise over `tree` and trees of the same structure in `rest`.
+def tree_map(f: Callable, tree: Any, *rest: Any,
+             is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Apply `f` leaf-wise over `tree` and the trees in `rest` (which must have the same
+    structure as `tree`), returning a tree of that structure.
 
     Example:
         >>> tree_map(lambda x, y: x + y, {"a": 1, "b": (2, 3)}, {"a": 10, "b": (20, 30)})
@@ -210,28 +364,29 @@ def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None
     leaves, treedef = tree_flatten(tree, is_leaf)
     if not rest:
         return tree_unflatten(treedef, [f(x) for x in leaves])
-    others = []
+    all_leaves = [leaves]
     for i, r in enumerate(rest, 1):
         r_leaves, r_def = tree_flatten(r, is_leaf)
         if r_def != treedef:
             raise ValueError(f"tree_map: argument {i} has structure {r_def} but the first tree "
                              f"has {treedef}")
-        others.append(r_leaves)
-    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+        all_leaves.append(r_leaves)
+    return tree_unflatten(treedef, [f(*xs) for xs in zip(*all_leaves)])
 
 
-_NO_INIT = object()
+_NO_INIT: Any = object()
 
 
-def tree_reduce(f: Callable, tree: Any, initializer: Any = _NO_INIT,
-                is_leaf: Callable | None = None) -> Any:
+def tree_reduce(f: Callable[[Any, Any], Any], tree: Any, initializer: Any = _NO_INIT,
+                is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """`functools.reduce(f, leaves[, initializer])` over the leaves of `tree`.
 
     Example:
         >>> tree_reduce(lambda a, b: a + b, {"a": 1, "b": (2, 3)})
         6
+        >>> tree_reduce(lambda a, b: a + b, [], 0)
+        0
     """
-    import functools
     leaves = tree_leaves(tree, is_leaf)
     if initializer is _NO_INIT:
         if not leaves:
