@@ -2,7 +2,6 @@
 import numpy as np
 import pytest
 
-import fungrad as fg
 import fungrad.numpy as fnp
 from fungrad.core.primitive import Primitive
 from fungrad.lax import elementwise as E

@@ -191,6 +191,7 @@ for _name, _fn, _dx, _dy in BINARY:
 neg_p = _make("neg", np.negative, _same_aval("neg"), True)
 neg = neg_p.bind
 _ad.add_any = add  # cotangent accumulation in the backward pass
+_ad.LinearizeTrace.mul_p, _ad.LinearizeTrace.add_p, _ad.LinearizeTrace.neg_p = mul_p, add_p, neg_p
 neg_p.jvp = lambda primals, tangents: (neg(primals[0]), neg(tangents[0]))
 neg_p.transpose = lambda ct, x: [neg(ct)]
 

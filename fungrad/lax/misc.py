@@ -1,7 +1,6 @@
 """`stop_gradient`: identity forward, zero derivative."""
 from __future__ import annotations
 
-from ..core.ir import aval_of
 from ..core.primitive import Primitive
 from ..transforms.ad import ZERO
 from .. import tree as _tree

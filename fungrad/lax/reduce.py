@@ -6,7 +6,7 @@ import numpy as np
 from ..core.ir import ShapedArray, aval_of
 from ..core.primitive import Primitive
 from ..transforms.ad import ZERO
-from .elementwise import (convert_element_type, div, eq, mul, select)
+from .elementwise import (convert_element_type, div, eq, mul)
 from .shape import broadcast_in_dim
 
 

@@ -23,13 +23,6 @@ def is_weak(x) -> bool:
     return type(x) in PY_SCALARS
 
 
-def asarray_like(x):
-    """Tracers and arrays stay as they are; anything else becomes a NumPy array."""
-    if isinstance(x, Tracer) or hasattr(x, "__array_priority__") and hasattr(x, "shape"):
-        return x
-    return np.asarray(x)
-
-
 def shape_of(x) -> tuple:
     return aval_of(x).shape if not is_weak(x) else ()
 

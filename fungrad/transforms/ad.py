@@ -85,12 +85,13 @@ class LinearizeTrace(JVPTrace):
     same linear equations the traced JVP rule would (`t * c`, `neg t`, `add`), without
     binding them through the staging trace: this is the hot path of eager `grad`.
     """
-    __slots__ = ("lin", "mul_p", "add_p", "neg_p")
+    __slots__ = ("lin",)
+    # the linear primitives the shortcut records; set once by lax.elementwise
+    mul_p = add_p = neg_p = None
 
-    def __init__(self, lin, mul_p, add_p, neg_p):
+    def __init__(self, lin):
         super().__init__()
         self.lin = lin
-        self.mul_p, self.add_p, self.neg_p = mul_p, add_p, neg_p
 
     def process_primitive(self, prim, args, params):
         coefficients = prim.coefficients
@@ -157,7 +158,7 @@ def _zeros_for(aval, like=None):
     return xp.zeros(aval.shape, aval.dtype)
 
 
-add_any = None  # lax.elementwise sets this to its `add` (it imports this module)
+add_any = None  # cotangent accumulation: lax.elementwise sets it to `add` (it imports us)
 
 
 def _fun_name(f) -> str:
@@ -239,9 +240,8 @@ def linearize_flat(fun, primals, has_aux=False):
     Returns (primal outputs, linear Graph from input tangents to output tangents, aux).
     Non-float inputs get no tangent (their graph input is a Var that nothing reads).
     """
-    from ..lax import elementwise as E
     lin = StagingTrace()
-    jt = LinearizeTrace(lin, E.mul_p, E.add_p, E.neg_p)
+    jt = LinearizeTrace(lin)
     with new_trace(lin), new_trace(jt):
         invars = []
         ins = []
@@ -368,13 +368,15 @@ def linearize(f: Callable, *primals: Any) -> tuple:
     p_out, graph, _ = linearize_flat(flat_fun, leaves)
     out_tree = state["out_tree"]
 
+    # outputs without a tangent read a placeholder and become zeros below
+    live = Graph(graph.invars, graph.eqns,
+                 [v if v is not None else Literal(None, None) for v in graph.outvars])
+
     def f_jvp(*tangents):
         t_leaves, t_tree = _tree.tree_flatten(tangents)
         if t_tree != in_tree:
             raise ValueError(f"linearize({_fun_name(f)}): tangents have structure {t_tree}, "
                              f"but the primals have {in_tree}")
-        live = Graph(graph.invars, graph.eqns,
-                     [v if v is not None else Literal(None, None) for v in graph.outvars])
         outs = eval_graph(live, [_as_array(t) for t in t_leaves])
         outs = [_as_array(o) if v is not None else _zeros_for(aval_of(p), p)
                 for o, v, p in zip(outs, graph.outvars, p_out)]

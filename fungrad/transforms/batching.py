@@ -7,7 +7,7 @@ batched) and returns `(out, out_dim)`, using NumPy's own batched kernels, never 
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 

@@ -109,7 +109,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         cts = vmap(lambda *c: f_vjp(_tree.tree_unflatten(out_tree, c)),
                    chunk_size=chunk_size)(*basis)
         # cts[i]: (M,) + Si for each input leaf; row block of output o is So
-        from ..numpy import moveaxis, reshape
+        from ..numpy import reshape
         blocks = [[] for _ in out_leaves]
         start = 0
         for k, a in enumerate(o_avals):

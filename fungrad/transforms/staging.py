@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-import numpy as np
 
 from ..core.ir import Eqn, Graph, Literal, Var, aval_of, ShapedArray
 from ..core.trace import Trace, Tracer, new_trace

@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import fungrad.numpy as fnp
-from fungrad import lax
+from fungrad.numpy import _elementwise as fnp_elementwise
 from fungrad.lax import elementwise as E, reduce as R, shape as S, indexing as I, dot as D
 from fungrad.lax.misc import stop_gradient_p
 
@@ -56,9 +56,7 @@ UNARY_DOMAINS = {
 }
 UNARY_ZERO_DERIV = {"sign", "floor", "ceil", "round", "around", "logical_not", "isfinite",
                     "isnan"}
-UNARY_NAMES = [n for n, _, _ in __import__("fungrad.numpy._elementwise",
-                                           fromlist=["UNARY"]).UNARY] + ["absolute", "round",
-                                                                         "around"]
+UNARY_NAMES = [n for n, _, _ in fnp_elementwise.UNARY] + ["absolute", "round", "around"]
 BINARY_DOMAINS = {
     "divide": (DEFAULT, away_from_zero(0.5)), "true_divide": (DEFAULT, away_from_zero(0.5)),
     "power": (uniform(0.5, 2.0), uniform(-2.0, 2.0)), "pow": (uniform(0.5, 2.0), uniform(-2, 2)),
@@ -66,9 +64,7 @@ BINARY_DOMAINS = {
 }
 BINARY_ZERO_DERIV = {"floor_divide", "less", "less_equal", "equal", "not_equal", "greater",
                      "greater_equal", "logical_and", "logical_or", "logical_xor"}
-BINARY_NAMES = [n for n, _, _ in __import__("fungrad.numpy._elementwise",
-                                            fromlist=["BINARY"]).BINARY] + ["true_divide",
-                                                                            "pow"]
+BINARY_NAMES = [n for n, _, _ in fnp_elementwise.BINARY] + ["true_divide", "pow"]
 
 
 @spec(FNP, *UNARY_NAMES)
