@@ -14,6 +14,8 @@ from ..core.ir import ShapedArray, Var, aval_of
 from ..transforms import ad as _ad
 from ..core.primitive import MINUS_ONE, ONE, Primitive
 from ..transforms.ad import ZERO
+from ..core.trace import Tracer
+from .shape import broadcast_in_dim, moveaxis
 
 _BOOL = np.dtype(bool)
 
@@ -276,27 +278,36 @@ ELEMENTWISE_PRIMITIVES = ([_ns[n + "_p"] for n, *_ in UNARY] + [_ns[n + "_p"] fo
 
 
 # --------------------------------------------------------------------------- batching
+_PY_SCALARS = (int, float, bool, complex)
+
+
 def _elementwise_batch(prim):
     """Batch an elementwise primitive: batched operands share the first batched operand's
     batch axis; unbatched array operands are broadcast along it (a NumPy view)."""
-    bind = prim.bind
+    bind, impl = prim.bind, prim.impl
 
     def rule(vals, dims, axis_size, **params):
-        from ..transforms.batching import moveaxis
-        from .shape import broadcast_in_dim
         d0 = next(d for d in dims if d is not None)
+        new = list(vals)
+        concrete = True
         out_shape = None
-        new = []
-        for v, d in zip(vals, dims):
-            if d is not None:
-                new.append(v if d == d0 else moveaxis(v, d, d0))
-                if out_shape is None:
-                    out_shape = aval_of(new[-1]).shape
-            else:
-                new.append(v)
         for i, (v, d) in enumerate(zip(vals, dims)):
-            if d is None and type(v) not in (int, float, bool, complex):
-                nd = len(out_shape)
+            if d is not None and d != d0:
+                new[i] = moveaxis(v, d, d0)
+            if isinstance(v, Tracer):
+                concrete = False
+            if out_shape is None and d is not None:
+                out_shape = aval_of(new[i]).shape
+        if concrete:
+            # NumPy arrays only: NumPy's broadcasting aligns an unbatched operand once it has
+            # a length-1 axis at d0 (none needed in front or for 0-d operands)
+            for i, (v, d) in enumerate(zip(vals, dims)):
+                if d is None and type(v) not in _PY_SCALARS and d0 and v.ndim:
+                    new[i] = v.reshape(v.shape[:d0] + (1,) + v.shape[d0:])
+            return impl(*new, **params), d0
+        nd = len(out_shape)
+        for i, (v, d) in enumerate(zip(vals, dims)):
+            if d is None and type(v) not in _PY_SCALARS:
                 new[i] = broadcast_in_dim(v, out_shape, tuple(j for j in range(nd) if j != d0))
         return bind(*new, **params), d0
     return rule

@@ -12,6 +12,7 @@ import numpy as np
 from ..core.ir import ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
 from ..transforms.ad import ZERO
+from .shape import bdim_at_front, reshape, transpose
 
 
 def build_index(spec, arrays):
@@ -166,8 +167,6 @@ def _batched_index(x, dx, arrays, darrays, spec, axis_size):
     Returns (x, arrays, spec, layout): `layout` (or None) says how to turn the result of
     x[spec'] into the per-example layout with the batch in front (see `_layout_order`).
     """
-    from ..transforms.batching import bdim_at_front
-    from .shape import reshape
     x = bdim_at_front(x, dx, axis_size)
     if not arrays:
         return x, [], (_FULL,) + tuple(spec), None
@@ -203,20 +202,17 @@ def _getitem_batch(vals, dims, axis_size, spec):
     x, arrays, spec2, perm = _batched_index(x, dx, arrays, darrays, spec, axis_size)
     y = getitem_p.bind(x, *arrays, spec=spec2)
     if perm is not None:
-        from .shape import transpose
         y = transpose(y, _layout_order(y, perm))
     return y, 0
 
 
 def _scatter_add_batch(vals, dims, axis_size, spec):
-    from ..transforms.batching import bdim_at_front
     op, upd, *arrays = vals
     dop, dupd, *darrays = dims
     op = bdim_at_front(op, dop, axis_size)
     upd = bdim_at_front(upd, dupd, axis_size)
     op, arrays, spec2, perm = _batched_index(op, 0, arrays, darrays, spec, axis_size)
     if perm is not None:
-        from .shape import transpose
         upd = transpose(upd, tuple(np.argsort(_layout_order(upd, perm))))
     return scatter_add_p.bind(op, upd, *arrays, spec=spec2), 0
 

@@ -152,8 +152,26 @@ SHAPE_PRIMITIVES = [broadcast_in_dim_p, reshape_p, transpose_p, concatenate_p]
 
 
 # --------------------------------------------------------------------------- batching
+def moveaxis(x, src: int, dst: int):
+    """Move axis `src` of `x` to `dst` with the transpose primitive (works on tracers)."""
+    nd = _aval(x).ndim
+    src, dst = src % nd, dst % nd
+    if src == dst:
+        return x
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, perm)
+
+
+def bdim_at_front(x, d, axis_size):
+    """`x` with its batch axis first; an unbatched `x` gets one by broadcasting (a view)."""
+    if d is None:
+        shape = _aval(x).shape
+        return broadcast_in_dim(x, (axis_size,) + shape, tuple(range(1, len(shape) + 1)))
+    return moveaxis(x, d, 0)
+
+
 def _front(x, d):
-    from ..transforms.batching import moveaxis
     return moveaxis(x, d, 0)
 
 
@@ -174,7 +192,6 @@ def _transpose_batch(vals, dims, axis_size, permutation):
 
 
 def _concat_batch(vals, dims, axis_size, dimension):
-    from ..transforms.batching import bdim_at_front
     xs = [bdim_at_front(v, d, axis_size) for v, d in zip(vals, dims)]
     return concatenate(xs, dimension + 1), 0
 

@@ -66,50 +66,30 @@ class BatchTrace(Trace):
         return out if out_dim is None else BatchTracer(self, out, out_dim)
 
 
-# ----------------------------------------------------------------------------- helpers
-def moveaxis(x, src: int, dst: int):
-    """Move axis `src` of `x` to `dst` with the transpose primitive (works on tracers)."""
-    from ..lax.shape import transpose
-    nd = aval_of(x).ndim
-    src, dst = src % nd, dst % nd
-    if src == dst:
-        return x
-    perm = [i for i in range(nd) if i != src]
-    perm.insert(dst, src)
-    return transpose(x, perm)
-
-
-def bdim_at_front(x, d, axis_size):
-    """`x` with its batch axis first; an unbatched `x` gets one by broadcasting (a view)."""
-    if d is None:
-        from ..lax.shape import broadcast_in_dim
-        shape = aval_of(x).shape
-        return broadcast_in_dim(x, (axis_size,) + shape, tuple(range(1, len(shape) + 1)))
-    return moveaxis(x, d, 0)
-
-
 # ----------------------------------------------------------------------------- vmap
 def _broadcast_prefix(prefix, tree, what: str, fname: str) -> list:
     """The axis (int or None) for every leaf of `tree`, from a pytree prefix `prefix`."""
     out: list = []
-
-    def rec(p, t):
-        if p is None or isinstance(p, (int, np.integer)):
-            out.extend([None if p is None else int(p)] * len(_tree.tree_leaves(t)))
-        elif isinstance(p, dict) and isinstance(t, dict) and sorted(p) == sorted(t):
-            for k in sorted(p):
-                rec(p[k], t[k])
-        elif (isinstance(p, (list, tuple)) and isinstance(t, (list, tuple))
-              and len(p) == len(t)):
-            for pc, tc in zip(p, t):
-                rec(pc, tc)
-        else:
-            raise ValueError(
-                f"vmap({fname}): {what}={prefix!r} is not a pytree prefix of the "
-                f"{'arguments' if what == 'in_axes' else 'outputs'}, whose structure is "
-                f"{_tree.tree_structure(tree)} (use an int, None, or a matching container)")
-    rec(prefix, tree)
+    _prefix_axes(prefix, tree, out, prefix, tree, what, fname)
     return out
+
+
+def _prefix_axes(p, t, out, prefix, tree, what, fname):
+    # a module-level recursion, not a closure: a recursive closure is a reference cycle that
+    # would keep every batched output alive until the garbage collector runs
+    if p is None or isinstance(p, (int, np.integer)):
+        out.extend([None if p is None else int(p)] * len(_tree.tree_leaves(t)))
+    elif isinstance(p, dict) and isinstance(t, dict) and sorted(p) == sorted(t):
+        for k in sorted(p):
+            _prefix_axes(p[k], t[k], out, prefix, tree, what, fname)
+    elif isinstance(p, (list, tuple)) and isinstance(t, (list, tuple)) and len(p) == len(t):
+        for pc, tc in zip(p, t):
+            _prefix_axes(pc, tc, out, prefix, tree, what, fname)
+    else:
+        raise ValueError(
+            f"vmap({fname}): {what}={prefix!r} is not a pytree prefix of the "
+            f"{'arguments' if what == 'in_axes' else 'outputs'}, whose structure is "
+            f"{_tree.tree_structure(tree)} (use an int, None, or a matching container)")
 
 
 def _fun_name(f) -> str:
@@ -202,6 +182,7 @@ def _place_output(name, trace, o, ax, size):
         if not -nd <= ax < nd:
             raise ValueError(f"vmap({name}): out_axes={ax} is out of range for an output with "
                              f"{nd} axes (batch included)")
+        from ..lax.shape import moveaxis
         return moveaxis(o.val, o.bdim, ax), ax % nd
     if ax is None:
         return o, None
