@@ -20,9 +20,10 @@ def _free(ndim, contract, batch):
 def _dot_impl(x, y, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     if not lb:
-        if len(lc) == 1 and 1 <= x.ndim <= 2 and 1 <= y.ndim <= 2:
-            # matrix/vector products as matmul on (possibly transposed) views: BLAS reads the
-            # strides, nothing is copied
+        if (len(lc) == 1 and 1 <= y.ndim <= 2 and x.ndim
+                and (lc[0] == x.ndim - 1 or x.ndim <= 2)):
+            # matrix/vector products (x may carry leading dims) as matmul on (possibly
+            # transposed) views: BLAS reads the strides, nothing is copied
             return np.matmul(x if lc[0] == x.ndim - 1 else x.T, y if rc[0] == 0 else y.T)
         return np.tensordot(x, y, axes=(lc, rc))
     xf = _free(x.ndim, lc, lb)
