@@ -42,16 +42,25 @@ class Case:
     check: Optional[Callable] = None  # asserts fungrad and numpy agree
 
 
-def best_time(fn, quick=False) -> float:
-    """Seconds per call: best of several repeats, each lasting about 0.1 s."""
+def _loops(fn, quick):
+    """How many calls make one timed loop last about 0.1 s (0.02 s with --quick)."""
     fn()
     n = 1
-    while True:
-        t = timeit.timeit(fn, number=n)
-        if t >= (0.02 if quick else 0.1):
-            break
+    while timeit.timeit(fn, number=n) < (0.02 if quick else 0.1):
         n *= 4
-    return min(timeit.repeat(fn, number=n, repeat=3 if quick else 7)) / n
+    return n
+
+
+def best_times(fns, quick=False) -> list:
+    """Seconds per call of each of `fns`: the best of several rounds, each round timing one
+    loop of every function in turn, so that all of them see the same machine load (this
+    machine's speed drifts by 2x over minutes; interleaving keeps the ratios honest)."""
+    loops = [_loops(fn, quick) for fn in fns]
+    best = [float("inf")] * len(fns)
+    for _ in range(3 if quick else 9):
+        for i, (fn, n) in enumerate(zip(fns, loops)):
+            best[i] = min(best[i], timeit.timeit(fn, number=n) / n)
+    return best
 
 
 # ------------------------------------------------------------------ a 20-primitive scalar chain
@@ -197,8 +206,9 @@ def per_example_cases(sizes=(64, 128, 128, 10), batch=128):
     name = f"per-example grads mlp {'-'.join(map(str, sizes))} b{batch}: vmap(grad)"
     return [Case(name, lambda: per_ex(params, x, y), lambda: per_example_numpy(params, x, y),
                  check=check),
-            Case(f"per-example grads b{batch}: python loop of grad (vs hand NumPy)", loop,
-                 lambda: per_example_numpy(params, x, y))]
+            # here the "numpy" column is vmap(grad): the ratio is loop time / vmap time
+            Case(f"per-example grads b{batch}: loop of grad / vmap(grad)", loop,
+                 lambda: per_ex(params, x, y))]
 
 
 # ------------------------------------------------------------------ forward-mode Jacobian
@@ -245,12 +255,13 @@ def main(argv=None):
     for c in cases:
         if c.check is not None:
             c.check()
-        t_fg, t_np = best_time(c.fungrad, args.quick), best_time(c.numpy, args.quick)
+        others = [fn for lib, fn in ((autograd, c.autograd), (jax, c.jax)) if lib is not None]
+        t_fg, t_np, *t_others = best_times([c.fungrad, c.numpy] + [f for f in others if f],
+                                           args.quick)
         row = f"{c.name:62s} {t_fg * 1e6:8.1f}us {t_np * 1e6:8.1f}us {t_fg / t_np:6.2f}"
-        for lib, fn in ((autograd, c.autograd), (jax, c.jax)):
-            if lib is not None:
-                t = best_time(fn, args.quick) if fn else None
-                row += f" {t * 1e6:8.1f}us {t_fg / t:6.2f}" if t else f" {'-':>10s} {'-':>6s}"
+        for fn in others:
+            t = t_others.pop(0) if fn else None
+            row += f" {t * 1e6:8.1f}us {t_fg / t:6.2f}" if t else f" {'-':>10s} {'-':>6s}"
         if c.n_prims:
             row += f"   ({t_fg * 1e6 / c.n_prims:.2f} us per primitive)"
         print(row, flush=True)
