@@ -24,7 +24,11 @@ def _dot_impl(x, y, dimension_numbers):
                 and (lc[0] == x.ndim - 1 or x.ndim <= 2)):
             # matrix/vector products (x may carry leading dims) as matmul on (possibly
             # transposed) views: BLAS reads the strides, nothing is copied
-            return np.matmul(x if lc[0] == x.ndim - 1 else x.T, y if rc[0] == 0 else y.T)
+            yo = y if rc[0] == 0 else y.T
+            if x.ndim > 2:  # one GEMM over the flattened leading dims, not one GEMV per row
+                return np.matmul(x.reshape(-1, x.shape[-1]), yo).reshape(
+                    x.shape[:-1] + yo.shape[1:])
+            return np.matmul(x if lc[0] == x.ndim - 1 else x.T, yo)
         return np.tensordot(x, y, axes=(lc, rc))
     xf = _free(x.ndim, lc, lb)
     yf = _free(y.ndim, rc, rb)

@@ -23,7 +23,7 @@ def _broadcast_impl(x, shape, broadcast_dimensions):
     for i, d in enumerate(broadcast_dimensions):
         xp_shape[d] = x.shape[i] if hasattr(x, "shape") else 1
     x = x.reshape(xp_shape) if hasattr(x, "reshape") else np.asarray(x).reshape(xp_shape)
-    return np.broadcast_to(x, shape)
+    return x if x.shape == tuple(shape) else np.broadcast_to(x, shape)
 
 
 def _broadcast_aval(x, shape, broadcast_dimensions):

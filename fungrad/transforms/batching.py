@@ -17,18 +17,21 @@ from .. import tree as _tree
 
 
 class BatchTracer(Tracer):
-    __slots__ = ("val", "bdim")
+    __slots__ = ("val", "bdim", "_aval")
 
     def __init__(self, trace, val, bdim: int):
         self._trace = trace
         self.val = val
         self.bdim = bdim
+        self._aval = None
 
     @property
     def aval(self):
-        a = aval_of(self.val)
-        shape = a.shape[:self.bdim] + a.shape[self.bdim + 1:]
-        return ShapedArray(shape, a.dtype)
+        a = self._aval
+        if a is None:  # computed once: rules ask for it several times per primitive
+            v = aval_of(self.val)
+            a = self._aval = ShapedArray(v.shape[:self.bdim] + v.shape[self.bdim + 1:], v.dtype)
+        return a
 
     def to_concrete(self):
         raise TypeError(
