@@ -32,8 +32,9 @@ def _split_last(x, avals, lead_shape):
     from ..numpy import reshape
     out, start = [], 0
     for a in avals:
-        block = x[(Ellipsis, slice(start, start + a.size))]
-        out.append(reshape(block, tuple(lead_shape) + a.shape))
+        block = x if len(avals) == 1 else x[(Ellipsis, slice(start, start + a.size))]
+        shape = tuple(lead_shape) + a.shape
+        out.append(block if aval_of(block).shape == shape else reshape(block, shape))
         start += a.size
     return out
 
