@@ -182,6 +182,20 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     if p_tree != t_tree:
         raise ValueError(f"jvp({_fun_name(f)}): primals and tangents must have the same "
                          f"structure, got {p_tree} and {t_tree}")
+
+    def flat_fun(ins):
+        out = f(*_tree.tree_unflatten(p_tree, ins))
+        return _split_aux(f, out) if has_aux else (out, None)
+    out_tree, p_out, t_out, aux = jvp_flat(flat_fun, p_leaves, t_leaves, _fun_name(f))
+    res = (_tree.tree_unflatten(out_tree, p_out), _tree.tree_unflatten(out_tree, t_out))
+    return res + (aux,) if has_aux else res
+
+
+def jvp_flat(fun, p_leaves, t_leaves, name):
+    """Forward mode on flat leaves: `fun(leaves) -> (output pytree, aux or None)`.
+
+    Returns (out_tree, primal output leaves, tangent output leaves, aux without tracers).
+    """
     trace = JVPTrace()
     with new_trace(trace):
         ins = []
@@ -192,14 +206,12 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
             if is_float(pa.dtype):
                 if pa.shape != ta.shape or pa.dtype != ta.dtype:
                     raise ValueError(
-                        f"jvp({_fun_name(f)}): tangent {i} must match its primal's shape and "
+                        f"jvp({name}): tangent {i} must match its primal's shape and "
                         f"dtype: primal is {pa.str_short()}, tangent is {ta.str_short()}")
                 ins.append(JVPTracer(trace, p, t))
             else:
                 ins.append(p)
-        out = f(*_tree.tree_unflatten(p_tree, ins))
-        if has_aux:
-            out, aux = _split_aux(f, out)
+        out, aux = fun(ins)
         out_leaves, out_tree = _tree.tree_flatten(out)
         p_out, t_out = [], []
         for o in out_leaves:
@@ -210,10 +222,9 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
                 o = _as_array(o)
                 p_out.append(o)
                 t_out.append(_zeros_for(aval_of(o), o))
-        if has_aux:
+        if aux is not None:
             aux = _strip(aux, trace)
-    res = (_tree.tree_unflatten(out_tree, p_out), _tree.tree_unflatten(out_tree, t_out))
-    return res + (aux,) if has_aux else res
+    return out_tree, p_out, t_out, aux
 
 
 def _split_aux(f, out):

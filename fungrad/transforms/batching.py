@@ -77,6 +77,11 @@ def _broadcast_prefix(prefix, tree, what: str, fname: str) -> list:
     return out
 
 
+def _is_leaf_axis(ax) -> bool:
+    """An axis spec that applies to every leaf as it is (the common case: no tree walk)."""
+    return ax is None or type(ax) is int
+
+
 def _prefix_axes(p, t, out, prefix, tree, what, fname):
     # a module-level recursion, not a closure: a recursive closure is a reference cycle that
     # would keep every batched output alive until the garbage collector runs
@@ -121,14 +126,15 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
                    for x, ax in zip(leaves, axes)]
             out = f(*_tree.tree_unflatten(in_tree, ins))
             out_leaves, out_tree = _tree.tree_flatten(out)
-            oaxes = _broadcast_prefix(out_axes, out, "out_axes", name)
+            oaxes = ([out_axes] * len(out_leaves) if _is_leaf_axis(out_axes)
+                     else _broadcast_prefix(out_axes, out, "out_axes", name))
             placed = [_place_output(name, trace, o, ax, size) for o, ax in zip(out_leaves, oaxes)]
         return [p for p, _ in placed], out_tree, [a for _, a in placed]
 
     def vmapped(*args):
-        axes = _broadcast_prefix(tuple(in_axes) if isinstance(in_axes, list) else in_axes,
-                                 args, "in_axes", name)
         leaves, in_tree = _tree.tree_flatten(args)
+        axes = ([in_axes] * len(leaves) if _is_leaf_axis(in_axes) else _broadcast_prefix(
+            tuple(in_axes) if isinstance(in_axes, list) else in_axes, args, "in_axes", name))
         leaves = [x if ax is None else _as_batchable(x) for x, ax in zip(leaves, axes)]
         size = _batch_size(name, leaves, axes, axis_size)
         if chunk_size is None or size <= chunk_size:

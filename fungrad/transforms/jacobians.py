@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.ir import aval_of
 from .. import tree as _tree
-from .ad import _split_aux, diff_leaves, jvp, vjp
+from .ad import _split_aux, diff_leaves, jvp_flat, vjp
 from .batching import vmap
 
 
@@ -71,16 +71,17 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         dtype = np.result_type(*[a.dtype for a in avals])
         state = {}
 
+        def g_flat(ins):
+            out = g(*ins)
+            return _split_aux(g, out) if has_aux else (out, None)
+
         def push(*tangents):
-            res = jvp(g, tuple(leaves), tangents, has_aux=has_aux)
-            state["out"] = res[0]
-            if has_aux:
-                state["aux"] = res[2]
-            return res[1]
+            out_tree, _, t_out, _ = jvp_flat(g_flat, leaves, tangents, "jacfwd")
+            state["out_tree"] = out_tree
+            return t_out
         t_out = vmap(push, out_axes=-1, chunk_size=chunk_size)(*_basis(avals, dtype))
-        out_leaves, out_tree = _tree.tree_flatten(t_out)
-        blocks = [_split_last(o, avals, aval_of(o).shape[:-1]) for o in out_leaves]
-        jac = _assemble(blocks, out_tree, in_tree, single)
+        blocks = [_split_last(o, avals, aval_of(o).shape[:-1]) for o in t_out]
+        jac = _assemble(blocks, state["out_tree"], in_tree, single)
         return (jac, _aux_value(g, leaves, has_aux)) if has_aux else jac
 
     return jac_f
