@@ -32,7 +32,8 @@ def _make(name, impl, abstract_eval=_reduce_aval):
 
 
 # sum: linear
-reduce_sum_p = _make("reduce_sum", lambda x, axes: np.sum(x, axis=axes, dtype=x.dtype))
+# array methods, not np.sum & co: one Python layer less, and CuPy arrays have them too
+reduce_sum_p = _make("reduce_sum", lambda x, axes: x.sum(axis=axes, dtype=x.dtype))
 
 
 def reduce_sum(x, axes):
@@ -56,8 +57,8 @@ def _extremum_jvp(prim):
     return jvp
 
 
-reduce_max_p = _make("reduce_max", lambda x, axes: np.max(x, axis=axes))
-reduce_min_p = _make("reduce_min", lambda x, axes: np.min(x, axis=axes))
+reduce_max_p = _make("reduce_max", lambda x, axes: x.max(axis=axes))
+reduce_min_p = _make("reduce_min", lambda x, axes: x.min(axis=axes))
 reduce_max_p.jvp = _extremum_jvp(reduce_max_p)
 reduce_min_p.jvp = _extremum_jvp(reduce_min_p)
 
