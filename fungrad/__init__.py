@@ -8,11 +8,13 @@ from .transforms.ad import grad, value_and_grad, vjp, jvp, linearize, float0
 from .transforms.staging import make_ir
 from .transforms.batching import vmap
 from .transforms.jacobians import jacfwd, jacrev, hessian
+from .transforms.jit import jit
+from .config import config
 from .lax.misc import stop_gradient
 from .backend import device_put
 from . import tree, numpy, test_util
 
 __version__ = "0.1.0"
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "make_ir", "stop_gradient",
-           "vmap", "jacfwd", "jacrev", "hessian",
+           "vmap", "jacfwd", "jacrev", "hessian", "jit", "config",
            "device_put", "tree", "numpy", "test_util", "float0"]

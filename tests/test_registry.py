@@ -4,7 +4,8 @@ For every primitive and every public fungrad.numpy function, hypothesis draws sh
 (including broadcasting pairs and 0-d) and values from the function's spec and checks:
 the traced path against NumPy's values, abstract shapes/dtypes against real ones (float64
 and float32), JVP against central differences (float64), VJP against finite differences,
-the transposition identity <vjp(ct), t> == <ct, jvp(t)>, and second order.
+the transposition identity <vjp(ct), t> == <ct, jvp(t)>, second order, vmap against a
+Python loop, and jit against eager.
 A primitive or fnp function without a spec fails `test_every_*_has_a_spec`.
 """
 import numpy as np
@@ -174,3 +175,26 @@ def test_vmap_matches_loop(kind, name, data):
         g = np.asarray(g)
         assert g.shape == want.shape and g.dtype == want.dtype, (g.shape, want.shape)
         np.testing.assert_allclose(g, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind,name", ALL)
+@settings(max_examples=6, **SETTINGS)
+@given(data=st.data())
+def test_jit_matches_eager(kind, name, data):
+    """jit vs eager: same shapes and dtypes, values equal to 1e-12 (bitwise where the same
+    NumPy kernels run); the user's arrays untouched; a second call hits the cache."""
+    case = _draw(data, kind, name)
+    args = case.args
+    before = [a.copy() for a in args]
+    want = case.fn(*args)
+    jf = fg.jit(case.fn)
+    for _ in range(2):
+        got = jf(*args)
+        for w, g in zip(tree.tree_leaves(want), tree.tree_leaves(got)):
+            w = np.asarray(w)
+            assert type(g) is np.ndarray, type(g)
+            assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    assert jf.cache_info().misses == 1
+    for a, b in zip(args, before):
+        np.testing.assert_array_equal(a, b)

@@ -18,11 +18,18 @@ class Primitive:
       is itself differentiable. Zero tangents are the symbolic `ZERO`.
     - `transpose(ct, *args, **params)`: for linear primitives; `args` holds `Var`s for the
       linear inputs and concrete values for the others; returns one cotangent (or None) per arg.
-    - `batch`, `emit`: slots for vmap and jit codegen.
+    - `batch(vals, dims, axis_size, **params) -> (out, out_dim)`: the vmap rule.
+    - `emit(ctx, ins, out, **params) -> str`: the Python expression jit generates for it
+      (`ins`: source of the operands; `out`: a buffer to write into, only for primitives
+      that `accepts_out`); without one, jit calls `impl`.
+    - `fresh_output`: the output never shares memory with an operand (jit's buffer plan may
+      reuse it once dead); `accepts_out`: `emit` can write into a given buffer that does not
+      overlap the operands (True), or even over an operand (`"inplace"`: ufuncs).
     - `same_aval`: output shape/dtype equal those of the traced operands (elementwise).
     """
     __slots__ = ("name", "impl", "abstract_eval", "jvp", "transpose", "batch", "emit",
-                 "multiple_results", "same_aval", "coefficients", "__weakref__")
+                 "multiple_results", "same_aval", "coefficients", "fresh_output", "accepts_out",
+                 "__weakref__")
 
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name
@@ -35,6 +42,7 @@ class Primitive:
         self.coefficients = None
         self.impl = self.abstract_eval = self.jvp = self.transpose = None
         self.batch = self.emit = None
+        self.fresh_output = self.accepts_out = False
 
     def __repr__(self):
         return self.name

@@ -149,3 +149,22 @@ def _dot_batch(vals, dims, axis_size, dimension_numbers):
 
 
 dot_general_p.batch = _dot_batch
+
+
+# --------------------------------------------------------------------------- jit codegen
+def _dot_emit(ctx, ins, out, dimension_numbers):
+    """Matrix and vector products as one `np.matmul` (into `out` when given); the rest
+    through `impl`, which picks its kernel from the dimension numbers."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    (xa, ya), (x, y) = ctx.in_avals, ins
+    if not lb and len(lc) == 1 and 1 <= xa.ndim <= 2 and 1 <= ya.ndim <= 2:
+        xo = x if lc[0] == xa.ndim - 1 else f"{x}.T"
+        yo = y if rc[0] == 0 else f"{y}.T"
+        return f"np.matmul({xo}, {yo}{f', out={out}' if out else ''})"
+    impl = ctx.const(_dot_impl, "dot_general_impl")
+    return f"{impl}({x}, {y}, {dimension_numbers!r})"
+
+
+dot_general_p.emit = _dot_emit
+dot_general_p.fresh_output = True
+dot_general_p.accepts_out = True

@@ -315,3 +315,27 @@ def _elementwise_batch(prim):
 
 for _p in ELEMENTWISE_PRIMITIVES:
     _p.batch = _elementwise_batch(_p)
+
+
+# --------------------------------------------------------------------------- jit codegen
+def _ufunc_emit(np_fn):
+    def emit(ctx, ins, out, **params):
+        return f"{ctx.fn(np_fn)}({', '.join(ins)}{f', out={out}' if out else ''})"
+    return emit
+
+
+for _p in ELEMENTWISE_PRIMITIVES:
+    _p.fresh_output = True
+    if isinstance(_p.impl, np.ufunc):
+        _p.emit = _ufunc_emit(_p.impl)
+        _p.accepts_out = "inplace"
+select_p.emit = lambda ctx, ins, out: f"np.where({', '.join(ins)})"
+
+
+def _convert_emit(ctx, ins, out, new_dtype):
+    if ctx.in_avals[0].weak_type:
+        return f"np.asarray({ins[0]}, {ctx.dtype(new_dtype)})"
+    return f"{ins[0]}.astype({ctx.dtype(new_dtype)})"
+
+
+convert_element_type_p.emit = _convert_emit

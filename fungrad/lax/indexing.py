@@ -219,3 +219,25 @@ def _scatter_add_batch(vals, dims, axis_size, spec):
 
 getitem_p.batch = _getitem_batch
 scatter_add_p.batch = _scatter_add_batch
+
+
+# --------------------------------------------------------------------------- jit codegen
+def _index_source(spec, arrays):
+    parts = []
+    for s in spec:
+        if s is None:
+            parts.append("None")
+        elif s is Ellipsis:
+            parts.append("...")
+        elif s[0] == "slice":
+            parts.append(":".join("" if v is None else repr(v) for v in s[1:3])
+                         + ("" if s[3] is None else f":{s[3]!r}"))
+        elif s[0] == "int":
+            parts.append(repr(s[1]))
+        else:
+            parts.append(arrays[s[1]])
+    return ", ".join(parts) + ("," if len(parts) == 1 else "")
+
+
+getitem_p.emit = lambda ctx, ins, out, spec: f"{ins[0]}[{_index_source(spec, ins[1:])}]"
+scatter_add_p.fresh_output = True

@@ -149,3 +149,27 @@ for _p in (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p):
     _p.batch = _reduce_batch(_p)
 for _p in (argmax_p, argmin_p):
     _p.batch = _arg_batch(_p)
+
+
+# --------------------------------------------------------------------------- jit codegen
+def _method_emit(method, with_dtype):
+    def emit(ctx, ins, out, axes):
+        x = ins[0]
+        return f"{x}.{method}(axis={axes!r}{f', dtype={x}.dtype' if with_dtype else ''})"
+    return emit
+
+
+def _arg_emit(fn):
+    def emit(ctx, ins, out, axis, index_dtype):
+        return f"np.{fn}({ins[0]}, axis={axis}).astype({ctx.dtype(index_dtype)})"
+    return emit
+
+
+reduce_sum_p.emit = _method_emit("sum", True)
+reduce_prod_p.emit = _method_emit("prod", True)
+reduce_max_p.emit = _method_emit("max", False)
+reduce_min_p.emit = _method_emit("min", False)
+argmax_p.emit = _arg_emit("argmax")
+argmin_p.emit = _arg_emit("argmin")
+for _p in REDUCE_PRIMITIVES:
+    _p.fresh_output = True

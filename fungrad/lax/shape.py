@@ -200,3 +200,29 @@ broadcast_in_dim_p.batch = _broadcast_batch
 reshape_p.batch = _reshape_batch
 transpose_p.batch = _transpose_batch
 concatenate_p.batch = _concat_batch
+
+
+# --------------------------------------------------------------------------- jit codegen
+# (a weak Python-scalar operand has no methods: those equations call `impl`)
+def _broadcast_emit(ctx, ins, out, shape, broadcast_dimensions):
+    (a,), (x,) = ctx.in_avals, ins
+    if a.weak_type:
+        return f"{ctx.const(_broadcast_impl, 'broadcast_impl')}({x}, {shape!r}, {broadcast_dimensions!r})"
+    xp_shape = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        xp_shape[d] = a.shape[i]
+    if tuple(xp_shape) == tuple(shape):
+        return f"{x}.reshape({tuple(shape)!r})"
+    return f"np.broadcast_to({x}.reshape({tuple(xp_shape)!r}), {tuple(shape)!r})"
+
+
+def _reshape_emit(ctx, ins, out, new_sizes):
+    return f"np.reshape({ins[0]}, {tuple(new_sizes)!r})"
+
+
+broadcast_in_dim_p.emit = _broadcast_emit
+reshape_p.emit = _reshape_emit
+transpose_p.emit = lambda ctx, ins, out, permutation: f"np.transpose({ins[0]}, {permutation!r})"
+concatenate_p.emit = lambda ctx, ins, out, dimension: (
+    f"np.concatenate(({''.join(x + ', ' for x in ins)}), axis={dimension})")
+concatenate_p.fresh_output = True

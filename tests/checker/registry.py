@@ -16,6 +16,7 @@ import fungrad.numpy as fnp
 from fungrad.numpy import _elementwise as fnp_elementwise
 from fungrad.lax import elementwise as E, reduce as R, shape as S, indexing as I, dot as D
 from fungrad.lax.misc import stop_gradient_p
+import fungrad as fg
 
 from .strategies import (DEFAULT, NONSCALAR, SHAPES, arrays, away_from_zero, axis_for,
                          between_integers, broadcast_pair, distinct, uniform)
@@ -470,3 +471,14 @@ def _prim_dot_general(draw, name):
 @spec(PRIM, "stop_gradient")
 def _prim_stop_gradient(draw, name):
     return Case(_bind(stop_gradient_p), (draw(arrays(draw(SHAPES))),), diff=False)
+
+
+def _jit_composite(x, y):
+    return fnp.sin(x) * y + fnp.exp(-x * x), fnp.sum(fnp.tanh(x) * y)
+
+
+@spec(PRIM, "jit_call")
+def _prim_jit_call(draw, name):
+    """A jitted composite with two outputs: under every transform it is bound as `jit_call`."""
+    shape = draw(SHAPES)
+    return Case(fg.jit(_jit_composite), (draw(arrays(shape)), draw(arrays(shape))))

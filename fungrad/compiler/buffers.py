@@ -1,0 +1,106 @@
+"""The buffer plan: which equations write their output into a dead temporary's memory.
+
+NumPy allocates a fresh array for every result; for large arrays that allocation (and, on
+many machines, the page faults of fresh memory) costs as much as the arithmetic. Equations
+whose primitive `accepts_out` (NumPy ufuncs) can instead write into a buffer that is no
+longer needed, with `out=`. Liveness decides which buffers are free:
+
+- Vars that may share memory form a group: the output of a primitive that does not promise a
+  `fresh_output` (a view: reshape, transpose, broadcast, getitem, ...) joins the group of its
+  inputs. A group is *owned* if its root was allocated by this graph (a fresh output), or is
+  an input the caller donated.
+- An owned group is dead after the last equation that reads any member; a group holding a
+  graph output never dies (the caller receives that memory).
+- An equation whose primitive `accepts_out == "inplace"` (ufuncs) may write over an operand
+  that dies at that very equation (exact overlap is safe for ufuncs); any equation that
+  accepts `out=` may take a buffer of a group that died earlier, of the same shape and dtype.
+
+User arrays and constants are never owned, so they are never written (unless donated).
+"""
+from __future__ import annotations
+
+from ..core.ir import Graph, Var
+
+
+class _Groups:
+    """Union-find over Vars."""
+
+    def __init__(self):
+        self.parent: dict = {}
+
+    def find(self, v):
+        p = self.parent.get(v, v)
+        if p is v:
+            return v
+        root = self.find(p)
+        self.parent[v] = root
+        return root
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra is not rb:
+            self.parent[rb] = ra
+
+
+def plan_buffers(graph: Graph, donated=frozenset()) -> dict:
+    """{equation index: Var whose buffer the equation writes its output into}."""
+    eqns = graph.eqns
+    n = len(eqns)
+    last_use: dict = {}
+    for i, eqn in enumerate(eqns):
+        for v in eqn.inputs:
+            if type(v) is Var:
+                last_use[v] = i
+    outs = {v for v in graph.outvars if type(v) is Var}
+
+    groups = _Groups()
+    owned_roots = set(v for v in graph.invars if v in donated)
+    for eqn in eqns:
+        if eqn.prim.fresh_output and not eqn.prim.multiple_results:
+            owned_roots.add(eqn.outputs[0])
+        else:
+            for o in eqn.outputs:
+                for v in eqn.inputs:
+                    if type(v) is Var:
+                        groups.union(v, o)
+
+    # the index after which a group is dead (n: never, e.g. it holds an output)
+    group_end: dict = {}
+    members = list(graph.invars) + [o for e in eqns for o in e.outputs]
+    for v in members:
+        g = groups.find(v)
+        end = n if v in outs else last_use.get(v, -1)
+        if end > group_end.get(g, -1):
+            group_end[g] = end
+    # a group whose root is not owned (user input, constant, alias of one) is never reused
+    reusable = {g for g in group_end if g in owned_roots and group_end[g] < n}
+
+    plan: dict = {}
+    pool: dict = {}  # (shape, dtype) -> [root Vars of dead groups]
+    released_at: dict = {}
+    for g in reusable:
+        released_at.setdefault(group_end[g], []).append(g)
+    taken: set = set()
+    for i, eqn in enumerate(eqns):
+        prim = eqn.prim
+        # (0-d results are NumPy scalars, not buffers)
+        if prim.accepts_out and not prim.multiple_results and eqn.outputs[0].aval.shape:
+            out = eqn.outputs[0]
+            key = (out.aval.shape, out.aval.dtype)
+            choice = None
+            for v in eqn.inputs:  # in place over an operand that dies here (ufuncs only)
+                if (prim.accepts_out == "inplace" and type(v) is Var and v in reusable and v not in taken
+                        and groups.find(v) is v and group_end[v] == i
+                        and (v.aval.shape, v.aval.dtype) == key):
+                    choice = v
+                    break
+            if choice is None and pool.get(key):
+                choice = pool[key].pop()
+            if choice is not None:
+                # the output now owns that memory (and returns it to the pool when it dies)
+                taken.add(choice)
+                plan[i] = choice
+        for g in released_at.get(i, ()):
+            if g not in taken:
+                pool.setdefault((g.aval.shape, g.aval.dtype), []).append(g)
+    return plan

@@ -1,0 +1,139 @@
+"""Codegen: an optimized `Graph` becomes one Python function of straight-line NumPy calls.
+
+Each equation is one line, `out = <expression>`, written by its primitive's `emit` rule
+(or a call of its `impl` where it has none), with the user's source line as a comment.
+Constants (arrays, dtypes, functions) live in the function's globals under short names.
+The source is registered with `linecache`, so a traceback inside generated code shows the
+line that failed and, in its comment, the line of the user's function that produced it.
+"""
+from __future__ import annotations
+
+import itertools
+import keyword
+import linecache
+import math
+
+import numpy as np
+
+from ..core.ir import Graph, Literal, Var, _var_name
+from .buffers import plan_buffers
+
+_counter = itertools.count()
+_SIMPLE = (int, bool, str, type(None))
+
+
+class EmitContext:
+    """What an `emit` rule may ask for: names for constants, dtypes and functions."""
+
+    def __init__(self, namespace: dict):
+        self.namespace = namespace
+        self._names: dict = {}
+        self.in_avals: list = []  # of the equation being emitted
+        self.out_avals: list = []
+
+    def const(self, value, hint: str = "k") -> str:
+        """A global name bound to `value` (one name per object)."""
+        name = self._names.get(id(value))
+        if name is None:
+            name = f"{hint}{len(self._names)}"
+            self._names[id(value)] = name
+            self.namespace[name] = value
+        return name
+
+    def value(self, x) -> str:
+        """Source for a parameter value: a literal where Python has one, else a constant."""
+        if isinstance(x, _SIMPLE) or (type(x) is float and math.isfinite(x)):
+            return repr(x)
+        if isinstance(x, tuple) and all(
+                isinstance(e, _SIMPLE) or (type(e) is float and math.isfinite(e)) for e in x):
+            return repr(x)
+        if isinstance(x, np.dtype):
+            return self.dtype(x)
+        return self.const(x)
+
+    def dtype(self, dt) -> str:
+        dt = np.dtype(dt)
+        if getattr(np, dt.name, None) is dt.type:
+            return f"np.{dt.name}"
+        return self.const(dt, "dtype")
+
+    def fn(self, f) -> str:
+        """`np.<name>` for a NumPy function, else a constant bound to `f`."""
+        name = getattr(f, "__name__", None)
+        if name is not None and getattr(np, name, None) is f:
+            return f"np.{name}"
+        return self.const(f, "fn")
+
+
+def _py_name(n: int) -> str:
+    name = _var_name(n)
+    return name + "_" if keyword.iskeyword(name) or name == "np" else name
+
+
+class Compiled:
+    """A generated function and what it was made from."""
+
+    def __init__(self, fn, source: str, graph: Graph, filename: str):
+        self.fn = fn
+        self.source = source
+        self.graph = graph
+        self.filename = filename
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+
+def _generic_call(ctx, prim, ins, params) -> str:
+    impl = ctx.const(prim.impl, f"{prim.name}_impl")
+    kw = [f"{k}={ctx.value(v)}" for k, v in params.items()]
+    return f"{impl}({', '.join(list(ins) + kw)})"
+
+
+def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np) -> Compiled:
+    """Compile `graph` to a Python function `fn(*inputs) -> tuple of outputs`."""
+    namespace = {"np": array_module}
+    ctx = EmitContext(namespace)
+    names: dict = {}
+    counter = itertools.count()
+
+    def define(v):
+        names[v] = _py_name(next(counter))
+        return names[v]
+
+    def atom(v) -> str:
+        if type(v) is Var:
+            return names[v]
+        x = v.value
+        if type(x) in (int, bool) or (type(x) is float and math.isfinite(x)):
+            return repr(x)
+        return ctx.const(x, "c")
+
+    params = [define(v) for v in graph.invars]
+    plan = plan_buffers(graph, donated)
+    fname = "jit_" + "".join(c if c.isalnum() else "_" for c in name)
+    lines = [f"def {fname}({', '.join(params)}):"]
+    for i, eqn in enumerate(graph.eqns):
+        prim = eqn.prim
+        ins = [atom(v) for v in eqn.inputs]
+        ctx.in_avals = [v.aval for v in eqn.inputs]
+        ctx.out_avals = [o.aval for o in eqn.outputs]
+        if prim.emit is not None:
+            buf = names[plan[i]] if i in plan else None
+            expr = prim.emit(ctx, ins, buf, **eqn.params)
+        else:
+            expr = _generic_call(ctx, prim, ins, eqn.params)
+        outs = [define(o) for o in eqn.outputs]
+        lhs = ", ".join(outs) + ("," if prim.multiple_results and len(outs) == 1 else "")
+        comment = f"  # {eqn.source}" if eqn.source else ""
+        lines.append(f"    {lhs} = {expr}{comment}")
+    results = []
+    for v in graph.outvars:
+        s = atom(v)
+        # a constant output is copied: the caller may write to it, the next call reuses it
+        results.append(f"{s}.copy()" if type(v) is Literal and hasattr(v.value, "copy") else s)
+    lines.append(f"    return ({''.join(r + ', ' for r in results)})")
+    source = "\n".join(lines) + "\n"
+    filename = f"<fungrad.jit {fname} #{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    return Compiled(namespace[fname], source, graph, filename)

@@ -1,0 +1,526 @@
+"""jit: stage a function to the IR once per input signature, optimize it, compile it to
+straight-line NumPy code, and call that.
+
+A cache hit is a flatten, a signature tuple, a dict lookup and one call. Under another
+transform (`grad(jit(f))`, `vmap(jit(f))`, ...) the compiled graph is bound as the primitive
+`jit_call`, whose rules derive new compiled graphs from it:
+
+- batching stages `vmap` of the graph and compiles that;
+- forward mode stages `jvp` of the graph and compiles that;
+- reverse mode's forward pass (tangents staged above the primals) splits the JVP graph by
+  partial evaluation: the part that needs only primal values runs compiled now, the linear
+  rest is recorded for the backward pass.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections import namedtuple
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..core.ir import Eqn, Graph, Literal, ShapedArray, Var, aval_of
+from ..core.primitive import Primitive
+from ..core.trace import Tracer, new_trace
+from ..compiler.codegen import generate
+from ..compiler.passes import optimize
+from .. import tree as _tree
+from ..config import config
+from .ad import ZERO, JVPTrace, JVPTracer, _as_array
+from .staging import IR, StagingTrace, StagingTracer, eval_graph
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CacheInfo = namedtuple("CacheInfo", "hits misses size")
+
+
+# ----------------------------------------------------------------------------- staging
+def _user_frame() -> str | None:
+    """`file:line (function)` of the innermost frame outside fungrad, for the IR's comments."""
+    f = sys._getframe(2)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_PACKAGE_DIR) and not fn.startswith("<fungrad.jit"):
+            return f"{os.path.basename(fn)}:{f.f_lineno} ({f.f_code.co_name})"
+        f = f.f_back
+    return None
+
+
+class JitStagingTrace(StagingTrace):
+    """Staging for jit: also records, per equation, the user's line that produced it."""
+    __slots__ = ()
+
+    def process_primitive(self, prim, args, params):
+        out = StagingTrace.process_primitive(self, prim, args, params)
+        self.eqns[-1].source = _user_frame()
+        return out
+
+
+def _lift_tracer_constants(graph: Graph):
+    """Values of outer transforms captured as constants become extra graph inputs, so the
+    outer transform sees them as operands of `jit_call`. Returns (graph, their values)."""
+    lifted: dict = {}
+
+    def lift(v):
+        if type(v) is Literal and isinstance(v.value, Tracer):
+            entry = lifted.get(id(v.value))
+            if entry is None:
+                entry = lifted[id(v.value)] = (Var(v.aval), v.value)
+            return entry[0]
+        return v
+    eqns = [Eqn(e.prim, [lift(v) for v in e.inputs], e.params, e.outputs, e.source)
+            for e in graph.eqns]
+    outvars = [lift(v) for v in graph.outvars]
+    if not lifted:
+        return graph, []
+    extra = list(lifted.values())
+    return Graph(graph.invars + [v for v, _ in extra], eqns, outvars), [x for _, x in extra]
+
+
+def stage_flat(fun: Callable, in_avals: Sequence[ShapedArray]):
+    """Trace `fun(*tracers) -> list of leaves` to a Graph; returns (graph, lifted values)."""
+    trace = JitStagingTrace()
+    with new_trace(trace):
+        tracers = [trace.new_input(a) for a in in_avals]
+        outs = fun(*tracers)
+        outvars = [trace.to_atom(_as_array(o) if not isinstance(o, Tracer) else o)
+                   for o in outs]
+    graph = Graph([t.var for t in tracers], trace.eqns, outvars)
+    return _lift_tracer_constants(graph)
+
+
+# ----------------------------------------------------------------------------- compiled calls
+class Call:
+    """One compiled graph: what `jit_call` binds. Derived graphs (batched, JVP, partial
+    evaluation) are compiled on first use and cached here; they are derived from the graph
+    before the passes, whose equations keep the primitives' invariants (the passes may, for
+    instance, let an elementwise operation take a 0-d operand where NumPy broadcasts it)."""
+
+    def __init__(self, graph: Graph, name: str, donated=frozenset(), source_graph=None):
+        self.name = name
+        self.graph_before = source_graph if source_graph is not None else graph
+        self.graph = optimize(graph)
+        self.compiled = generate(self.graph, name, donated)
+        self.fn = self.compiled.fn
+        self.in_avals = [v.aval for v in self.graph.invars]
+        self.out_avals = [v.aval for v in self.graph.outvars]
+        self._derived: dict = {}
+
+    def __repr__(self):
+        return f"<compiled {self.name}>"
+
+    def derived(self, key, make):
+        c = self._derived.get(key)
+        if c is None:
+            c = self._derived[key] = make()
+        return c
+
+
+def _call_of(fun, in_avals, name) -> Call:
+    graph, _ = stage_flat(fun, in_avals)  # (closes over the graph's constants only)
+    return Call(graph, name)
+
+
+jit_call_p = Primitive("jit_call", multiple_results=True)
+jit_call_p.impl = lambda *args, call: list(call.fn(*args))
+jit_call_p.abstract_eval = lambda *avals, call: list(call.out_avals)
+
+
+def _jit_call_emit(ctx, ins, out, call):
+    return f"{ctx.const(call.fn, 'jitted')}({', '.join(ins)})"
+
+
+jit_call_p.emit = _jit_call_emit
+
+
+def _jit_batch(vals, dims, axis_size, call):
+    from .batching import vmap
+    dims = tuple(dims)
+    in_avals = [aval_of(v) for v in vals]
+
+    def make():
+        run = vmap(lambda *xs: eval_graph(call.graph_before, xs), in_axes=dims, out_axes=0,
+                   axis_size=axis_size)
+        return _call_of(lambda *xs: run(*xs), in_avals, f"vmap_{call.name}")
+    bcall = call.derived(("batch", dims, axis_size, tuple(in_avals)), make)
+    return jit_call_p.bind(*vals, call=bcall), [0] * len(call.out_avals)
+
+
+jit_call_p.batch = _jit_batch
+
+
+def _jvp_graph_fun(call, nonzero):
+    """fun(*primals, *nonzero tangents) -> primal outs + nonzero tangent outs, and a list
+    (filled while tracing) of which tangent outputs are nonzero."""
+    n = len(call.in_avals)
+    out_nonzero: list = []
+
+    def fun(*args):
+        primals, tangents = args[:n], iter(args[n:])
+        trace = JVPTrace()
+        with new_trace(trace):
+            ins = [JVPTracer(trace, p, next(tangents)) if nz else p
+                   for p, nz in zip(primals, nonzero)]
+            outs = eval_graph(call.graph_before, ins)
+            p_out, t_out = [], []
+            out_nonzero.clear()
+            for o in outs:
+                if type(o) is JVPTracer and o._trace is trace:
+                    p_out.append(o.primal)
+                    t_out.append(o.tangent)
+                    out_nonzero.append(True)
+                else:
+                    p_out.append(o)
+                    out_nonzero.append(False)
+        return p_out + t_out
+    return fun, out_nonzero
+
+
+def _level(x) -> int:
+    return x._trace.level if isinstance(x, Tracer) else -1
+
+
+def _jit_jvp(primals, tangents, call):
+    nonzero = tuple(t is not ZERO for t in tangents)
+    nz_tangents = [t for t in tangents if t is not ZERO]
+    n_out = len(call.out_avals)
+    primal_level = max([_level(p) for p in primals], default=-1)
+    if any(type(t) is StagingTracer and t._trace.level > primal_level for t in nz_tangents):
+        return _jit_linearize(call, primals, nz_tangents, nonzero)
+    t_avals = [aval_of(t) for t in nz_tangents]
+
+    def make():
+        fun, out_nz = _jvp_graph_fun(call, nonzero)
+        c = _call_of(fun, call.in_avals + t_avals, f"jvp_{call.name}")
+        c.out_nonzero = list(out_nz)
+        return c
+    jcall = call.derived(("jvp", nonzero, tuple(t_avals)), make)
+    outs = jit_call_p.bind(*primals, *nz_tangents, call=jcall)
+    t_iter = iter(outs[n_out:])
+    return outs[:n_out], [next(t_iter) if nz else ZERO for nz in jcall.out_nonzero]
+
+
+jit_call_p.jvp = _jit_jvp
+
+
+class _Split:
+    """A JVP graph split by partial evaluation: `known` (compiled, primal inputs only) gives
+    the primal outputs and residuals; `unknown` (linear in the tangents) is evaluated later
+    on (residuals, tangents)."""
+
+    def __init__(self, call, nonzero, t_avals):
+        fun, out_nz = _jvp_graph_fun(call, nonzero)
+        graph, _ = stage_flat(fun, call.in_avals + t_avals)
+        self.out_nonzero = list(out_nz)
+        graph = optimize(graph)
+        n = len(call.in_avals)
+        known = set(graph.invars[:n])
+        known_eqns, unknown_eqns = [], []
+        for eqn in graph.eqns:
+            if all(type(v) is not Var or v in known for v in eqn.inputs):
+                known_eqns.append(eqn)
+                known.update(eqn.outputs)
+            else:
+                unknown_eqns.append(eqn)
+        n_out = len(call.out_avals)
+        residuals, seen = [], set()
+        for eqn in unknown_eqns:
+            for v in eqn.inputs:
+                if type(v) is Var and v in known and v not in seen:
+                    seen.add(v)
+                    residuals.append(v)
+        t_outs = graph.outvars[n_out:]
+        for v in t_outs:  # a tangent output computed from primals only (or a constant)
+            if type(v) is Var and v in known and v not in seen:
+                seen.add(v)
+                residuals.append(v)
+        self.n_res = len(residuals)
+        self.known = Call(Graph(graph.invars[:n], known_eqns, graph.outvars[:n_out] + residuals),
+                          f"fwd_{call.name}")
+        self.unknown = Graph(residuals + graph.invars[n:], unknown_eqns, t_outs)
+
+
+def _jit_linearize(call, primals, nz_tangents, nonzero):
+    t_avals = [aval_of(t) for t in nz_tangents]
+    split = call.derived(("linearize", nonzero, tuple(t_avals)),
+                         lambda: _Split(call, nonzero, t_avals))
+    n_out = len(call.out_avals)
+    outs = jit_call_p.bind(*primals, call=split.known)
+    res = outs[n_out:]
+    t_out = iter(eval_graph(split.unknown, list(res) + list(nz_tangents)))
+    return outs[:n_out], [next(t_out) if nz else ZERO for nz in split.out_nonzero]
+
+
+# ----------------------------------------------------------------------------- the jit API
+def _fun_name(f) -> str:
+    return getattr(f, "__name__", type(f).__name__)
+
+
+_PY_SCALARS = (float, int, bool, complex)
+
+
+def _leaf_sig(x):
+    """(signature entry, is a tracer) for one argument leaf."""
+    if isinstance(x, Tracer):
+        a = x.aval
+        return (a.shape, a.dtype), True
+    t = type(x)
+    if t in (float, int, bool, complex):
+        return t, False
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        if t.__module__.startswith("cupy"):
+            return ("cupy", x.shape, x.dtype), False
+        return (tuple(x.shape), np.dtype(x.dtype)), False
+    raise TypeError(f"argument leaf of type {t.__name__} is not an array or a Python scalar")
+
+
+def _leaf_aval(x) -> ShapedArray:
+    if isinstance(x, Tracer):
+        return x.aval
+    a = aval_of(x)
+    # a Python scalar argument becomes a 0-d array of NumPy's default dtype (as under grad)
+    return ShapedArray(a.shape, a.dtype, False) if a.weak_type else a
+
+
+class Lowered:
+    """What `jit` made for one signature: `.ir_before` and `.ir` (the IR before and after
+    the passes), `.source` (the generated Python code)."""
+
+    def __init__(self, call: Call, in_tree, out_tree):
+        self.call = call
+        self.ir_before = IR(call.graph_before, in_tree, out_tree)
+        self.ir = IR(call.graph, in_tree, out_tree)
+        self.source = call.compiled.source
+
+    def __str__(self):
+        return self.source
+
+
+class _Entry:
+    __slots__ = ("call", "out_tree", "lifted")
+
+    def __init__(self, call, out_tree, lifted):
+        self.call, self.out_tree, self.lifted = call, out_tree, lifted
+
+
+class Jitted:
+    """A function compiled once per input signature. See `jit`."""
+
+    def __init__(self, f, static_argnums, static_argnames, donate_argnums):
+        self.f = f
+        self.__name__ = f"jit({_fun_name(f)})"
+        self.__doc__ = getattr(f, "__doc__", None)
+        self.__wrapped__ = f
+        self._static_argnums = frozenset(static_argnums)
+        self._static_argnames = frozenset(static_argnames)
+        self._donate_argnums = frozenset(donate_argnums)
+        self._simple = not (self._static_argnums or self._static_argnames
+                            or self._donate_argnums)
+        self._cache: dict = {}
+        self._hits = self._misses = 0
+        self._last_key = None
+
+    # ------------------------------------------------------------------ the hot path
+    def __call__(self, *args, **kwargs):
+        if self._simple and not kwargs:
+            leaves, treedef = _tree.tree_flatten(args)
+            static = None
+        else:
+            leaves, treedef, static = self._split_args(args, kwargs)
+        sig = []
+        traced = False
+        for i, x in enumerate(leaves):
+            if type(x) is np.ndarray:
+                sig.append((x.shape, x.dtype))
+            else:
+                s, t = _leaf_sig(x)
+                sig.append(s)
+                traced |= t
+                if type(x) in _PY_SCALARS:  # compiled code takes it as a 0-d array
+                    leaves[i] = np.asarray(x)
+        key = (treedef, tuple(sig), static)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._compile(key, args, kwargs, leaves, treedef, static)
+        else:
+            self._hits += 1
+        if traced or entry.lifted:
+            outs = jit_call_p.bind(*leaves, *entry.lifted, call=entry.call)
+        else:
+            outs = entry.call.fn(*leaves)
+        return _tree.tree_unflatten(entry.out_tree, [_as_array(o) for o in outs])
+
+    # ------------------------------------------------------------------ misses
+    def _split_args(self, args, kwargs):
+        nargs = len(args)
+        static_pos = {i % nargs for i in self._static_argnums if -nargs <= i < nargs}
+        for i in self._static_argnums:
+            if not -nargs <= i < nargs:
+                raise ValueError(f"{self.__name__}: static_argnums={sorted(self._static_argnums)}"
+                                 f" but it was called with {nargs} positional argument(s)")
+        static = []
+        for i in sorted(static_pos):
+            static.append(("arg", i, _hashable(self.__name__, f"argument {i}", args[i])))
+        dyn_kwargs = {}
+        for k in sorted(kwargs):
+            if k in self._static_argnames:
+                static.append(("kw", k, _hashable(self.__name__, f"argument {k!r}", kwargs[k])))
+            else:
+                dyn_kwargs[k] = kwargs[k]
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
+        leaves, treedef = _tree.tree_flatten((dyn_args, dyn_kwargs))
+        return leaves, treedef, tuple(static)
+
+    def _compile(self, key, args, kwargs, leaves, treedef, static):
+        self._misses += 1
+        self._warn_retrace(key, args, kwargs)
+        self._last_key = key
+        nargs = len(args)
+        static_pos = {i % nargs for i in self._static_argnums if -nargs <= i < nargs}
+        out_tree_box = []
+        f = self.f
+
+        def fun(*tracers):
+            if static is None:
+                call_args, call_kwargs = _tree.tree_unflatten(treedef, tracers), {}
+            else:
+                dyn_args, call_kwargs = _tree.tree_unflatten(treedef, tracers)
+                it = iter(dyn_args)
+                call_args = [args[i] if i in static_pos else next(it) for i in range(nargs)]
+                call_kwargs = dict(call_kwargs)
+                for k in self._static_argnames:
+                    if k in kwargs:
+                        call_kwargs[k] = kwargs[k]
+            out = f(*call_args, **call_kwargs)
+            out_leaves, out_tree = _tree.tree_flatten(out)
+            out_tree_box.append(out_tree)
+            return out_leaves
+
+        in_avals = [_leaf_aval(x) for x in leaves]
+        graph, lifted = stage_flat(fun, in_avals)
+        donated = self._donated_vars(graph, args, static_pos) if self._donate_argnums else ()
+        call = Call(graph, _fun_name(f), frozenset(donated))
+        entry = _Entry(call, out_tree_box[0], lifted)
+        if not lifted:  # a graph closing over an outer transform's values is not reusable
+            self._cache[key] = entry
+        return entry
+
+    def _donated_vars(self, graph, args, static_pos):
+        nargs = len(args)
+        donate = {i % nargs for i in self._donate_argnums if -nargs <= i < nargs}
+        out, k = [], 0
+        for i, a in enumerate(args):
+            if i in static_pos:
+                continue
+            n = len(_tree.tree_leaves(a))
+            if i in donate:
+                out.extend(graph.invars[k:k + n])
+            k += n
+        return out
+
+    def _warn_retrace(self, key, args, kwargs):
+        limit = config.jit_retrace_warning
+        if not limit or self._misses <= limit or self._last_key is None:
+            return
+        what = _what_changed(self._last_key, key, args, self._static_argnums)
+        warnings.warn(f"{self.__name__} has been traced {self._misses} times: {what}. Each new "
+                      "signature (pytree structure, shapes, dtypes, static values) compiles "
+                      "again; keep shapes fixed (pad batches) or mark configuration "
+                      "arguments static. (fg.config.update('jit_retrace_warning', None) "
+                      "silences this.)", stacklevel=4)
+
+    # ------------------------------------------------------------------ introspection
+    def lower(self, *args, **kwargs) -> Lowered:
+        """Compile (or fetch) for these arguments, without running: `.source`, `.ir`."""
+        if self._simple and not kwargs:
+            leaves, treedef = _tree.tree_flatten(args)
+            static = None
+        else:
+            leaves, treedef, static = self._split_args(args, kwargs)
+        key = (treedef, tuple(_leaf_sig(x)[0] if type(x) is not np.ndarray else
+                              (x.shape, x.dtype) for x in leaves), static)
+        entry = self._cache.get(key) or self._compile(key, args, kwargs, leaves, treedef, static)
+        return Lowered(entry.call, treedef, entry.out_tree)
+
+    def cache_info(self) -> CacheInfo:
+        """(hits, misses, size): calls served from the cache, traces, cached signatures."""
+        return CacheInfo(self._hits, self._misses, len(self._cache))
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+        self._last_key = None
+
+    def __get__(self, obj, objtype=None):  # jit on a method binds like a function
+        if obj is None:
+            return self
+        import functools
+        return functools.partial(self, obj)
+
+    def __repr__(self):
+        return f"<{self.__name__}>"
+
+
+def _hashable(fname, what, value):
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(
+            f"{fname}: static {what} must be hashable (it is part of the cache key), but it "
+            f"is a {type(value).__name__}. Pass a tuple instead of a list, a frozen dataclass, "
+            "or make it a regular (traced) argument.") from None
+    return value
+
+
+def _what_changed(old, new, args, static_argnums) -> str:
+    (otree, osig, ostatic), (ntree, nsig, nstatic) = old, new
+    if otree != ntree:
+        return f"the argument structure changed from {otree} to {ntree}"
+    if ostatic != nstatic:
+        return f"static arguments changed from {ostatic} to {nstatic}"
+    leaf = next((i for i, (a, b) in enumerate(zip(osig, nsig)) if a != b), None)
+    if leaf is None:
+        return "the signature changed"
+    # the argument that holds that leaf
+    k = 0
+    for i, a in enumerate(args):
+        if i in {j % max(len(args), 1) for j in static_argnums}:
+            continue
+        n = len(_tree.tree_leaves(a))
+        if leaf < k + n:
+            return (f"argument {i} (leaf {leaf - k}) changed from {_sig_str(osig[leaf])} to "
+                    f"{_sig_str(nsig[leaf])}")
+        k += n
+    return f"leaf {leaf} changed from {_sig_str(osig[leaf])} to {_sig_str(nsig[leaf])}"
+
+
+def _sig_str(s) -> str:
+    if isinstance(s, tuple) and len(s) == 2:
+        return ShapedArray(tuple(s[0]), s[1]).str_short()
+    return getattr(s, "__name__", repr(s))
+
+
+def jit(f: Callable, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (),
+        donate_argnums: int | Sequence[int] = ()) -> Jitted:
+    """Compile `f` to straight-line NumPy code, once per input signature.
+
+    The signature is the pytree structure, shapes and dtypes of the arguments, the values
+    of the static ones, and the backend. Arrays `f` closes over become constants. Python
+    control flow on traced values raises an error (use `fnp.where`, `fg.lax.cond`, or mark
+    the argument static). Arguments in `donate_argnums` may be overwritten.
+
+    Example:
+        >>> step = fg.jit(lambda w, x: w - 0.1 * fg.grad(loss)(w, x))
+        >>> w = step(w, x)                    # traced and compiled on the first call
+        >>> print(step.lower(w, x).source)    # the generated code
+    """
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    if isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    if isinstance(donate_argnums, int):
+        donate_argnums = (donate_argnums,)
+    if not callable(f):
+        raise TypeError(f"jit: expected a function, got {type(f).__name__}")
+    return Jitted(f, tuple(static_argnums), tuple(static_argnames), tuple(donate_argnums))
