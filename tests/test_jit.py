@@ -1,0 +1,290 @@
+"""jit: caching, static arguments, errors, composition with every transform, the passes,
+the buffer plan, generated code and its tracebacks."""
+import traceback
+import warnings
+
+import numpy as np
+import pytest
+
+import fungrad as fg
+import fungrad.numpy as fnp
+from fungrad.compiler.passes import dce, optimize
+from fungrad.core.ir import Eqn, Graph, Literal, ShapedArray, Var
+from fungrad.lax import elementwise as E
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal((4, 3))
+W = rng.standard_normal((3, 2))
+
+
+def mlp_loss(params, x, y):
+    (w1, b1), (w2, b2) = params
+    h = fnp.tanh(x @ w1 + b1)
+    z = h @ w2 + b2
+    z = z - fnp.max(z, axis=-1, keepdims=True)
+    return -fnp.mean(fnp.sum(y * (z - fnp.log(fnp.sum(fnp.exp(z), axis=-1, keepdims=True))),
+                             axis=-1))
+
+
+PARAMS = [(rng.standard_normal((3, 5)), rng.standard_normal(5)),
+          (rng.standard_normal((5, 4)), rng.standard_normal(4))]
+XS = rng.standard_normal((6, 3))
+YS = np.eye(4)[rng.integers(0, 4, 6)]
+
+
+def assert_trees_close(a, b, tol=1e-12):
+    la, lb = fg.tree.tree_leaves(a), fg.tree.tree_leaves(b)
+    assert fg.tree.tree_structure(a) == fg.tree.tree_structure(b)
+    for u, v in zip(la, lb):
+        u, v = np.asarray(u), np.asarray(v)
+        assert u.shape == v.shape and u.dtype == v.dtype, (u.shape, u.dtype, v.shape, v.dtype)
+        np.testing.assert_allclose(u, v, rtol=tol, atol=tol)
+
+
+# ----------------------------------------------------------------------------- caching
+def test_traced_once_per_signature():
+    count = []
+
+    def f(x, y):
+        count.append(1)
+        return fnp.sin(x) @ y
+
+    jf = fg.jit(f)
+    for _ in range(3):
+        np.testing.assert_array_equal(jf(X, W), np.sin(X) @ W)
+    assert len(count) == 1
+    jf(X.astype(np.float32), W.astype(np.float32))  # new dtypes: one more trace
+    jf(X[:2], W)  # new shape: one more
+    jf(X, W)
+    assert len(count) == 3
+    assert jf.cache_info() == (3, 3, 3)
+    jf.clear_cache()
+    jf(X, W)
+    assert len(count) == 4
+
+
+def test_pytree_arguments_outputs_and_kwargs():
+    def f(p, x, scale=1.0):
+        return {"loss": mlp_loss(p, x, YS) * scale, "h": [fnp.tanh(x)]}
+
+    jf = fg.jit(f)
+    assert_trees_close(jf(PARAMS, XS), f(PARAMS, XS))
+    assert_trees_close(jf(PARAMS, XS, scale=np.array(2.0)), f(PARAMS, XS, scale=2.0))
+
+
+def test_python_scalar_arguments_are_traced_not_static():
+    count = []
+
+    def f(x, s):
+        count.append(1)
+        return x * s
+
+    jf = fg.jit(f)
+    np.testing.assert_array_equal(jf(X, 2.0), X * 2.0)
+    np.testing.assert_array_equal(jf(X, 3.0), X * 3.0)
+    assert len(count) == 1
+
+
+def test_closed_over_arrays_are_constants():
+    jf = fg.jit(lambda x: x @ W)
+    np.testing.assert_array_equal(jf(X), X @ W)
+    assert "c0" in str(jf.lower(X).ir_before)
+
+
+def test_static_argnums_and_argnames():
+    count = []
+
+    def f(x, n, mode="sum"):
+        count.append(1)
+        y = x
+        for _ in range(n):  # Python control flow on a static value
+            y = fnp.sin(y)
+        return fnp.sum(y) if mode == "sum" else fnp.max(y)
+
+    jf = fg.jit(f, static_argnums=1, static_argnames="mode")
+    np.testing.assert_allclose(jf(X, 2), np.sum(np.sin(np.sin(X))), rtol=1e-14)
+    jf(X, 2)
+    np.testing.assert_allclose(jf(X, 2, mode="max"), np.max(np.sin(np.sin(X))), rtol=1e-14)
+    jf(X, 3)
+    assert len(count) == 3
+
+
+def test_unhashable_static_argument_names_it_and_the_fix():
+    jf = fg.jit(lambda x, sizes: x * len(sizes), static_argnums=1)
+    with pytest.raises(TypeError, match=r"static argument 1 must be hashable.*list.*tuple"):
+        jf(X, [1, 2])
+
+
+def test_branching_on_a_traced_value_names_the_fix():
+    def f(x):
+        if fnp.sum(x) > 0:
+            return x
+        return -x
+
+    with pytest.raises(TypeError, match=r"fg.lax.cond.*static_argnums"):
+        fg.jit(f)(X)
+
+
+def test_retrace_warning_names_the_changed_argument():
+    jf = fg.jit(lambda x, y: fnp.sum(x) + fnp.sum(y))
+    fg.config.update("jit_retrace_warning", 2)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for n in range(1, 5):
+                jf(np.ones(3), np.ones(n))
+        msgs = [str(w.message) for w in caught]
+        assert msgs and "argument 1 (leaf 0) changed from f64[2] to f64[3]" in msgs[0]
+    finally:
+        fg.config.update("jit_retrace_warning", 10)
+    with pytest.raises(KeyError, match="unknown option"):
+        fg.config.update("no_such_option", 1)
+
+
+# ----------------------------------------------------------------------------- composition
+def test_grad_of_jit_and_jit_of_grad():
+    g = fg.grad(mlp_loss)(PARAMS, XS, YS)
+    assert_trees_close(fg.grad(fg.jit(mlp_loss))(PARAMS, XS, YS), g)
+    assert_trees_close(fg.jit(fg.grad(mlp_loss))(PARAMS, XS, YS), g)
+    assert_trees_close(fg.jit(fg.grad(fg.jit(mlp_loss)))(PARAMS, XS, YS), g)
+    vg = fg.jit(fg.value_and_grad(mlp_loss))(PARAMS, XS, YS)
+    assert_trees_close(vg, fg.value_and_grad(mlp_loss)(PARAMS, XS, YS))
+
+
+def test_higher_order_through_jit():
+    f = lambda x: fnp.sum(fnp.sin(x) ** 3)
+    x = X[0]
+    want = fg.hessian(f)(x)
+    assert_trees_close(fg.hessian(fg.jit(f))(x), want, 1e-10)
+    assert_trees_close(fg.jit(fg.hessian(f))(x), want, 1e-10)
+    assert_trees_close(fg.grad(fg.grad(fg.jit(lambda s: fnp.sin(s) * s)))(0.3),
+                       fg.grad(fg.grad(lambda s: fnp.sin(s) * s))(0.3))
+
+
+def test_vmap_and_jit_compose_both_ways():
+    per_ex = fg.vmap(fg.grad(mlp_loss), in_axes=(None, 0, 0))
+    want = per_ex(PARAMS, XS, YS)
+    assert_trees_close(fg.jit(per_ex)(PARAMS, XS, YS), want)
+    assert_trees_close(fg.vmap(fg.jit(fg.grad(mlp_loss)), in_axes=(None, 0, 0))(PARAMS, XS, YS),
+                       want)
+    f = lambda x, w: fnp.tanh(x @ w)
+    assert_trees_close(fg.vmap(fg.jit(f), in_axes=(1, None), out_axes=1)(XS[None], W),
+                       fg.vmap(f, in_axes=(1, None), out_axes=1)(XS[None], W))
+
+
+def test_jvp_linearize_vjp_of_jit():
+    f = lambda x: fnp.sin(x) * fnp.exp(x)
+    jf = fg.jit(f)
+    t = np.ones_like(X)
+    assert_trees_close(fg.jvp(jf, (X,), (t,)), fg.jvp(f, (X,), (t,)))
+    assert_trees_close(fg.jit(lambda x, t: fg.jvp(f, (x,), (t,)))(X, t), fg.jvp(f, (X,), (t,)))
+    assert_trees_close(fg.linearize(jf, X)[1](t), fg.linearize(f, X)[1](t))
+    assert_trees_close(fg.vjp(jf, X)[1](t), fg.vjp(f, X)[1](t))
+    assert_trees_close(fg.jacfwd(jf)(X[0]), fg.jacrev(f)(X[0]))
+
+
+def test_jit_closing_over_an_outer_tracer():
+    # the inner jit captures x, a value of the outer grad: it becomes an operand of jit_call
+    f = lambda x: x * fg.jit(lambda y: fnp.sin(x * y))(2.0)
+    assert_trees_close(fg.grad(f)(0.7), np.asarray(np.sin(1.4) + 0.7 * 2 * np.cos(1.4)))
+
+
+def test_nested_jit_is_one_call_in_the_outer_code():
+    inner = fg.jit(lambda x: fnp.tanh(x) * 2.0)
+    outer = fg.jit(lambda x: inner(x) + inner(x * 3.0))
+    np.testing.assert_allclose(outer(X), np.tanh(X) * 2 + np.tanh(X * 3) * 2, rtol=1e-14)
+    assert "jitted" in outer.lower(X).source
+
+
+# ----------------------------------------------------------------------------- memory safety
+def test_inputs_never_written_unless_donated():
+    x = X.copy()
+    f = lambda x: fnp.exp(fnp.sin(x) * 2.0) + 1.0
+    out = fg.jit(f)(x)
+    np.testing.assert_array_equal(x, X)
+    src = fg.jit(f, donate_argnums=0).lower(x).source
+    assert "out=a" in src  # the donated input's buffer is reused
+    np.testing.assert_allclose(fg.jit(f, donate_argnums=0)(x.copy()), out, rtol=1e-15)
+
+
+def test_outputs_do_not_share_memory_across_calls():
+    jf = fg.jit(lambda x: fnp.tanh(x) * 2.0)
+    a, b = jf(X), jf(X)
+    assert not np.shares_memory(a, b)
+    a[...] = 0
+    np.testing.assert_allclose(jf(X), np.tanh(X) * 2.0)
+    jc = fg.jit(lambda x: W * 2.0)  # a folded constant output is copied for the caller
+    c = jc(X)
+    c[...] = 0
+    np.testing.assert_array_equal(jc(X), W * 2.0)
+
+
+def test_buffer_plan_reuses_dead_temporaries():
+    src = fg.jit(lambda x: fnp.sum(fnp.exp(fnp.tanh(x) * 2.0) - x)).lower(X).source
+    assert "np.tanh(a)" in src and "out=b" in src  # the first temporary is reused in place
+    assert "out=a" not in src  # never the user's input
+
+
+# ----------------------------------------------------------------------------- generated code
+def test_lower_shows_source_and_both_irs():
+    low = fg.jit(fg.grad(mlp_loss)).lower(PARAMS, XS, YS)
+    assert low.source.startswith("def jit_grad_mlp_loss_(")
+    assert "np.matmul" in low.source and "test_jit.py" in low.source
+    assert len(low.ir.graph.eqns) < len(low.ir_before.graph.eqns)
+
+
+def test_traceback_points_at_generated_line_and_user_line():
+    def f(x, idx):
+        return fnp.sin(x)[idx]
+
+    jf = fg.jit(f)
+    try:
+        jf(X, np.array([10]))  # out of bounds at run time, inside the generated code
+    except IndexError:
+        tb = traceback.format_exc()
+    else:
+        pytest.fail("no IndexError")
+    assert "<fungrad.jit jit_f" in tb
+    assert "test_jit.py" in tb and "(f)" in tb  # the comment names the user's line
+
+
+# ----------------------------------------------------------------------------- passes
+def _graph(build):
+    x = Var(ShapedArray((3,), np.dtype(np.float64)))
+    eqns, outs = build(x)
+    return Graph([x], eqns, outs)
+
+
+def test_dce_drops_unused_equations():
+    def build(x):
+        a, b = Var(x.aval), Var(x.aval)
+        return [Eqn(E.sin_p, [x], {}, [a]), Eqn(E.cos_p, [x], {}, [b])], [b]
+    g = dce(_graph(build))
+    assert [e.prim.name for e in g.eqns] == ["cos"]
+
+
+def test_cse_folding_and_algebraic_simplification():
+    def build(x):
+        a, b, c, d, e = (Var(x.aval) for _ in range(5))
+        return [Eqn(E.sin_p, [x], {}, [a]), Eqn(E.sin_p, [x], {}, [b]),  # CSE: b = a
+                Eqn(E.mul_p, [b, Literal(1.0)], {}, [c]),                 # c = b
+                Eqn(E.add_p, [a, c], {}, [d]),
+                Eqn(E.add_p, [d, Literal(np.zeros(3))], {}, [e])], [e]      # e = d
+    g = optimize(_graph(build))
+    assert [e.prim.name for e in g.eqns] == ["sin", "add"]
+    assert g.outvars[0] is g.eqns[-1].outputs[0]
+
+
+def test_shape_chains_simplify():
+    def f(x):
+        y = fnp.transpose(fnp.transpose(x))
+        return fnp.reshape(fnp.reshape(y, (12,)), (4, 3)) * 1.0
+    low = fg.jit(f).lower(X)
+    assert low.ir.graph.eqns == [] and "return (a, )" in low.source
+
+
+def test_sum_of_broadcast_becomes_a_product():
+    low = fg.jit(lambda v: fnp.sum(fnp.broadcast_to(v, (5, 3)), axis=0)).lower(X[0])
+    assert [e.prim.name for e in low.ir.graph.eqns] == ["mul"]
+    np.testing.assert_allclose(fg.jit(lambda v: fnp.sum(fnp.broadcast_to(v, (5, 3)), axis=0))(
+        X[0]), 5 * X[0], rtol=1e-15)
