@@ -230,13 +230,108 @@ def jacobian_case(n_in=64, hidden=128, n_out=256):
     return Case(f"jacfwd tanh MLP R^{n_in} -> R^{n_out}", lambda: jac(x), by_hand, check=check)
 
 
+# ------------------------------------------------------------------ jit: a whole training step
+def adam_step_fnp(m_, params, m, v, g, lr_t):
+    """One Adam update written once for fnp (under jit) or numpy (by hand); `lr_t` is the
+    bias-corrected step size. Returns (params, m, v)."""
+    m = [(0.9 * mw + 0.1 * gw, 0.9 * mb + 0.1 * gb) for (mw, mb), (gw, gb) in zip(m, g)]
+    v = [(0.999 * vw + 0.001 * gw * gw, 0.999 * vb + 0.001 * gb * gb)
+         for (vw, vb), (gw, gb) in zip(v, g)]
+    params = [(w - lr_t * mw / (m_.sqrt(vw) + 1e-8), b - lr_t * mb / (m_.sqrt(vb) + 1e-8))
+              for (w, b), (mw, mb), (vw, vb) in zip(params, m, v)]
+    return params, m, v
+
+
+def train_step_cases():
+    cases = []
+    for sizes, batch in (((784, 512, 512, 10), 128), ((64, 128, 128, 10), 32)):
+        rng = np.random.default_rng(0)
+        dtype = np.float32
+        params = [((rng.standard_normal((m, n)) / np.sqrt(m)).astype(dtype), np.zeros(n, dtype))
+                  for m, n in zip(sizes[:-1], sizes[1:])]
+        m = fg.tree.tree_map(np.zeros_like, params)
+        v = fg.tree.tree_map(lambda p: np.full_like(p, 1e-4), params)
+        x = rng.standard_normal((batch, sizes[0])).astype(dtype)
+        y = np.eye(sizes[-1], dtype=dtype)[rng.integers(0, sizes[-1], batch)]
+        lr_t = np.asarray(1e-3, dtype)
+
+        @fg.jit
+        def step(params, m, v, lr_t, x, y):
+            loss, g = fg.value_and_grad(lambda p: mlp_loss(fnp, p, x, y))(params)
+            return adam_step_fnp(fnp, params, m, v, g, lr_t) + (loss,)
+
+        def by_hand(params, m, v, lr_t, x, y):
+            loss, g = mlp_numpy(params, x, y)
+            return adam_step_fnp(np, params, m, v, g, lr_t) + (loss,)
+
+        def check(step=step, by_hand=by_hand, args=(params, m, v, lr_t, x, y)):
+            a, b = step(*args), by_hand(*args)
+            for u, w in zip(fg.tree.tree_leaves(a), fg.tree.tree_leaves(b)):
+                assert u.dtype == w.dtype and np.allclose(u, w, rtol=1e-4, atol=1e-6)
+        args = (params, m, v, lr_t, x, y)
+        cases.append(Case(f"jit train step (value_and_grad + Adam) {'-'.join(map(str, sizes))} "
+                          f"b{batch} f32", (lambda s=step, a=args: s(*a)),
+                          (lambda h=by_hand, a=args: h(*a)), check=check))
+    return cases
+
+
+def jit_per_example_case(sizes=(64, 128, 128, 10), batch=128):
+    rng = np.random.default_rng(0)
+    params = [((rng.standard_normal((m, n)) / np.sqrt(m)), np.zeros(n))
+              for m, n in zip(sizes[:-1], sizes[1:])]
+    x = rng.standard_normal((batch, sizes[0]))
+    y = np.eye(sizes[-1])[rng.integers(0, sizes[-1], batch)]
+    loss = lambda p, x, y: mlp_loss(fnp, p, x[None], y[None])
+    per_ex = fg.jit(fg.vmap(fg.grad(loss), in_axes=(None, 0, 0)))
+
+    def check():
+        a = fg.tree.tree_leaves(per_ex(params, x, y))
+        b = fg.tree.tree_leaves(per_example_numpy(params, x, y))
+        assert all(np.allclose(u, v, rtol=1e-8, atol=1e-10) for u, v in zip(a, b))
+    return Case(f"per-example grads mlp {'-'.join(map(str, sizes))} b{batch}: jit(vmap(grad))",
+                lambda: per_ex(params, x, y), lambda: per_example_numpy(params, x, y),
+                check=check)
+
+
+def jit_cache_hit_case():
+    x = np.ones(3)
+    f = fg.jit(lambda x: x + 1.0)
+    return Case("jit cache hit: x + 1.0 on 3 elements (ratio column: overhead)",
+                lambda: f(x), lambda: np.add(x, 1.0))
+
+
+def compile_times(depths=(50, 100, 200, 400), quick=False):
+    """Seconds to trace, optimize and compile jit(grad) of `depth` unrolled tanh layers."""
+    rows = []
+    for depth in depths[:2] if quick else depths:
+        rng = np.random.default_rng(0)
+        params = [(rng.standard_normal((32, 32)) / 6, rng.standard_normal(32) / 6)
+                  for _ in range(depth)]
+        x = rng.standard_normal(32)
+
+        def loss(params, x):
+            for w, b in params:
+                x = fnp.tanh(w @ x + b)
+            return fnp.sum(x)
+        g = fg.jit(fg.grad(loss))
+        t0 = timeit.default_timer()
+        g(params, x)
+        first = timeit.default_timer() - t0
+        cached = best_times([lambda: g(params, x)], quick=True)[0]
+        rows.append((depth, first - cached, cached))
+    return rows
+
+
 def all_cases():
     return [scalar_case(),
             mlp_case((64, 128, 128, 10), 32, np.float64),
             mlp_case((64, 128, 128, 10), 32, np.float32),
             mlp_case((784, 512, 512, 10), 128, np.float32),
             *per_example_cases(),
-            jacobian_case()]
+            jacobian_case(),
+            *train_step_cases(),
+            jit_per_example_case(),
+            jit_cache_hit_case()]
 
 
 def main(argv=None):
@@ -245,7 +340,7 @@ def main(argv=None):
     parser.add_argument("--only", default=None, help="run cases whose name contains this")
     args = parser.parse_args(argv)
     cases = [c for c in all_cases() if args.only is None or args.only in c.name]
-    if not cases:
+    if not cases and args.only not in "compile":
         print(f"no case matches {args.only!r}", file=sys.stderr)
         return 1
     header = f"{'case':62s} {'fungrad':>10s} {'numpy':>10s} {'ratio':>6s}"
@@ -266,6 +361,12 @@ def main(argv=None):
             row += f"   ({t_fg * 1e6 / c.n_prims:.2f} us per primitive)"
         print(row, flush=True)
     print("gradient checks against the hand-written NumPy: OK")
+    if args.only is None or "compile" in args.only:
+        print("\njit compile time of grad of N unrolled layers tanh(W @ x + b), 32x32 "
+              "(first call minus a cached call):")
+        for depth, compile_s, call_s in compile_times(quick=args.quick):
+            print(f"  {depth:4d} layers: {compile_s * 1e3:7.1f} ms compile "
+                  f"({compile_s / depth * 1e3:.2f} ms per layer), {call_s * 1e6:7.1f} us per call")
     return 0
 
 
