@@ -1,6 +1,6 @@
 """Optimizations on the IR: pure functions from a `Graph` to a smaller, equivalent `Graph`.
 
-`optimize` runs, to a fixed point: constant folding, algebraic simplification (x*1, x+0,
+`optimize` runs, to a fixed point: constant folding, algebraic simplification (x*1, x+0, broadcasts NumPy does itself,
 adds of all-zero constants left by symbolic zeros, transpose of transpose, reshape chains,
 no-op shape ops and casts, a sum over broadcast dims), common-subexpression elimination and
 dead-code elimination. Each pass walks the equations once, rewriting through a substitution
@@ -50,14 +50,19 @@ def _foldable(eqn) -> bool:
         o.aval.size <= _FOLD_MAX_SIZE for o in eqn.outputs)
 
 
-def _splat_scalar(v, producers):
-    """A 0-d atom whose broadcast `v` is (a broadcast_in_dim of a 0-d value, or a constant
-    array with every element equal), or None. Dtypes agree (elementwise operands do)."""
+def _broadcast_source(v, producers):
+    """An atom that NumPy's own broadcasting turns into `v`, or None: the operand of a
+    broadcast_in_dim onto trailing dims (bias vectors, 0-d values), or one scalar for a
+    constant array whose elements are all equal. Dtypes agree (elementwise operands do)."""
     if type(v) is Var:
         prev = producers.get(v)
-        if prev is not None and prev.prim.name == "broadcast_in_dim" and (
-                prev.inputs[0].aval.shape == () and prev.inputs[0].aval.dtype == v.aval.dtype):
-            return prev.inputs[0]
+        if prev is None or prev.prim.name != "broadcast_in_dim":
+            return None
+        src = prev.inputs[0]
+        nd, n = len(src.aval.shape), len(prev.params["shape"])
+        if (tuple(prev.params["broadcast_dimensions"]) == tuple(range(n - nd, n))
+                and src.aval.dtype == v.aval.dtype):
+            return src
         return None
     x = v.value
     if type(x) is np.ndarray and x.ndim and x.size and (not any(x.strides) or (
@@ -67,13 +72,14 @@ def _splat_scalar(v, producers):
 
 
 def _scalar_operands(eqn, ins, producers):
-    """Elementwise ops read broadcast scalars as scalars: NumPy broadcasts them for free."""
+    """Elementwise ops read broadcast operands before the broadcast: NumPy broadcasts them
+    for free (the op keeps a full-shaped operand, so its output shape is unchanged)."""
     oa = eqn.outputs[0].aval
     if not oa.shape or len(ins) < 2:
         return None
     new = list(ins)
     for k, v in enumerate(ins):
-        s = _splat_scalar(v, producers)
+        s = _broadcast_source(v, producers)
         if s is not None and any(j != k and type(u) is Var and u.aval.shape == oa.shape
                                  for j, u in enumerate(new)):
             new[k] = s

@@ -25,7 +25,7 @@ from ..core.ir import Eqn, Graph, Literal, ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.trace import Tracer, new_trace
 from ..compiler.codegen import generate
-from ..compiler.passes import optimize
+from ..compiler.passes import dce, optimize
 from .. import tree as _tree
 from ..config import config
 from .ad import ZERO, JVPTrace, JVPTracer, _as_array
@@ -213,7 +213,8 @@ class _Split:
         fun, out_nz = _jvp_graph_fun(call, nonzero)
         graph, _ = stage_flat(fun, call.in_avals + t_avals)
         self.out_nonzero = list(out_nz)
-        graph = optimize(graph)
+        # (not `optimize`d: the linear part is transposed later, and the passes may relax the
+        # primitives' invariants, e.g. let an add broadcast an operand)
         n = len(call.in_avals)
         known = set(graph.invars[:n])
         known_eqns, unknown_eqns = [], []
@@ -238,7 +239,7 @@ class _Split:
         self.n_res = len(residuals)
         self.known = Call(Graph(graph.invars[:n], known_eqns, graph.outvars[:n_out] + residuals),
                           f"fwd_{call.name}")
-        self.unknown = Graph(residuals + graph.invars[n:], unknown_eqns, t_outs)
+        self.unknown = dce(Graph(residuals + graph.invars[n:], unknown_eqns, t_outs))
 
 
 def _jit_linearize(call, primals, nz_tangents, nonzero):
