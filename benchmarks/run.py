@@ -27,6 +27,7 @@ except ImportError:  # optional comparison
 try:
     import jax
     import jax.numpy as jnp
+    jax.config.update("jax_enable_x64", True)  # float64 cases compute in float64 there too
 except ImportError:
     jax = jnp = None
 
@@ -128,12 +129,18 @@ def mlp_numpy(params, x, y):
     return loss, grads[::-1]
 
 
-def mlp_case(sizes, batch, dtype):
+def mlp_problem(sizes, batch, dtype=np.float64):
+    """Seeded MLP params (a list of (W, b)), inputs and one-hot labels."""
     rng = np.random.default_rng(0)
     params = [((rng.standard_normal((m, n)) / np.sqrt(m)).astype(dtype), np.zeros(n, dtype))
               for m, n in zip(sizes[:-1], sizes[1:])]
     x = rng.standard_normal((batch, sizes[0])).astype(dtype)
     y = np.eye(sizes[-1], dtype=dtype)[rng.integers(0, sizes[-1], batch)]
+    return params, x, y
+
+
+def mlp_case(sizes, batch, dtype):
+    params, x, y = mlp_problem(sizes, batch, dtype)
     vg = fg.value_and_grad(lambda p, x, y: mlp_loss(fnp, p, x, y))
 
     def check():
@@ -187,25 +194,33 @@ def per_example_numpy(params, x, y):
 
 
 def per_example_cases(sizes=(64, 128, 128, 10), batch=128):
-    rng = np.random.default_rng(0)
-    params = [((rng.standard_normal((m, n)) / np.sqrt(m)), np.zeros(n))
-              for m, n in zip(sizes[:-1], sizes[1:])]
-    x = rng.standard_normal((batch, sizes[0]))
-    y = np.eye(sizes[-1])[rng.integers(0, sizes[-1], batch)]
+    params, x, y = mlp_problem(sizes, batch)
     loss = lambda p, x, y: mlp_loss(fnp, p, x[None], y[None])  # one example as a batch of 1
     per_ex = fg.vmap(fg.grad(loss), in_axes=(None, 0, 0))
+    jit_per_ex = fg.jit(per_ex)
     g = fg.grad(loss)
 
     def loop():
         return [g(params, x[i], y[i]) for i in range(batch)]
 
-    def check():
-        a = fg.tree.tree_leaves(per_ex(params, x, y))
-        b = fg.tree.tree_leaves(per_example_numpy(params, x, y))
-        assert all(np.allclose(u, v, rtol=1e-8, atol=1e-10) for u, v in zip(a, b))
-    name = f"per-example grads mlp {'-'.join(map(str, sizes))} b{batch}: vmap(grad)"
-    return [Case(name, lambda: per_ex(params, x, y), lambda: per_example_numpy(params, x, y),
-                 check=check),
+    def check(fn):
+        def run():
+            a = fg.tree.tree_leaves(fn(params, x, y))
+            b = fg.tree.tree_leaves(per_example_numpy(params, x, y))
+            assert all(np.allclose(u, v, rtol=1e-8, atol=1e-10) for u, v in zip(a, b))
+        return run
+    jx = jx_jit = None
+    if jax is not None:
+        jx_loss = lambda p, x, y: mlp_loss(jnp, p, x[None], y[None])
+        jx_per_ex = jax.vmap(jax.grad(jx_loss), in_axes=(None, 0, 0))
+        jx_per_ex_jit = jax.jit(jx_per_ex)
+        jx = lambda: jax.block_until_ready(jx_per_ex(params, x, y))
+        jx_jit = lambda: jax.block_until_ready(jx_per_ex_jit(params, x, y))
+    name = f"per-example grads mlp {'-'.join(map(str, sizes))} b{batch}:"
+    return [Case(f"{name} vmap(grad)", lambda: per_ex(params, x, y),
+                 lambda: per_example_numpy(params, x, y), jax=jx, check=check(per_ex)),
+            Case(f"{name} jit(vmap(grad))", lambda: jit_per_ex(params, x, y),
+                 lambda: per_example_numpy(params, x, y), jax=jx_jit, check=check(jit_per_ex)),
             # here the "numpy" column is vmap(grad): the ratio is loop time / vmap time
             Case(f"per-example grads b{batch}: loop of grad / vmap(grad)", loop,
                  lambda: per_ex(params, x, y))]
@@ -227,7 +242,12 @@ def jacobian_case(n_in=64, hidden=128, n_out=256):
 
     def check():
         assert np.allclose(jac(x), by_hand(), rtol=1e-10, atol=1e-12)
-    return Case(f"jacfwd tanh MLP R^{n_in} -> R^{n_out}", lambda: jac(x), by_hand, check=check)
+    jx = None
+    if jax is not None:
+        jx_jac = jax.jacfwd(lambda x: jnp.tanh(w2 @ jnp.tanh(w1 @ x + b1) + b2))
+        jx = lambda: jax.block_until_ready(jx_jac(x))
+    return Case(f"jacfwd tanh MLP R^{n_in} -> R^{n_out}", lambda: jac(x), by_hand, jax=jx,
+                check=check)
 
 
 # ------------------------------------------------------------------ jit: a whole training step
@@ -245,15 +265,10 @@ def adam_step_fnp(m_, params, m, v, g, lr_t):
 def train_step_cases():
     cases = []
     for sizes, batch in (((784, 512, 512, 10), 128), ((64, 128, 128, 10), 32)):
-        rng = np.random.default_rng(0)
-        dtype = np.float32
-        params = [((rng.standard_normal((m, n)) / np.sqrt(m)).astype(dtype), np.zeros(n, dtype))
-                  for m, n in zip(sizes[:-1], sizes[1:])]
+        params, x, y = mlp_problem(sizes, batch, np.float32)
         m = fg.tree.tree_map(np.zeros_like, params)
         v = fg.tree.tree_map(lambda p: np.full_like(p, 1e-4), params)
-        x = rng.standard_normal((batch, sizes[0])).astype(dtype)
-        y = np.eye(sizes[-1], dtype=dtype)[rng.integers(0, sizes[-1], batch)]
-        lr_t = np.asarray(1e-3, dtype)
+        lr_t = np.asarray(1e-3, np.float32)
 
         @fg.jit
         def step(params, m, v, lr_t, x, y):
@@ -269,39 +284,42 @@ def train_step_cases():
             for u, w in zip(fg.tree.tree_leaves(a), fg.tree.tree_leaves(b)):
                 assert u.dtype == w.dtype and np.allclose(u, w, rtol=1e-4, atol=1e-6)
         args = (params, m, v, lr_t, x, y)
+        jx = None
+        if jax is not None:
+            @jax.jit
+            def jx_step(params, m, v, lr_t, x, y):
+                loss, g = jax.value_and_grad(lambda p: mlp_loss(jnp, p, x, y))(params)
+                return adam_step_fnp(jnp, params, m, v, g, lr_t) + (loss,)
+            jx = lambda s=jx_step, a=args: jax.block_until_ready(s(*a))
         cases.append(Case(f"jit train step (value_and_grad + Adam) {'-'.join(map(str, sizes))} "
                           f"b{batch} f32", (lambda s=step, a=args: s(*a)),
-                          (lambda h=by_hand, a=args: h(*a)), check=check))
+                          (lambda h=by_hand, a=args: h(*a)), jax=jx, check=check))
     return cases
-
-
-def jit_per_example_case(sizes=(64, 128, 128, 10), batch=128):
-    rng = np.random.default_rng(0)
-    params = [((rng.standard_normal((m, n)) / np.sqrt(m)), np.zeros(n))
-              for m, n in zip(sizes[:-1], sizes[1:])]
-    x = rng.standard_normal((batch, sizes[0]))
-    y = np.eye(sizes[-1])[rng.integers(0, sizes[-1], batch)]
-    loss = lambda p, x, y: mlp_loss(fnp, p, x[None], y[None])
-    per_ex = fg.jit(fg.vmap(fg.grad(loss), in_axes=(None, 0, 0)))
-
-    def check():
-        a = fg.tree.tree_leaves(per_ex(params, x, y))
-        b = fg.tree.tree_leaves(per_example_numpy(params, x, y))
-        assert all(np.allclose(u, v, rtol=1e-8, atol=1e-10) for u, v in zip(a, b))
-    return Case(f"per-example grads mlp {'-'.join(map(str, sizes))} b{batch}: jit(vmap(grad))",
-                lambda: per_ex(params, x, y), lambda: per_example_numpy(params, x, y),
-                check=check)
 
 
 def jit_cache_hit_case():
     x = np.ones(3)
     f = fg.jit(lambda x: x + 1.0)
-    return Case("jit cache hit: x + 1.0 on 3 elements (ratio column: overhead)",
-                lambda: f(x), lambda: np.add(x, 1.0))
+    jx = None
+    if jax is not None:
+        jf = jax.jit(lambda x: x + 1.0)
+        jx = lambda: jax.block_until_ready(jf(x))
+    return Case("jit cache hit: x + 1.0 on 3 elements", lambda: f(x), lambda: np.add(x, 1.0),
+                jax=jx)
+
+
+def _compile_time(jitted, *args):
+    """First call minus the best cached call, and that cached call (seconds)."""
+    t0 = timeit.default_timer()
+    jitted(*args)
+    first = timeit.default_timer() - t0
+    cached = best_times([lambda: jitted(*args)], quick=True)[0]
+    return first - cached, cached
 
 
 def compile_times(depths=(50, 100, 200, 400), quick=False):
-    """Seconds to trace, optimize and compile jit(grad) of `depth` unrolled tanh layers."""
+    """Seconds to trace, optimize and compile jit(grad) of `depth` unrolled tanh layers
+    (fungrad, and JAX when installed)."""
     rows = []
     for depth in depths[:2] if quick else depths:
         rng = np.random.default_rng(0)
@@ -313,12 +331,15 @@ def compile_times(depths=(50, 100, 200, 400), quick=False):
             for w, b in params:
                 x = fnp.tanh(w @ x + b)
             return fnp.sum(x)
-        g = fg.jit(fg.grad(loss))
-        t0 = timeit.default_timer()
-        g(params, x)
-        first = timeit.default_timer() - t0
-        cached = best_times([lambda: g(params, x)], quick=True)[0]
-        rows.append((depth, first - cached, cached))
+        row = [depth, *_compile_time(fg.jit(fg.grad(loss)), params, x)]
+        if jax is not None:
+            def jx_loss(params, x):
+                for w, b in params:
+                    x = jnp.tanh(w @ x + b)
+                return jnp.sum(x)
+            row += _compile_time(lambda *a, g=jax.jit(jax.grad(jx_loss)):
+                                 jax.block_until_ready(g(*a)), params, x)
+        rows.append(row)
     return rows
 
 
@@ -330,7 +351,6 @@ def all_cases():
             *per_example_cases(),
             jacobian_case(),
             *train_step_cases(),
-            jit_per_example_case(),
             jit_cache_hit_case()]
 
 
@@ -364,9 +384,12 @@ def main(argv=None):
     if args.only is None or "compile" in args.only:
         print("\njit compile time of grad of N unrolled layers tanh(W @ x + b), 32x32 "
               "(first call minus a cached call):")
-        for depth, compile_s, call_s in compile_times(quick=args.quick):
-            print(f"  {depth:4d} layers: {compile_s * 1e3:7.1f} ms compile "
-                  f"({compile_s / depth * 1e3:.2f} ms per layer), {call_s * 1e6:7.1f} us per call")
+        for depth, compile_s, call_s, *jx in compile_times(quick=args.quick):
+            line = (f"  {depth:4d} layers: {compile_s * 1e3:7.1f} ms compile "
+                    f"({compile_s / depth * 1e3:.2f} ms per layer), {call_s * 1e6:7.1f} us per call")
+            if jx:
+                line += f"   | jax: {jx[0] * 1e3:7.1f} ms compile, {jx[1] * 1e6:7.1f} us per call"
+            print(line, flush=True)
     return 0
 
 
