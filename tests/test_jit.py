@@ -115,6 +115,13 @@ def test_unhashable_static_argument_names_it_and_the_fix():
         jf(X, [1, 2])
 
 
+def test_non_array_argument_names_static_argnums():
+    with pytest.raises(TypeError, match=r"holds a str .*static_argnums"):
+        fg.jit(lambda x, mode: x)(X, "relu")
+    np.testing.assert_array_equal(fg.jit(lambda x, mode: x * 2.0, static_argnums=1)(X, "relu"),
+                                  X * 2.0)
+
+
 def test_branching_on_a_traced_value_names_the_fix():
     def f(x):
         if fnp.sum(x) > 0:

@@ -273,7 +273,9 @@ def _leaf_sig(x):
         if t.__module__.startswith("cupy"):
             return ("cupy", x.shape, x.dtype), False
         return (tuple(x.shape), np.dtype(x.dtype)), False
-    raise TypeError(f"argument leaf of type {t.__name__} is not an array or a Python scalar")
+    raise TypeError(f"jit: an argument holds a {t.__name__} ({x!r:.40}), which is not an array "
+                    "or a Python scalar and cannot be traced; pass it through static_argnums / "
+                    "static_argnames (it then becomes part of the cache key)")
 
 
 def _leaf_aval(x) -> ShapedArray:
