@@ -106,6 +106,8 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         x = v.value
         if type(x) in (int, bool) or (type(x) is float and math.isfinite(x)):
             return repr(x)
+        if array_module is not np and isinstance(x, np.ndarray):
+            x = array_module.asarray(x)  # constants live on the inputs' device
         return ctx.const(x, "c")
 
     params = [define(v) for v in graph.invars]

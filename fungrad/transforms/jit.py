@@ -97,11 +97,12 @@ class Call:
     before the passes, whose equations keep the primitives' invariants (the passes may, for
     instance, let an elementwise operation take a 0-d operand where NumPy broadcasts it)."""
 
-    def __init__(self, graph: Graph, name: str, donated=frozenset(), source_graph=None):
+    def __init__(self, graph: Graph, name: str, donated=frozenset(), array_module=np):
         self.name = name
-        self.graph_before = source_graph if source_graph is not None else graph
+        self.array_module = array_module  # NumPy, or CuPy for CuPy inputs
+        self.graph_before = graph
         self.graph = optimize(graph)
-        self.compiled = generate(self.graph, name, donated)
+        self.compiled = generate(self.graph, name, donated, array_module)
         self.fn = self.compiled.fn
         self.in_avals = [v.aval for v in self.graph.invars]
         self.out_avals = [v.aval for v in self.graph.outvars]
@@ -117,9 +118,9 @@ class Call:
         return c
 
 
-def _call_of(fun, in_avals, name) -> Call:
+def _call_of(fun, in_avals, name, parent: Call) -> Call:
     graph, _ = stage_flat(fun, in_avals)  # (closes over the graph's constants only)
-    return Call(graph, name)
+    return Call(graph, name, array_module=parent.array_module)
 
 
 jit_call_p = Primitive("jit_call", multiple_results=True)
@@ -142,7 +143,7 @@ def _jit_batch(vals, dims, axis_size, call):
     def make():
         run = vmap(lambda *xs: eval_graph(call.graph_before, xs), in_axes=dims, out_axes=0,
                    axis_size=axis_size)
-        return _call_of(lambda *xs: run(*xs), in_avals, f"vmap_{call.name}")
+        return _call_of(lambda *xs: run(*xs), in_avals, f"vmap_{call.name}", call)
     bcall = call.derived(("batch", dims, axis_size, tuple(in_avals)), make)
     return jit_call_p.bind(*vals, call=bcall), [0] * len(call.out_avals)
 
@@ -192,7 +193,7 @@ def _jit_jvp(primals, tangents, call):
 
     def make():
         fun, out_nz = _jvp_graph_fun(call, nonzero)
-        c = _call_of(fun, call.in_avals + t_avals, f"jvp_{call.name}")
+        c = _call_of(fun, call.in_avals + t_avals, f"jvp_{call.name}", call)
         c.out_nonzero = list(out_nz)
         return c
     jcall = call.derived(("jvp", nonzero, tuple(t_avals)), make)
@@ -238,7 +239,7 @@ class _Split:
                 residuals.append(v)
         self.n_res = len(residuals)
         self.known = Call(Graph(graph.invars[:n], known_eqns, graph.outvars[:n_out] + residuals),
-                          f"fwd_{call.name}")
+                          f"fwd_{call.name}", array_module=call.array_module)
         self.unknown = dce(Graph(residuals + graph.invars[n:], unknown_eqns, t_outs))
 
 
@@ -403,7 +404,8 @@ class Jitted:
         in_avals = [_leaf_aval(x) for x in leaves]
         graph, lifted = stage_flat(fun, in_avals)
         donated = self._donated_vars(graph, args, static_pos) if self._donate_argnums else ()
-        call = Call(graph, _fun_name(f), frozenset(donated))
+        from ..backend import array_module
+        call = Call(graph, _fun_name(f), frozenset(donated), array_module(*leaves))
         entry = _Entry(call, out_tree_box[0], lifted)
         if not lifted:  # a graph closing over an outer transform's values is not reusable
             self._cache[key] = entry
