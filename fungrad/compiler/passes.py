@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ir import Eqn, Graph, Literal, Var
+from ..core.ir import Eqn, Graph, Literal, ShapedArray, Var
 from ..core.trace import Tracer
 
 # folding materializes a constant; past this many elements it is left to run time
@@ -59,11 +59,18 @@ def _broadcast_source(v, producers):
         if prev is None or prev.prim.name != "broadcast_in_dim":
             return None
         src = prev.inputs[0]
-        nd, n = len(src.aval.shape), len(prev.params["shape"])
-        if (tuple(prev.params["broadcast_dimensions"]) == tuple(range(n - nd, n))
-                and src.aval.dtype == v.aval.dtype):
+        shape, dims = prev.params["shape"], prev.params["broadcast_dimensions"]
+        nd, n = len(src.aval.shape), len(shape)
+        if src.aval.dtype != v.aval.dtype:
+            return None
+        if tuple(dims) == tuple(range(n - nd, n)):
             return src
-        return None
+        # other dims: a reshape that puts 1s where the broadcast adds dims, then NumPy's
+        # broadcasting (the reshape is a view; chains of them fold away)
+        xp_shape = [1] * n
+        for i, d in enumerate(dims):
+            xp_shape[d] = src.aval.shape[i]
+        return ("reshape", src, tuple(xp_shape))
     x = v.value
     if type(x) is np.ndarray and x.ndim and x.size and (not any(x.strides) or (
             x.size <= _FOLD_MAX_SIZE and (x == x.flat[0]).all())):
@@ -78,14 +85,21 @@ def _scalar_operands(eqn, ins, producers):
     if not oa.shape or len(ins) < 2:
         return None
     new = list(ins)
+    before = []  # reshape equations the rewritten equation reads
     for k, v in enumerate(ins):
         s = _broadcast_source(v, producers)
         if s is not None and any(j != k and type(u) is Var and u.aval.shape == oa.shape
                                  for j, u in enumerate(new)):
+            if type(s) is tuple:
+                from ..lax.shape import reshape_p  # (lax imports jit, which imports us)
+                _, src, xp_shape = s
+                r = Var(ShapedArray(xp_shape, src.aval.dtype))
+                before.append(Eqn(reshape_p, [src], {"new_sizes": xp_shape}, [r], eqn.source))
+                s = r
             new[k] = s
     if all(a is b for a, b in zip(new, ins)):
         return None
-    return Eqn(eqn.prim, new, eqn.params, eqn.outputs, eqn.source)
+    return before + [Eqn(eqn.prim, new, eqn.params, eqn.outputs, eqn.source)]
 
 
 def _simplify(eqn, ins, producers):
@@ -215,6 +229,11 @@ def simplify_graph(graph: Graph) -> tuple[Graph, bool]:
             continue
         if not eqn.prim.multiple_results:
             rep = _simplify(eqn, ins, producers)
+            if type(rep) is list:  # new equations first (recorded as they are), then `eqn`
+                for e in rep[:-1]:
+                    producers[e.outputs[0]] = e
+                    eqns.append(e)
+                rep = rep[-1]
             if rep is not None:
                 changed = True
                 if type(rep) is Eqn:
