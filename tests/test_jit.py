@@ -158,6 +158,36 @@ def test_grad_of_jit_and_jit_of_grad():
     assert_trees_close(vg, fg.value_and_grad(mlp_loss)(PARAMS, XS, YS))
 
 
+COMPOSITES = {
+    "mlp": (lambda w, x: fnp.sum(fnp.tanh(x @ w) ** 2), (W, X)),
+    "softmax xent": (lambda w, x: -fnp.sum(fnp.log(fnp.exp(x @ w) / fnp.sum(
+        fnp.exp(x @ w), axis=1, keepdims=True))[:, 0]), (W, X)),
+    "indexing and shapes": (lambda w, x: fnp.sum(fnp.concatenate(
+        [x[::-1, :2] @ w[:2], fnp.transpose(w)[:, 1:2].T * x[:, 1:2]], axis=1) ** 3), (W, X)),
+    "reductions": (lambda w, x: fnp.max(fnp.abs(x) @ w) + fnp.prod(w[0] + 2.0)
+                   - fnp.var(x), (W, X)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_jit_of_grad_and_vmap_match_eager(name):
+    f, (w, x) = COMPOSITES[name]
+    assert_trees_close(fg.jit(f)(w, x), f(w, x))
+    assert_trees_close(fg.jit(fg.grad(f))(w, x), fg.grad(f)(w, x))
+    assert_trees_close(fg.grad(fg.jit(f))(w, x), fg.grad(f)(w, x))
+    per_ex = fg.vmap(fg.grad(f), in_axes=(None, 0))
+    xs = np.stack([x, x * 0.5, x + 0.1])
+    assert_trees_close(fg.jit(per_ex)(w, xs), per_ex(w, xs))
+    assert_trees_close(fg.jit(fg.vmap(f, in_axes=(None, 0)))(w, xs),
+                       fg.vmap(f, in_axes=(None, 0))(w, xs))
+
+
+def test_make_ir_can_show_the_optimized_ir():
+    f = lambda x: fnp.transpose(fnp.transpose(x)) * 1.0
+    assert len(fg.make_ir(f)(X).graph.eqns) == 3
+    assert str(fg.make_ir(f, optimize=True)(X)).count("=") == 0
+
+
 def test_higher_order_through_jit():
     f = lambda x: fnp.sum(fnp.sin(x) ** 3)
     x = X[0]

@@ -120,8 +120,10 @@ def _abstractify(x):
     return a
 
 
-def make_ir(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callable[..., "IR"]:
-    """`make_ir(f)(*args)` traces `f` with abstract values of `args` and returns its `IR`.
+def make_ir(f: Callable, static_argnums: int | Sequence[int] = (),
+            optimize: bool = False) -> Callable[..., "IR"]:
+    """`make_ir(f)(*args)` traces `f` with abstract values of `args` and returns its `IR`;
+    with `optimize=True`, the IR after jit's passes (what `fg.jit` compiles).
 
     Example:
         >>> print(fg.make_ir(lambda x: fnp.sin(x) * 2.0)(np.ones(3)))
@@ -147,6 +149,9 @@ def make_ir(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callable[.
             out_leaves, out_tree = _tree.tree_flatten(out)
             outvars = [trace.to_atom(o) for o in out_leaves]
         graph = Graph([t.var for t in in_tracers], trace.eqns, outvars)
+        if optimize:
+            from ..compiler.passes import optimize as run_passes
+            graph = run_passes(graph)
         return IR(graph, in_tree, out_tree)
 
     return make_ir_f
