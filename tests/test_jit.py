@@ -85,6 +85,20 @@ def test_python_scalar_arguments_are_traced_not_static():
     assert len(count) == 1
 
 
+def test_python_scalar_arguments_are_weak_like_in_eager_numpy():
+    x = X.astype(np.float32)
+
+    def f(x, lr):
+        return x * lr, x / (1.0 + 0.5 * lr), x - lr ** 2, fnp.maximum(x, lr), lr * 2.0
+
+    for got, want in zip(fg.jit(f)(x, 0.1), f(x, 0.1)):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    step = fg.jit(lambda w, lr: w - lr * fg.grad(lambda w: fnp.sum(w ** 2))(w))
+    assert step(x, 0.1).dtype == np.float32
+    assert fg.jit(lambda n, k: n * k)(np.arange(3, dtype=np.int8), 3).dtype == np.int8
+
+
 def test_closed_over_arrays_are_constants():
     jf = fg.jit(lambda x: x @ W)
     np.testing.assert_array_equal(jf(X), X @ W)

@@ -31,9 +31,20 @@ def dtype_of(x):
     return aval_of(x).dtype
 
 
+# the Python type a weak-typed traced value stands for, by dtype kind
+WEAK_KIND_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def _promotion_operand(x):
+    if is_weak(x):
+        return x
+    a = aval_of(x)
+    return WEAK_KIND_TYPE[a.dtype.kind](0) if a.weak_type else a.dtype
+
+
 def result_type(*xs):
-    """NumPy 2 promotion: Python scalars are weak."""
-    return np.result_type(*[x if is_weak(x) else dtype_of(x) for x in xs])
+    """NumPy 2 promotion: Python scalars (and traced weak values) are weak."""
+    return np.result_type(*[_promotion_operand(x) for x in xs])
 
 
 def cast(x, dtype):

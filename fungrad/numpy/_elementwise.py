@@ -12,7 +12,7 @@ import numpy as np
 from ..core.ir import aval_of
 from ..core.trace import Tracer
 from ..lax import elementwise as E
-from ._base import (broadcast_shapes, broadcast_to_shape, cast, dtype_of, is_traced, is_weak,
+from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast, dtype_of, is_traced, is_weak,
                     result_type, shape_of)
 
 # public name, NumPy function, primitive
@@ -68,14 +68,17 @@ _WEAK = _KIND_ACCEPTS.keys()
 
 def _binary_dtype(x, y, ax, ay):
     """NEP 50 promotion (`ax`/`ay`: the avals, None for Python scalars), with the common
-    cases (same dtype; a Python scalar that fits) answered without calling NumPy."""
-    if ax is None:
-        if ay.dtype.kind in _KIND_ACCEPTS[type(x)]:
+    cases (same dtype; a weak operand that fits) answered without calling NumPy. A traced
+    weak value (a Python scalar argument of a jitted function) promotes like the scalar."""
+    wx = type(x) if ax is None else WEAK_KIND_TYPE[ax.dtype.kind] if ax.weak_type else None
+    wy = type(y) if ay is None else WEAK_KIND_TYPE[ay.dtype.kind] if ay.weak_type else None
+    if wx is not None and wy is None:
+        if ay.dtype.kind in _KIND_ACCEPTS[wx]:
             return ay.dtype
-    elif ay is None:
-        if ax.dtype.kind in _KIND_ACCEPTS[type(y)]:
+    elif wy is not None and wx is None:
+        if ax.dtype.kind in _KIND_ACCEPTS[wy]:
             return ax.dtype
-    elif ax.dtype == ay.dtype:
+    elif ax is not None and ay is not None and ax.dtype == ay.dtype:
         return ax.dtype
     return result_type(x, y)
 

@@ -280,11 +280,9 @@ def _leaf_sig(x):
 
 
 def _leaf_aval(x) -> ShapedArray:
-    if isinstance(x, Tracer):
-        return x.aval
-    a = aval_of(x)
-    # a Python scalar argument becomes a 0-d array of NumPy's default dtype (as under grad)
-    return ShapedArray(a.shape, a.dtype, False) if a.weak_type else a
+    # a Python scalar argument is traced as a weak-typed 0-d value: it promotes like the
+    # scalar (x32 * 2.0 stays float32, as in eager NumPy); it arrives as a 0-d array
+    return x.aval if isinstance(x, Tracer) else aval_of(x)
 
 
 class Lowered:
@@ -334,6 +332,7 @@ class Jitted:
             leaves, treedef, static = self._split_args(args, kwargs)
         sig = []
         traced = False
+        scalars = None
         for i, x in enumerate(leaves):
             if type(x) is np.ndarray:
                 sig.append((x.shape, x.dtype))
@@ -341,14 +340,18 @@ class Jitted:
                 s, t = _leaf_sig(x)
                 sig.append(s)
                 traced |= t
-                if type(x) in _PY_SCALARS:  # compiled code takes it as a 0-d array
-                    leaves[i] = np.asarray(x)
+                if type(x) in _PY_SCALARS:
+                    scalars = (scalars or []) + [i]
         key = (treedef, tuple(sig), static)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._compile(key, args, kwargs, leaves, treedef, static)
         else:
             self._hits += 1
+        if scalars:  # traced as weak 0-d values; the compiled code takes 0-d arrays
+            leaves = list(leaves)
+            for i in scalars:
+                leaves[i] = np.asarray(leaves[i])
         if traced or entry.lifted:
             outs = jit_call_p.bind(*leaves, *entry.lifted, call=entry.call)
         else:
