@@ -32,8 +32,17 @@ def _make(name, impl, abstract_eval=_reduce_aval):
 
 
 # sum: linear
-# array methods, not np.sum & co: one Python layer less, and CuPy arrays have them too
-reduce_sum_p = _make("reduce_sum", lambda x, axes: x.sum(axis=axes, dtype=x.dtype))
+def _sum_impl(x, axes):
+    # array methods, not np.sum & co: one Python layer less, and CuPy arrays have them too
+    shape = x.shape
+    for a in axes:
+        if shape[a] != 1:
+            return x.sum(axis=axes, dtype=x.dtype)
+    # only length-1 axes (e.g. a per-example bias gradient): a reshape, no pass over the data
+    return x.reshape(_reduced_shape(shape, axes))
+
+
+reduce_sum_p = _make("reduce_sum", _sum_impl)
 
 
 def reduce_sum(x, axes):
