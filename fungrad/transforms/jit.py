@@ -279,6 +279,23 @@ def _leaf_sig(x):
                     "static_argnames (it then becomes part of the cache key)")
 
 
+def _signature(leaves):
+    """(per-leaf signature tuple, whether a leaf is a tracer, positions of Python scalars)."""
+    sig = []
+    traced = False
+    scalars = None
+    for i, x in enumerate(leaves):
+        if type(x) is np.ndarray:  # the common case, inline
+            sig.append((x.shape, x.dtype))
+            continue
+        s, t = _leaf_sig(x)
+        sig.append(s)
+        traced |= t
+        if type(x) in _PY_SCALARS:
+            scalars = (scalars or []) + [i]
+    return tuple(sig), traced, scalars
+
+
 def _leaf_aval(x) -> ShapedArray:
     # a Python scalar argument is traced as a weak-typed 0-d value: it promotes like the
     # scalar (x32 * 2.0 stays float32, as in eager NumPy); it arrives as a 0-d array
@@ -330,19 +347,8 @@ class Jitted:
             static = None
         else:
             leaves, treedef, static = self._split_args(args, kwargs)
-        sig = []
-        traced = False
-        scalars = None
-        for i, x in enumerate(leaves):
-            if type(x) is np.ndarray:
-                sig.append((x.shape, x.dtype))
-            else:
-                s, t = _leaf_sig(x)
-                sig.append(s)
-                traced |= t
-                if type(x) in _PY_SCALARS:
-                    scalars = (scalars or []) + [i]
-        key = (treedef, tuple(sig), static)
+        sig, traced, scalars = _signature(leaves)
+        key = (treedef, sig, static)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._compile(key, args, kwargs, leaves, treedef, static)
@@ -446,8 +452,7 @@ class Jitted:
             static = None
         else:
             leaves, treedef, static = self._split_args(args, kwargs)
-        key = (treedef, tuple(_leaf_sig(x)[0] if type(x) is not np.ndarray else
-                              (x.shape, x.dtype) for x in leaves), static)
+        key = (treedef, _signature(leaves)[0], static)
         entry = self._cache.get(key) or self._compile(key, args, kwargs, leaves, treedef, static)
         return Lowered(entry.call, treedef, entry.out_tree)
 
