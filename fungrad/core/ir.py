@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .trace import Tracer
+
 _SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "bfloat16": "bf16",
           "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8",
           "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "bool",
@@ -62,6 +64,8 @@ def aval_of(x) -> ShapedArray:
         if a is None:
             a = _aval_cache[key] = ShapedArray(key[0], key[1], False)
         return a
+    if isinstance(x, Tracer):
+        return x.aval
     if t in _PY_SCALAR_DTYPE:
         a = _aval_cache.get(t)
         if a is None:

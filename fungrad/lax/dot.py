@@ -4,6 +4,8 @@ Output layout (as in XLA/JAX): batch dims, then the free dims of x, then those o
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core.ir import ShapedArray, Var, aval_of
@@ -35,13 +37,13 @@ def _dot_impl(x, y, dimension_numbers):
     bshape = [x.shape[i] for i in lb]
     xfs = [x.shape[i] for i in xf]
     yfs = [y.shape[i] for i in yf]
-    k = int(np.prod([x.shape[i] for i in lc], dtype=np.int64))
-    b = int(np.prod(bshape, dtype=np.int64))
+    k = math.prod([x.shape[i] for i in lc])
+    b = math.prod(bshape)
     if not b:
         return np.zeros(bshape + xfs + yfs, np.result_type(x, y))
-    m, n = int(np.prod(xfs, dtype=np.int64)), int(np.prod(yfs, dtype=np.int64))
-    xt = np.transpose(x, list(lb) + xf + list(lc)).reshape(b, m, k)
-    yt = np.transpose(y, list(rb) + list(rc) + yf).reshape(b, k, n)
+    m, n = math.prod(xfs), math.prod(yfs)
+    xt = x.transpose(list(lb) + xf + list(lc)).reshape(b, m, k)
+    yt = y.transpose(list(rb) + list(rc) + yf).reshape(b, k, n)
     if k == 1:  # batched outer products (e.g. per-example weight gradients): the small
         # operands are made contiguous so the large output is written in one fast pass
         xs, ys = np.ascontiguousarray(xt.reshape(b, m)), np.ascontiguousarray(yt.reshape(b, n))

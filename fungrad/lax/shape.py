@@ -19,11 +19,13 @@ def _linear_jvp(prim):
 
 # --------------------------------------------------------------------------- broadcast_in_dim
 def _broadcast_impl(x, shape, broadcast_dimensions):
+    if not hasattr(x, "reshape"):
+        x = np.asarray(x)
     xp_shape = [1] * len(shape)
     for i, d in enumerate(broadcast_dimensions):
-        xp_shape[d] = x.shape[i] if hasattr(x, "shape") else 1
-    x = x.reshape(xp_shape) if hasattr(x, "reshape") else np.asarray(x).reshape(xp_shape)
-    return x if x.shape == tuple(shape) else np.broadcast_to(x, shape)
+        xp_shape[d] = x.shape[i]
+    x = x.reshape(xp_shape)
+    return x if x.shape == shape else np.broadcast_to(x, shape)
 
 
 def _broadcast_aval(x, shape, broadcast_dimensions):
@@ -63,7 +65,8 @@ broadcast_in_dim_p.transpose = _broadcast_transpose
 
 # --------------------------------------------------------------------------- reshape
 def _reshape_impl(x, new_sizes):
-    return np.reshape(x, new_sizes)
+    # the array method where there is one (np.reshape adds a Python layer); scalars too
+    return x.reshape(new_sizes) if hasattr(x, "reshape") else np.reshape(x, new_sizes)
 
 
 reshape_p = Primitive("reshape")
@@ -90,7 +93,8 @@ def reshape(x, new_sizes):
 
 # --------------------------------------------------------------------------- transpose
 transpose_p = Primitive("transpose")
-transpose_p.impl = lambda x, permutation: np.transpose(x, permutation)
+transpose_p.impl = lambda x, permutation: (x.transpose(permutation) if hasattr(x, "transpose")
+                                           else np.transpose(x, permutation))
 transpose_p.abstract_eval = lambda x, permutation: ShapedArray(
     tuple(x.shape[p] for p in permutation), x.dtype)
 transpose_p.jvp = _linear_jvp(transpose_p)
