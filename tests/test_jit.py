@@ -136,6 +136,20 @@ def test_non_array_argument_names_static_argnums():
                                   X * 2.0)
 
 
+def test_traced_boolean_mask_names_the_fix():
+    with pytest.raises(IndexError, match=r"data-dependent shape; use fnp.where"):
+        fg.jit(lambda x: x[x > 0])(X)
+
+
+def test_edge_signatures():
+    assert fg.jit(lambda x: None)(X) is None
+    assert fg.jit(lambda x: x)(X) is X  # an input returned as is, like eagerly
+    assert fg.jit(lambda x: 3.0)(X).dtype == np.float64
+    assert fg.jit(lambda x: fnp.sum(x))(np.zeros((0, 3))) == 0.0
+    np.testing.assert_array_equal(fg.jit(lambda i: i * 2 + 1)(np.arange(3)), [1, 3, 5])
+    np.testing.assert_array_equal(fg.jit(lambda x, *, y: x + y)(X, y=X), 2 * X)
+
+
 def test_branching_on_a_traced_value_names_the_fix():
     def f(x):
         if fnp.sum(x) > 0:

@@ -21,7 +21,8 @@ def getitem(x, idx):
     arrays = []
     n_real = sum(1 for i in idx if i is not None and i is not Ellipsis and not (
         _is_bool_array(i)))
-    n_real += sum(np.ndim(i) for i in idx if _is_bool_array(i))
+    n_real += sum(len(i.aval.shape) if isinstance(i, Tracer) else np.ndim(i)
+                  for i in idx if _is_bool_array(i))
     if sum(1 for i in idx if i is Ellipsis) > 1:
         raise _index_error("an index can only have a single ellipsis ('...')", shape)
     if n_real > len(shape):
@@ -85,4 +86,5 @@ def _is_bool_array(i):
     dt = getattr(i, "dtype", None)
     if dt is None and isinstance(i, list):
         dt = np.asarray(i).dtype
-    return dt is not None and dt == np.bool_ and np.ndim(i) > 0
+    return dt is not None and dt == np.bool_ and (
+        len(i.aval.shape) if isinstance(i, Tracer) else np.ndim(i)) > 0
