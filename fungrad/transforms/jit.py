@@ -13,6 +13,7 @@ transform (`grad(jit(f))`, `vmap(jit(f))`, ...) the compiled graph is bound as t
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import warnings
@@ -411,10 +412,18 @@ class Jitted:
             return out_leaves
 
         in_avals = [_leaf_aval(x) for x in leaves]
-        graph, lifted = stage_flat(fun, in_avals)
-        donated = self._donated_vars(graph, args, static_pos) if self._donate_argnums else ()
-        from ..backend import array_module
-        call = Call(graph, _fun_name(f), frozenset(donated), array_module(*leaves))
+        # tracing allocates many small objects that all stay alive: the cyclic GC would scan
+        # them again and again (a full collection mid-trace doubles the compile time)
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            graph, lifted = stage_flat(fun, in_avals)
+            donated = self._donated_vars(graph, args, static_pos) if self._donate_argnums else ()
+            from ..backend import array_module
+            call = Call(graph, _fun_name(f), frozenset(donated), array_module(*leaves))
+        finally:
+            if gc_was_enabled:
+                gc.enable()
         entry = _Entry(call, out_tree_box[0], lifted)
         if not lifted:  # a graph closing over an outer transform's values is not reusable
             self._cache[key] = entry
