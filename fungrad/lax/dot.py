@@ -4,6 +4,7 @@ Output layout (as in XLA/JAX): batch dims, then the free dims of x, then those o
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -19,6 +20,15 @@ def _free(ndim, contract, batch):
     return [i for i in range(ndim) if i not in contract and i not in batch]
 
 
+@functools.lru_cache(maxsize=None)
+def _batched_plan(x_ndim, y_ndim, dimension_numbers):
+    """Free dims of x and y, and the transposes to (batch, free, contract) / (batch,
+    contract, free): index work that depends only on ranks and dimension numbers."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    xf, yf = _free(x_ndim, lc, lb), _free(y_ndim, rc, rb)
+    return xf, yf, list(lb) + xf + list(lc), list(rb) + list(rc) + yf
+
+
 def _dot_impl(x, y, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     if not lb:
@@ -32,8 +42,7 @@ def _dot_impl(x, y, dimension_numbers):
                     x.shape[:-1] + yo.shape[1:])
             return np.matmul(x if lc[0] == x.ndim - 1 else x.T, yo)
         return np.tensordot(x, y, axes=(lc, rc))
-    xf = _free(x.ndim, lc, lb)
-    yf = _free(y.ndim, rc, rb)
+    xf, yf, x_perm, y_perm = _batched_plan(x.ndim, y.ndim, dimension_numbers)
     bshape = [x.shape[i] for i in lb]
     xfs = [x.shape[i] for i in xf]
     yfs = [y.shape[i] for i in yf]
@@ -42,8 +51,8 @@ def _dot_impl(x, y, dimension_numbers):
     if not b:
         return np.zeros(bshape + xfs + yfs, np.result_type(x, y))
     m, n = math.prod(xfs), math.prod(yfs)
-    xt = x.transpose(list(lb) + xf + list(lc)).reshape(b, m, k)
-    yt = y.transpose(list(rb) + list(rc) + yf).reshape(b, k, n)
+    xt = x.transpose(x_perm).reshape(b, m, k)
+    yt = y.transpose(y_perm).reshape(b, k, n)
     if k == 1:  # batched outer products (e.g. per-example weight gradients): the small
         # operands are made contiguous so the large output is written in one fast pass
         xs, ys = np.ascontiguousarray(xt.reshape(b, m)), np.ascontiguousarray(yt.reshape(b, n))
@@ -94,19 +103,29 @@ def _transpose_operand(ct, other, lin_ndim, lin_c, oth_c, lin_b, oth_b, ct_other
     Of the two operand orders (ct first or other first), take the one whose result is
     already in the operand's layout, so no transpose (and no strided result) is needed.
     """
-    oth_kept = _free(aval_of(other).ndim, oth_c, oth_b)
+    other_first, dn, perm = _transpose_plan(lin_ndim, aval_of(other).ndim, lin_c, oth_c,
+                                            lin_b, oth_b, tuple(ct_other_free))
+    if other_first:
+        return dot_general(other, ct, dn)
+    r = dot_general(ct, other, dn)
+    return r if perm is None else transpose(r, perm)
+
+
+@functools.lru_cache(maxsize=None)
+def _transpose_plan(lin_ndim, oth_ndim, lin_c, oth_c, lin_b, oth_b, ct_other_free):
+    """(other operand first?, dimension numbers, final transpose or None); depends only on
+    ranks and dimension numbers, so it is computed once per pattern."""
+    oth_kept = _free(oth_ndim, oth_c, oth_b)
     lin_kept = _free(lin_ndim, lin_c, lin_b)
     nb = len(lin_b)
     from_other = [lin_c[list(oth_c).index(d)] for d in sorted(oth_c)]
     ct_first = list(lin_b) + lin_kept + from_other
-    if ct_first != list(range(lin_ndim)) and list(lin_b) + from_other + lin_kept == list(
-            range(lin_ndim)):
-        return dot_general(other, ct, ((tuple(oth_kept), tuple(ct_other_free)),
-                                       (tuple(oth_b), tuple(range(nb)))))
-    r = dot_general(ct, other, ((tuple(ct_other_free), tuple(oth_kept)),
-                                (tuple(range(nb)), tuple(oth_b))))
+    identity = list(range(lin_ndim))
+    if ct_first != identity and list(lin_b) + from_other + lin_kept == identity:
+        return True, ((tuple(oth_kept), ct_other_free), (tuple(oth_b), tuple(range(nb)))), None
     perm = [ct_first.index(i) for i in range(lin_ndim)]
-    return r if perm == list(range(lin_ndim)) else transpose(r, perm)
+    return (False, ((ct_other_free, tuple(oth_kept)), (tuple(range(nb)), tuple(oth_b))),
+            None if perm == identity else tuple(perm))
 
 
 def _dot_transpose(ct, x, y, dimension_numbers):
