@@ -287,24 +287,26 @@ def _elementwise_batch(prim):
     bind, impl = prim.bind, prim.impl
 
     def rule(vals, dims, axis_size, **params):
-        d0 = next(d for d in dims if d is not None)
-        new = list(vals)
+        d0 = None
         concrete = True
-        out_shape = None
-        for i, (v, d) in enumerate(zip(vals, dims)):
-            if d is not None and d != d0:
-                new[i] = moveaxis(v, d, d0)
+        for v, d in zip(vals, dims):
+            if d0 is None:
+                d0 = d
             if isinstance(v, Tracer):
                 concrete = False
-            if out_shape is None and d is not None:
-                out_shape = aval_of(new[i]).shape
+        new = list(vals)
+        for i, d in enumerate(dims):
+            if d is not None and d != d0:
+                new[i] = moveaxis(vals[i], d, d0)
         if concrete:
             # NumPy arrays only: NumPy's broadcasting aligns an unbatched operand once it has
             # a length-1 axis at d0 (none needed in front or for 0-d operands)
-            for i, (v, d) in enumerate(zip(vals, dims)):
-                if d is None and type(v) not in _PY_SCALARS and d0 and v.ndim:
-                    new[i] = v.reshape(v.shape[:d0] + (1,) + v.shape[d0:])
+            if d0:
+                for i, (v, d) in enumerate(zip(vals, dims)):
+                    if d is None and type(v) not in _PY_SCALARS and v.ndim:
+                        new[i] = v.reshape(v.shape[:d0] + (1,) + v.shape[d0:])
             return impl(*new, **params), d0
+        out_shape = next(aval_of(n).shape for n, d in zip(new, dims) if d is not None)
         nd = len(out_shape)
         for i, (v, d) in enumerate(zip(vals, dims)):
             if d is None and type(v) not in _PY_SCALARS:
