@@ -166,6 +166,8 @@ SHAPE_PRIMITIVES = [broadcast_in_dim_p, reshape_p, transpose_p, concatenate_p]
 # --------------------------------------------------------------------------- batching
 def moveaxis(x, src: int, dst: int):
     """Move axis `src` of `x` to `dst` with the transpose primitive (works on tracers)."""
+    if src == dst and src >= 0:
+        return x
     nd = _aval(x).ndim
     src, dst = src % nd, dst % nd
     if src == dst:

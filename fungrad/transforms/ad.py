@@ -38,16 +38,20 @@ float0 = np.dtype([("float0", np.void, 0)])
 
 
 class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent")
+    __slots__ = ("primal", "tangent", "_aval")
 
     def __init__(self, trace, primal, tangent):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
+        self._aval = None
 
     @property
     def aval(self):
-        return aval_of(self.primal)
+        a = self._aval
+        if a is None:  # computed once: fnp and the rules ask for it several times
+            a = self._aval = aval_of(self.primal)
+        return a
 
     def to_concrete(self):
         p = self.primal
