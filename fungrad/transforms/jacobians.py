@@ -12,14 +12,17 @@ import numpy as np
 
 from ..core.ir import aval_of
 from .. import tree as _tree
-from .ad import _split_aux, diff_leaves, jvp_flat, vjp
-from .batching import vmap
+from .ad import _as_array, _split_aux, diff_leaves, jvp_flat, vjp
+from ..core.trace import new_trace
+from .batching import BatchTrace, BatchTracer, _place_output, vmap
 
 
 def _basis(avals, dtype):
     """Rows of the identity over the concatenated leaves, split and shaped per leaf."""
     sizes = [a.size for a in avals]
     eye = np.eye(sum(sizes), dtype=dtype)
+    if len(avals) == 1:
+        return [eye.reshape((len(eye),) + avals[0].shape)]
     out, start = [], 0
     for a, n in zip(avals, sizes):
         out.append(eye[:, start:start + n].reshape((len(eye),) + a.shape))
@@ -79,12 +82,27 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             out_tree, _, t_out, _ = jvp_flat(g_flat, leaves, tangents, "jacfwd")
             state["out_tree"] = out_tree
             return t_out
-        t_out = vmap(push, out_axes=-1, chunk_size=chunk_size)(*_basis(avals, dtype))
+        basis = _basis(avals, dtype)
+        if chunk_size is None:
+            t_out = _push_basis(push, basis)
+        else:
+            t_out = vmap(push, out_axes=-1, chunk_size=chunk_size)(*basis)
         blocks = [_split_last(o, avals, aval_of(o).shape[:-1]) for o in t_out]
         jac = _assemble(blocks, state["out_tree"], in_tree, single)
         return (jac, _aux_value(g, leaves, has_aux)) if has_aux else jac
 
     return jac_f
+
+
+def _push_basis(push, basis):
+    """`vmap(push, out_axes=-1)(*basis)` for a flat list in and out, driven directly: the
+    basis is batched at axis 0, the outputs get the batch axis last."""
+    n = len(basis[0])
+    trace = BatchTrace(n)
+    with new_trace(trace):
+        outs = push(*[BatchTracer(trace, b, 0) for b in basis])
+        placed = [_place_output("jacfwd", trace, o, -1, n)[0] for o in outs]
+    return [_as_array(p) for p in placed]
 
 
 def _aux_value(g, leaves, has_aux):
