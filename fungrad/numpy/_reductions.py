@@ -79,7 +79,8 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     n = 1
     for i in axes:
         n *= shape[i]
-    return _F["divide"](sum(cast(a, dt), axis=axes, keepdims=keepdims), float(n))
+    total = sum(cast(a, dt), axis=axes, keepdims=keepdims)
+    return total if n == 1 else _F["divide"](total, float(n))  # x / 1.0 == x exactly
 
 
 def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
