@@ -217,18 +217,26 @@ def jvp_flat(fun, p_leaves, t_leaves, name):
                 ins.append(p)
         out, aux = fun(ins)
         out_leaves, out_tree = _tree.tree_flatten(out)
-        p_out, t_out = [], []
-        for o in out_leaves:
-            if type(o) is JVPTracer and o._trace is trace:
-                p_out.append(_as_array(o.primal))
-                t_out.append(_as_array(o.tangent))
-            else:
-                o = _as_array(o)
-                p_out.append(o)
-                t_out.append(_zeros_for(aval_of(o), o))
+        p_out, t_out = split_jvp_outputs(out_leaves, trace)
+        p_out = [_as_array(o) for o in p_out]
+        t_out = [_zeros_for(aval_of(o), o) if t is ZERO else _as_array(t)
+                 for o, t in zip(p_out, t_out)]
         if aux is not None:
             aux = _strip(aux, trace)
     return out_tree, p_out, t_out, aux
+
+
+def split_jvp_outputs(outs, trace):
+    """(primal, tangent) lists of output leaves; ZERO for those that carry no tangent."""
+    p_out, t_out = [], []
+    for o in outs:
+        if type(o) is JVPTracer and o._trace is trace:
+            p_out.append(o.primal)
+            t_out.append(o.tangent)
+        else:
+            p_out.append(o)
+            t_out.append(ZERO)
+    return p_out, t_out
 
 
 def _split_aux(f, out):

@@ -14,6 +14,7 @@ import numpy as np
 from ..core.ir import ShapedArray, aval_of
 from ..core.trace import Trace, Tracer, new_trace
 from .. import tree as _tree
+from .ad import _as_array, _fun_name
 
 
 class BatchTracer(Tracer):
@@ -100,10 +101,6 @@ def _prefix_axes(p, t, out, prefix, tree, what, fname):
             f"{_tree.tree_structure(tree)} (use an int, None, or a matching container)")
 
 
-def _fun_name(f) -> str:
-    return getattr(f, "__name__", type(f).__name__)
-
-
 def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None = None,
          chunk_size: int | None = None) -> Callable:
     """Vectorize `f` over a batch axis of its arguments, with NumPy's batched kernels.
@@ -120,16 +117,16 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
         raise ValueError(f"vmap({name}): chunk_size must be a positive int, got {chunk_size!r}")
 
     def run(leaves, in_tree, axes, size):
-        trace = BatchTrace(size)
-        with new_trace(trace):
-            ins = [x if ax is None else BatchTracer(trace, x, ax % aval_of(x).ndim)
-                   for x, ax in zip(leaves, axes)]
+        trees = []
+
+        def fun(ins):
             out = f(*_tree.tree_unflatten(in_tree, ins))
             out_leaves, out_tree = _tree.tree_flatten(out)
-            oaxes = ([out_axes] * len(out_leaves) if _is_leaf_axis(out_axes)
-                     else _broadcast_prefix(out_axes, out, "out_axes", name))
-            placed = [_place_output(name, trace, o, ax, size) for o, ax in zip(out_leaves, oaxes)]
-        return [p for p, _ in placed], out_tree, [a for _, a in placed]
+            trees.append(out_tree)
+            return out_leaves, ([out_axes] * len(out_leaves) if _is_leaf_axis(out_axes)
+                                else _broadcast_prefix(out_axes, out, "out_axes", name))
+        outs, placed_axes = batch_flat(name, fun, leaves, axes, size)
+        return outs, trees[0], placed_axes
 
     def vmapped(*args):
         leaves, in_tree = _tree.tree_flatten(args)
@@ -141,11 +138,23 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
             outs, out_tree, _ = run(leaves, in_tree, axes, size)
         else:
             outs, out_tree = _run_chunked(run, leaves, in_tree, axes, size, chunk_size)
-        from .ad import _as_array
         return _tree.tree_unflatten(out_tree, [_as_array(o) for o in outs])
 
     vmapped.__name__ = f"vmap({name})"
     return vmapped
+
+
+def batch_flat(name, fun, leaves, axes, size):
+    """The batching interpreter on flat lists: `fun(ins) -> (out leaves, out axes)` runs
+    with the leaves whose axis is not None batched. Returns (outputs with their batch axis
+    moved to the requested place, the axis each ended up at or None)."""
+    trace = BatchTrace(size)
+    with new_trace(trace):
+        ins = [x if ax is None else BatchTracer(trace, x, ax % aval_of(x).ndim)
+               for x, ax in zip(leaves, axes)]
+        outs, oaxes = fun(ins)
+        placed = [_place_output(name, trace, o, ax, size) for o, ax in zip(outs, oaxes)]
+    return [p for p, _ in placed], [a for _, a in placed]
 
 
 def _as_batchable(x):

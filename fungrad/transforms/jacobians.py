@@ -13,8 +13,7 @@ import numpy as np
 from ..core.ir import aval_of
 from .. import tree as _tree
 from .ad import _as_array, _split_aux, diff_leaves, jvp_flat, vjp
-from ..core.trace import new_trace
-from .batching import BatchTrace, BatchTracer, _place_output, vmap
+from .batching import batch_flat, vmap
 
 
 def _basis(avals, dtype):
@@ -95,14 +94,13 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 
 
 def _push_basis(push, basis):
-    """`vmap(push, out_axes=-1)(*basis)` for a flat list in and out, driven directly: the
+    """`vmap(push, out_axes=-1)(*basis)` on flat lists, without vmap's pytree wrapper: the
     basis is batched at axis 0, the outputs get the batch axis last."""
-    n = len(basis[0])
-    trace = BatchTrace(n)
-    with new_trace(trace):
-        outs = push(*[BatchTracer(trace, b, 0) for b in basis])
-        placed = [_place_output("jacfwd", trace, o, -1, n)[0] for o in outs]
-    return [_as_array(p) for p in placed]
+    def fun(ins):
+        outs = push(*ins)
+        return outs, [-1] * len(outs)
+    outs, _ = batch_flat("jacfwd", fun, basis, [0] * len(basis), len(basis[0]))
+    return [_as_array(o) for o in outs]
 
 
 def _aux_value(g, leaves, has_aux):

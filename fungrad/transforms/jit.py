@@ -29,7 +29,7 @@ from ..compiler.codegen import generate
 from ..compiler.passes import dce, optimize
 from .. import tree as _tree
 from ..config import config
-from .ad import ZERO, JVPTrace, JVPTracer, _as_array
+from .ad import ZERO, JVPTrace, JVPTracer, _as_array, _fun_name, split_jvp_outputs
 from .staging import IR, StagingTrace, StagingTracer, eval_graph
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -164,18 +164,9 @@ def _jvp_graph_fun(call, nonzero):
         with new_trace(trace):
             ins = [JVPTracer(trace, p, next(tangents)) if nz else p
                    for p, nz in zip(primals, nonzero)]
-            outs = eval_graph(call.graph_before, ins)
-            p_out, t_out = [], []
-            out_nonzero.clear()
-            for o in outs:
-                if type(o) is JVPTracer and o._trace is trace:
-                    p_out.append(o.primal)
-                    t_out.append(o.tangent)
-                    out_nonzero.append(True)
-                else:
-                    p_out.append(o)
-                    out_nonzero.append(False)
-        return p_out + t_out
+            p_out, t_out = split_jvp_outputs(eval_graph(call.graph_before, ins), trace)
+        out_nonzero[:] = [t is not ZERO for t in t_out]
+        return p_out + [t for t in t_out if t is not ZERO]
     return fun, out_nonzero
 
 
@@ -256,10 +247,6 @@ def _jit_linearize(call, primals, nz_tangents, nonzero):
 
 
 # ----------------------------------------------------------------------------- the jit API
-def _fun_name(f) -> str:
-    return getattr(f, "__name__", type(f).__name__)
-
-
 _PY_SCALARS = (float, int, bool, complex)
 
 
