@@ -305,10 +305,10 @@ class Lowered:
 
 
 class _Entry:
-    __slots__ = ("call", "out_tree", "lifted")
+    __slots__ = ("call", "in_tree", "out_tree", "lifted")
 
-    def __init__(self, call, out_tree, lifted):
-        self.call, self.out_tree, self.lifted = call, out_tree, lifted
+    def __init__(self, call, in_tree, out_tree, lifted):
+        self.call, self.in_tree, self.out_tree, self.lifted = call, in_tree, out_tree, lifted
 
 
 class Jitted:
@@ -330,6 +330,20 @@ class Jitted:
 
     # ------------------------------------------------------------------ the hot path
     def __call__(self, *args, **kwargs):
+        entry, leaves, traced, scalars = self._lookup(args, kwargs)
+        if scalars:  # traced as weak 0-d values; the compiled code takes 0-d arrays
+            leaves = list(leaves)
+            for i in scalars:
+                leaves[i] = np.asarray(leaves[i])
+        if traced or entry.lifted:
+            outs = jit_call_p.bind(*leaves, *entry.lifted, call=entry.call)
+        else:
+            outs = entry.call.fn(*leaves)
+        return _tree.tree_unflatten(entry.out_tree, [_as_array(o) for o in outs])
+
+    def _lookup(self, args, kwargs):
+        """(cache entry, compiled on a miss; argument leaves; any leaf traced?; positions of
+        Python scalar leaves)."""
         if self._simple and not kwargs:
             leaves, treedef = _tree.tree_flatten(args)
             static = None
@@ -342,20 +356,15 @@ class Jitted:
             entry = self._compile(key, args, kwargs, leaves, treedef, static)
         else:
             self._hits += 1
-        if scalars:  # traced as weak 0-d values; the compiled code takes 0-d arrays
-            leaves = list(leaves)
-            for i in scalars:
-                leaves[i] = np.asarray(leaves[i])
-        if traced or entry.lifted:
-            outs = jit_call_p.bind(*leaves, *entry.lifted, call=entry.call)
-        else:
-            outs = entry.call.fn(*leaves)
-        return _tree.tree_unflatten(entry.out_tree, [_as_array(o) for o in outs])
+        return entry, leaves, traced, scalars
 
     # ------------------------------------------------------------------ misses
+    def _static_positions(self, nargs) -> set:
+        return {i % nargs for i in self._static_argnums if -nargs <= i < nargs}
+
     def _split_args(self, args, kwargs):
         nargs = len(args)
-        static_pos = {i % nargs for i in self._static_argnums if -nargs <= i < nargs}
+        static_pos = self._static_positions(nargs)
         for i in self._static_argnums:
             if not -nargs <= i < nargs:
                 raise ValueError(f"{self.__name__}: static_argnums={sorted(self._static_argnums)}"
@@ -378,7 +387,7 @@ class Jitted:
         self._warn_retrace(key, args, kwargs)
         self._last_key = key
         nargs = len(args)
-        static_pos = {i % nargs for i in self._static_argnums if -nargs <= i < nargs}
+        static_pos = self._static_positions(nargs)
         out_tree_box = []
         f = self.f
 
@@ -411,7 +420,7 @@ class Jitted:
         finally:
             if gc_was_enabled:
                 gc.enable()
-        entry = _Entry(call, out_tree_box[0], lifted)
+        entry = _Entry(call, treedef, out_tree_box[0], lifted)
         if not lifted:  # a graph closing over an outer transform's values is not reusable
             self._cache[key] = entry
         return entry
@@ -433,7 +442,7 @@ class Jitted:
         limit = config.jit_retrace_warning
         if not limit or self._misses <= limit or self._last_key is None:
             return
-        what = _what_changed(self._last_key, key, args, self._static_argnums)
+        what = _what_changed(self._last_key, key, args, self._static_positions(len(args)))
         warnings.warn(f"{self.__name__} has been traced {self._misses} times: {what}. Each new "
                       "signature (pytree structure, shapes, dtypes, static values) compiles "
                       "again; keep shapes fixed (pad batches) or mark configuration "
@@ -443,14 +452,8 @@ class Jitted:
     # ------------------------------------------------------------------ introspection
     def lower(self, *args, **kwargs) -> Lowered:
         """Compile (or fetch) for these arguments, without running: `.source`, `.ir`."""
-        if self._simple and not kwargs:
-            leaves, treedef = _tree.tree_flatten(args)
-            static = None
-        else:
-            leaves, treedef, static = self._split_args(args, kwargs)
-        key = (treedef, _signature(leaves)[0], static)
-        entry = self._cache.get(key) or self._compile(key, args, kwargs, leaves, treedef, static)
-        return Lowered(entry.call, treedef, entry.out_tree)
+        entry = self._lookup(args, kwargs)[0]
+        return Lowered(entry.call, entry.in_tree, entry.out_tree)
 
     def cache_info(self) -> CacheInfo:
         """(hits, misses, size): calls served from the cache, traces, cached signatures."""
@@ -481,7 +484,7 @@ def _hashable(fname, what, value):
     return value
 
 
-def _what_changed(old, new, args, static_argnums) -> str:
+def _what_changed(old, new, args, static_pos) -> str:
     (otree, osig, ostatic), (ntree, nsig, nstatic) = old, new
     if otree != ntree:
         return f"the argument structure changed from {otree} to {ntree}"
@@ -493,7 +496,7 @@ def _what_changed(old, new, args, static_argnums) -> str:
     # the argument that holds that leaf
     k = 0
     for i, a in enumerate(args):
-        if i in {j % max(len(args), 1) for j in static_argnums}:
+        if i in static_pos:
             continue
         n = len(_tree.tree_leaves(a))
         if leaf < k + n:
