@@ -51,6 +51,7 @@ class ShapedArray:
 
 
 _aval_cache: dict = {}
+PY_SCALARS = (int, float, bool, complex)  # weak (NEP 50) operands
 _PY_SCALAR_DTYPE = {float: np.dtype(np.float64), int: np.dtype(np.int64),
                     bool: np.dtype(np.bool_), complex: np.dtype(np.complex128)}
 

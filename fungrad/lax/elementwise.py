@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..core.ir import ShapedArray, Var, aval_of
+from ..core.ir import PY_SCALARS, ShapedArray, Var, aval_of
 from ..transforms import ad as _ad
 from ..core.primitive import MINUS_ONE, ONE, Primitive
 from ..transforms.ad import ZERO
@@ -278,9 +278,6 @@ ELEMENTWISE_PRIMITIVES = ([_ns[n + "_p"] for n, *_ in UNARY] + [_ns[n + "_p"] fo
 
 
 # --------------------------------------------------------------------------- batching
-_PY_SCALARS = (int, float, bool, complex)
-
-
 def _elementwise_batch(prim):
     """Batch an elementwise primitive: batched operands share the first batched operand's
     batch axis; unbatched array operands are broadcast along it (a NumPy view)."""
@@ -303,13 +300,13 @@ def _elementwise_batch(prim):
             # a length-1 axis at d0 (none needed in front or for 0-d operands)
             if d0:
                 for i, (v, d) in enumerate(zip(vals, dims)):
-                    if d is None and type(v) not in _PY_SCALARS and v.ndim:
+                    if d is None and type(v) not in PY_SCALARS and v.ndim:
                         new[i] = v.reshape(v.shape[:d0] + (1,) + v.shape[d0:])
             return impl(*new, **params), d0
         out_shape = next(aval_of(n).shape for n, d in zip(new, dims) if d is not None)
         nd = len(out_shape)
         for i, (v, d) in enumerate(zip(vals, dims)):
-            if d is None and type(v) not in _PY_SCALARS:
+            if d is None and type(v) not in PY_SCALARS:
                 new[i] = broadcast_in_dim(v, out_shape, tuple(j for j in range(nd) if j != d0))
         return bind(*new, **params), d0
     return rule

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ir import aval_of
+from ..core.ir import PY_SCALARS, aval_of
 from ..core.trace import Tracer
 from ..lax.elementwise import convert_element_type
 from ..lax.shape import broadcast_in_dim
 
-PY_SCALARS = (int, float, complex, bool)
 
 
 def is_traced(*xs) -> bool:

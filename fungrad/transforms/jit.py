@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..core.ir import Eqn, Graph, Literal, ShapedArray, Var, aval_of
+from ..core.ir import PY_SCALARS, Eqn, Graph, Literal, ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.trace import Tracer, new_trace
 from ..compiler.codegen import generate
@@ -247,9 +247,6 @@ def _jit_linearize(call, primals, nz_tangents, nonzero):
 
 
 # ----------------------------------------------------------------------------- the jit API
-_PY_SCALARS = (float, int, bool, complex)
-
-
 def _leaf_sig(x):
     """(signature entry, is a tracer) for one argument leaf."""
     if isinstance(x, Tracer):
@@ -279,7 +276,7 @@ def _signature(leaves):
         s, t = _leaf_sig(x)
         sig.append(s)
         traced |= t
-        if type(x) in _PY_SCALARS:
+        if type(x) in PY_SCALARS:
             scalars = (scalars or []) + [i]
     return tuple(sig), traced, scalars
 
