@@ -1,0 +1,31 @@
+"""The exception types fungrad raises; every message names the fix.
+
+Each type subclasses the built-in a user would already catch (`TypeError`,
+`RuntimeError`, `ValueError`), so `except TypeError:` keeps working.
+
+    >>> import fungrad as fg
+    >>> try:
+    ...     fg.grad(lambda x: x * float(x))(3.0)
+    ... except fg.errors.ConcretizationError as e:
+    ...     print(type(e).__name__)
+    ConcretizationError
+"""
+from __future__ import annotations
+
+
+class FungradError(Exception):
+    """Base of fungrad's own errors (also catchable as the built-in each subclasses)."""
+
+
+class ConcretizationError(FungradError, TypeError):
+    """A traced value was converted to a concrete Python/NumPy value (`float(x)`,
+    `int(x)`, `x.item()`, `math.sin(x)`, `np.float64(x)`, `bool(x)` under `jit`), which would
+    cut it out of the transform."""
+
+
+class LeakedTracerError(FungradError, RuntimeError):
+    """An intermediate value of a transform was used after that transform returned."""
+
+
+class NonScalarOutputError(FungradError, TypeError):
+    """`grad` of a function whose output is not a real scalar."""
