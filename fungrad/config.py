@@ -10,10 +10,12 @@ class Config:
 
     - `jit_retrace_warning` (int or None, default 10): warn when a jitted function has been
       traced more than this many times, naming the argument whose signature changed.
+    - `check_graphs` (bool, default False): type-check every graph that jit, make_ir and
+      reverse mode stage, and every optimized graph (`fungrad.core.check`); the tests set it.
     """
 
     def __init__(self):
-        self._values = {"jit_retrace_warning": 10}
+        self._values = {"jit_retrace_warning": 10, "check_graphs": False}
 
     def update(self, name: str, value) -> None:
         if name not in self._values:

@@ -29,3 +29,8 @@ class LeakedTracerError(FungradError, RuntimeError):
 
 class NonScalarOutputError(FungradError, TypeError):
     """`grad` of a function whose output is not a real scalar."""
+
+
+class IRTypeError(FungradError, ValueError):
+    """A graph that is ill formed or ill typed (`fungrad.core.check.check_graph`): a bug in
+    a transform, a pass or a primitive's rules, not in the user's code."""

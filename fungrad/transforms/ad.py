@@ -16,7 +16,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..core.ir import Eqn, Graph, Literal, Var, aval_of
+from ..core.check import check_graph
 from ..core.primitive import MINUS_ONE, ONE
+from ..config import config
 from ..core.trace import Trace, Tracer, new_trace
 from .staging import StagingTrace, StagingTracer, eval_graph
 from .. import tree as _tree
@@ -286,7 +288,10 @@ def linearize_flat(fun, primals, has_aux=False):
                 outvars.append(None)
         if has_aux:
             aux = _strip(aux, jt)
-    return p_out, Graph(invars, lin.eqns, outvars), aux
+    graph = Graph(invars, lin.eqns, outvars)
+    if config.check_graphs:
+        check_graph(graph, where="linearized graph")
+    return p_out, graph, aux
 
 
 def backward_pass(graph: Graph, cts_out) -> list:

@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..core.ir import PY_SCALARS, Eqn, Graph, Literal, ShapedArray, Var, aval_of
+from ..core.check import check_graph
 from ..core.primitive import Primitive
 from ..core.trace import Tracer, new_trace
 from ..compiler.codegen import generate
@@ -102,7 +103,11 @@ class Call:
         self.name = name
         self.array_module = array_module  # NumPy, or CuPy for CuPy inputs
         self.graph_before = graph
+        if config.check_graphs:
+            check_graph(graph, where=f"jit({name}) staged graph")
         self.graph = optimize(graph)
+        if config.check_graphs:
+            check_graph(self.graph, relaxed=True, where=f"jit({name}) optimized graph")
         self.compiled = generate(self.graph, name, donated, array_module)
         self.fn = self.compiled.fn
         self.in_avals = [v.aval for v in self.graph.invars]

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 
+from ..config import config
+from ..core.check import check_graph
 from ..core.ir import Eqn, Graph, Literal, Var, aval_of, ShapedArray
 from ..core.trace import Trace, Tracer, new_trace
 from .. import tree as _tree
@@ -149,9 +151,13 @@ def make_ir(f: Callable, static_argnums: int | Sequence[int] = (),
             out_leaves, out_tree = _tree.tree_flatten(out)
             outvars = [trace.to_atom(o) for o in out_leaves]
         graph = Graph([t.var for t in in_tracers], trace.eqns, outvars)
+        if config.check_graphs:
+            check_graph(graph, where=f"make_ir({getattr(f, '__name__', 'f')})")
         if optimize:
             from ..compiler.passes import optimize as run_passes
             graph = run_passes(graph)
+            if config.check_graphs:
+                check_graph(graph, relaxed=True, where="optimized graph")
         return IR(graph, in_tree, out_tree)
 
     return make_ir_f
