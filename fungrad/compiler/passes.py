@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ir import Eqn, Graph, Literal, ShapedArray, Var
+from ..core.ir import Eqn, Graph, Literal, Var
 from ..core.trace import Tracer
 
 # folding materializes a constant; past this many elements it is left to run time
@@ -23,18 +23,36 @@ def _read(subst, v):
     return v
 
 
-def _is_scalar_const(v, value) -> bool:
-    """A Literal equal to the Python/0-d constant `value` everywhere (a weak scalar or a 0-d
-    array): multiplying or adding it changes neither values nor dtype of an array operand."""
+# ----------------------------------------------------------------------------- rule tables
+# Filled by each primitive's module next to its other rules (the compiler never imports lax).
+#
+# simplify_rules[prim](eqn, ins, producers) -> None (keep), an atom equal to the output, a
+#   replacement Eqn, or a list [new Eqn, ..., replacement Eqn]. `ins` are the equation's
+#   operands after substitution; `producers` maps a Var to the Eqn that defined it.
+# broadcast_sources[prim](eqn) -> (eqns, atom) or None: for an equation that only broadcasts,
+#   an atom that NumPy's own broadcasting turns into its output (with equations that compute
+#   it, e.g. a reshape that inserts length-1 axes): elementwise ufuncs read it instead.
+simplify_rules: dict = {}
+broadcast_sources: dict = {}
+
+
+def can_stand_for(v, out) -> bool:
+    """`v` can replace the output var `out`: same shape and dtype, and not a weak scalar."""
+    return v.aval.shape == out.aval.shape and v.aval.dtype == out.aval.dtype and not (
+        type(v) is Literal and v.aval.weak_type)
+
+
+def is_scalar_const(v, value) -> bool:
+    """A weak Python scalar Literal equal to `value`: multiplying or adding it changes
+    neither the values nor the dtype of an array operand."""
     if type(v) is not Literal:
         return False
     x = v.value
-    if type(x) in (int, float):
-        return x == value
-    return False
+    return type(x) in (int, float) and x == value
 
 
-def _is_zero_array(v) -> bool:
+def is_zero_array(v) -> bool:
+    """A constant float/complex array of zeros (what symbolic zeros leave behind)."""
     if type(v) is not Literal or isinstance(v.value, Tracer):
         return False
     x = v.value
@@ -51,30 +69,17 @@ def _foldable(eqn) -> bool:
 
 
 def _broadcast_source(v, producers):
-    """An atom that NumPy's own broadcasting turns into `v`, or None: the operand of a
-    broadcast_in_dim onto trailing dims (bias vectors, 0-d values), or one scalar for a
-    constant array whose elements are all equal. Dtypes agree (elementwise operands do)."""
+    """(eqns, atom) where NumPy's broadcasting of `atom` gives `v`, or None: the source of a
+    broadcasting equation (by its primitive's rule), or one scalar for a constant array whose
+    elements are all equal. Dtypes agree (elementwise operands do)."""
     if type(v) is Var:
         prev = producers.get(v)
-        if prev is None or prev.prim.name != "broadcast_in_dim":
-            return None
-        src = prev.inputs[0]
-        shape, dims = prev.params["shape"], prev.params["broadcast_dimensions"]
-        nd, n = len(src.aval.shape), len(shape)
-        if src.aval.dtype != v.aval.dtype:
-            return None
-        if tuple(dims) == tuple(range(n - nd, n)):
-            return src
-        # other dims: a reshape that puts 1s where the broadcast adds dims, then NumPy's
-        # broadcasting (the reshape is a view; chains of them fold away)
-        xp_shape = [1] * n
-        for i, d in enumerate(dims):
-            xp_shape[d] = src.aval.shape[i]
-        return ("reshape", src, tuple(xp_shape))
+        rule = broadcast_sources.get(prev.prim) if prev is not None else None
+        return rule(prev) if rule is not None else None
     x = v.value
     if type(x) is np.ndarray and x.ndim and x.size and (not any(x.strides) or (
             x.size <= _FOLD_MAX_SIZE and (x == x.flat[0]).all())):
-        return Literal(x.flat[0].item())  # a weak Python scalar of the same value
+        return [], Literal(x.flat[0].item())  # a weak Python scalar of the same value
     return None
 
 
@@ -85,109 +90,26 @@ def _scalar_operands(eqn, ins, producers):
     if not oa.shape or len(ins) < 2:
         return None
     new = list(ins)
-    before = []  # reshape equations the rewritten equation reads
+    before = []  # equations the rewritten equation reads
     for k, v in enumerate(ins):
-        s = _broadcast_source(v, producers)
-        if s is not None and any(j != k and type(u) is Var and u.aval.shape == oa.shape
-                                 for j, u in enumerate(new)):
-            if type(s) is tuple:
-                from ..lax.shape import reshape_p  # (lax imports jit, which imports us)
-                _, src, xp_shape = s
-                r = Var(ShapedArray(xp_shape, src.aval.dtype))
-                before.append(Eqn(reshape_p, [src], {"new_sizes": xp_shape}, [r], eqn.source))
-                s = r
-            new[k] = s
+        found = _broadcast_source(v, producers)
+        if found is not None and any(j != k and type(u) is Var and u.aval.shape == oa.shape
+                                     for j, u in enumerate(new)):
+            eqns, new[k] = found
+            before.extend(Eqn(e.prim, e.inputs, e.params, e.outputs, eqn.source) for e in eqns)
     if all(a is b for a, b in zip(new, ins)):
         return None
     return before + [Eqn(eqn.prim, new, eqn.params, eqn.outputs, eqn.source)]
 
 
 def _simplify(eqn, ins, producers):
-    """An atom equal to the equation's output, or a replacement Eqn, or None (keep as is)."""
-    name = eqn.prim.name
-    out = eqn.outputs[0]
-    oa = out.aval
-    p = eqn.params
+    """An atom equal to the equation's output, or a replacement Eqn (list), or None."""
     if eqn.prim.accepts_out == "inplace":
         rep = _scalar_operands(eqn, ins, producers)
         if rep is not None:
             return rep
-
-    def same(v):  # v can stand for the output: same shape and dtype
-        return v.aval.shape == oa.shape and v.aval.dtype == oa.dtype and not (
-            type(v) is Literal and v.aval.weak_type)
-
-    if name == "mul":
-        a, b = ins
-        if _is_scalar_const(b, 1) and same(a):
-            return a
-        if _is_scalar_const(a, 1) and same(b):
-            return b
-    elif name in ("add", "sub"):
-        a, b = ins
-        if (_is_scalar_const(b, 0) or _is_zero_array(b)) and same(a):
-            return a
-        if name == "add" and (_is_scalar_const(a, 0) or _is_zero_array(a)) and same(b):
-            return b
-    elif name == "div":
-        a, b = ins
-        if _is_scalar_const(b, 1) and same(a):
-            return a
-    elif name == "neg":
-        prev = producers.get(ins[0])
-        if prev is not None and prev.prim.name == "neg":
-            return prev.inputs[0]
-    elif name == "convert_element_type":
-        if same(ins[0]):
-            return ins[0]
-    elif name == "transpose":
-        perm = p["permutation"]
-        if list(perm) == list(range(len(perm))):
-            return ins[0]
-        prev = producers.get(ins[0])
-        if prev is not None and prev.prim.name == "transpose":
-            inner = prev.params["permutation"]
-            composed = tuple(inner[i] for i in perm)
-            if list(composed) == list(range(len(composed))):
-                return prev.inputs[0]
-            return Eqn(eqn.prim, [prev.inputs[0]], {"permutation": composed}, eqn.outputs,
-                       eqn.source)
-    elif name == "reshape":
-        if same(ins[0]):
-            return ins[0]
-        prev = producers.get(ins[0])
-        if prev is not None and prev.prim.name == "reshape":
-            if same(prev.inputs[0]):
-                return prev.inputs[0]
-            return Eqn(eqn.prim, [prev.inputs[0]], dict(p), eqn.outputs, eqn.source)
-    elif name == "broadcast_in_dim":
-        if same(ins[0]) and list(p["broadcast_dimensions"]) == list(range(len(oa.shape))):
-            return ins[0]
-    elif name in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod"):
-        if not p["axes"] and same(ins[0]):
-            return ins[0]
-        if name == "reduce_sum":
-            return _sum_of_broadcast(eqn, ins, producers)
-    return None
-
-
-def _sum_of_broadcast(eqn, ins, producers):
-    """sum(broadcast_in_dim(x), axes) over exactly the added dims = x * (their size)."""
-    prev = producers.get(ins[0])
-    if prev is None or prev.prim.name != "broadcast_in_dim":
-        return None
-    x = prev.inputs[0]
-    shape, bdims = prev.params["shape"], prev.params["broadcast_dimensions"]
-    axes = eqn.params["axes"]
-    added = [d for d in range(len(shape)) if d not in bdims]
-    if sorted(axes) != added or x.aval.shape != eqn.outputs[0].aval.shape or (
-            x.aval.dtype != eqn.outputs[0].aval.dtype or x.aval.dtype.kind not in "fc"):
-        return None
-    n = 1
-    for d in added:
-        n *= shape[d]
-    from ..lax.elementwise import mul_p
-    return Eqn(mul_p, [x, Literal(float(n))], {}, eqn.outputs, eqn.source)
+    rule = simplify_rules.get(eqn.prim)
+    return rule(eqn, ins, producers) if rule is not None else None
 
 
 def _params_key(params):

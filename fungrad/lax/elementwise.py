@@ -15,6 +15,7 @@ from ..transforms import ad as _ad
 from ..core.primitive import MINUS_ONE, ONE, Primitive
 from ..transforms.ad import ZERO
 from ..core.trace import Tracer
+from ..compiler.passes import can_stand_for, is_scalar_const, is_zero_array, simplify_rules
 from .shape import broadcast_in_dim, moveaxis
 
 _BOOL = np.dtype(bool)
@@ -338,3 +339,32 @@ def _convert_emit(ctx, ins, out, new_dtype):
 
 
 convert_element_type_p.emit = _convert_emit
+
+
+# --------------------------------------------------------------------------- jit simplifications
+def _drop_identity(identity, zero_arrays: bool, positions):
+    """`x op identity -> x` for an identity operand at one of `positions` (x*1, x+0, x/1);
+    `zero_arrays`: an all-zero constant array (left by symbolic zeros) counts as 0."""
+    def rule(eqn, ins, producers):
+        out = eqn.outputs[0]
+        for k in positions:
+            c, other = ins[k], ins[1 - k]
+            if ((is_scalar_const(c, identity) or zero_arrays and is_zero_array(c))
+                    and can_stand_for(other, out)):
+                return other
+        return None
+    return rule
+
+
+def _neg_of_neg(eqn, ins, producers):
+    prev = producers.get(ins[0])
+    return prev.inputs[0] if prev is not None and prev.prim is neg_p else None
+
+
+simplify_rules[mul_p] = _drop_identity(1, False, (1, 0))
+simplify_rules[add_p] = _drop_identity(0, True, (1, 0))
+simplify_rules[sub_p] = _drop_identity(0, True, (1,))
+simplify_rules[div_p] = _drop_identity(1, False, (1,))
+simplify_rules[neg_p] = _neg_of_neg
+simplify_rules[convert_element_type_p] = lambda eqn, ins, producers: (
+    ins[0] if can_stand_for(ins[0], eqn.outputs[0]) else None)

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ir import ShapedArray, aval_of
+from ..core.ir import Eqn, Literal, ShapedArray, aval_of
 from ..core.primitive import Primitive
 from ..transforms.ad import ZERO
-from .elementwise import (convert_element_type, div, eq, mul)
-from .shape import broadcast_in_dim
+from .elementwise import (convert_element_type, div, eq, mul, mul_p)
+from .shape import broadcast_in_dim, broadcast_in_dim_p
+from ..compiler.passes import can_stand_for, simplify_rules
 
 
 def _reduced_shape(shape, axes):
@@ -182,3 +183,36 @@ argmax_p.emit = _arg_emit("argmax")
 argmin_p.emit = _arg_emit("argmin")
 for _p in REDUCE_PRIMITIVES:
     _p.fresh_output = True
+
+
+# --------------------------------------------------------------------------- jit simplifications
+def _no_axes(eqn, ins, producers):
+    """A reduction over no axes is its operand."""
+    if not eqn.params["axes"] and can_stand_for(ins[0], eqn.outputs[0]):
+        return ins[0]
+    return None
+
+
+def _simplify_sum(eqn, ins, producers):
+    """Also: sum(broadcast_in_dim(x)) over exactly the added dims = x * (their size)."""
+    same = _no_axes(eqn, ins, producers)
+    if same is not None:
+        return same
+    prev = producers.get(ins[0])
+    if prev is None or prev.prim is not broadcast_in_dim_p:
+        return None
+    x, out = prev.inputs[0], eqn.outputs[0]
+    shape, bdims = prev.params["shape"], prev.params["broadcast_dimensions"]
+    added = [d for d in range(len(shape)) if d not in bdims]
+    if sorted(eqn.params["axes"]) != added or x.aval.shape != out.aval.shape or (
+            x.aval.dtype != out.aval.dtype or x.aval.dtype.kind not in "fc"):
+        return None
+    n = 1
+    for d in added:
+        n *= shape[d]
+    return Eqn(mul_p, [x, Literal(float(n))], {}, eqn.outputs, eqn.source)
+
+
+simplify_rules[reduce_sum_p] = _simplify_sum
+for _p in (reduce_max_p, reduce_min_p, reduce_prod_p):
+    simplify_rules[_p] = _no_axes

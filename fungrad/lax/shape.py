@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.ir import ShapedArray, Var, aval_of as _aval
+from ..core.ir import Eqn, ShapedArray, Var, aval_of as _aval
 from ..core.primitive import Primitive
+from ..compiler.passes import broadcast_sources, can_stand_for, simplify_rules
 from ..transforms.ad import ZERO
 
 
@@ -240,3 +241,66 @@ transpose_p.emit = lambda ctx, ins, out, permutation: f"np.transpose({ins[0]}, {
 concatenate_p.emit = lambda ctx, ins, out, dimension: (
     f"np.concatenate(({''.join(x + ', ' for x in ins)}), axis={dimension})")
 concatenate_p.fresh_output = True
+
+
+# --------------------------------------------------------------------------- jit simplifications
+def _simplify_transpose(eqn, ins, producers):
+    """Identity permutations vanish; a transpose of a transpose is one (or none)."""
+    perm = eqn.params["permutation"]
+    if list(perm) == list(range(len(perm))):
+        return ins[0]
+    prev = producers.get(ins[0])
+    if prev is None or prev.prim is not transpose_p:
+        return None
+    inner = prev.params["permutation"]
+    composed = tuple(inner[i] for i in perm)
+    if list(composed) == list(range(len(composed))):
+        return prev.inputs[0]
+    return Eqn(transpose_p, [prev.inputs[0]], {"permutation": composed}, eqn.outputs,
+               eqn.source)
+
+
+def _simplify_reshape(eqn, ins, producers):
+    """No-op reshapes vanish; a reshape of a reshape reads the first one's operand."""
+    out = eqn.outputs[0]
+    if can_stand_for(ins[0], out):
+        return ins[0]
+    prev = producers.get(ins[0])
+    if prev is None or prev.prim is not reshape_p:
+        return None
+    if can_stand_for(prev.inputs[0], out):
+        return prev.inputs[0]
+    return Eqn(reshape_p, [prev.inputs[0]], dict(eqn.params), eqn.outputs, eqn.source)
+
+
+def _simplify_broadcast(eqn, ins, producers):
+    dims = eqn.params["broadcast_dimensions"]
+    out = eqn.outputs[0]
+    if can_stand_for(ins[0], out) and list(dims) == list(range(len(out.aval.shape))):
+        return ins[0]
+    return None
+
+
+def _broadcast_source(eqn):
+    """The operand, which NumPy broadcasts itself onto trailing dims (bias vectors, 0-d
+    values); onto other dims after a reshape that puts 1s where the broadcast adds dims (a
+    view; chains of them fold away)."""
+    src = eqn.inputs[0]
+    shape, dims = eqn.params["shape"], eqn.params["broadcast_dimensions"]
+    nd, n = len(src.aval.shape), len(shape)
+    if src.aval.dtype != eqn.outputs[0].aval.dtype:
+        return None
+    if tuple(dims) == tuple(range(n - nd, n)):
+        return [], src
+    xp_shape = [1] * n
+    for i, d in enumerate(dims):
+        xp_shape[d] = src.aval.shape[i]
+    xp_shape = tuple(xp_shape)
+    r = Var(ShapedArray(xp_shape, src.aval.dtype))
+    return [Eqn(reshape_p, [src], {"new_sizes": xp_shape}, [r])], r
+
+
+simplify_rules[transpose_p] = _simplify_transpose
+simplify_rules[reshape_p] = _simplify_reshape
+simplify_rules[broadcast_in_dim_p] = _simplify_broadcast
+broadcast_sources[broadcast_in_dim_p] = _broadcast_source
