@@ -1,11 +1,24 @@
 """Primitives: named operations that carry the rules every transform needs."""
 from __future__ import annotations
 
+import sys
+
 from .trace import Tracer, check_alive
 
 # Constant coefficients of elementwise primitives (see `Primitive.coefficients`): the
 # tangent passes through unchanged (add) or negated (sub), with no multiply recorded.
 ONE, MINUS_ONE = "one", "minus_one"
+
+# Every primitive, by name, registered when it is created: the registry checker walks it, so a
+# primitive of fungrad's cannot escape the tests. Defining a name again replaces the entry
+# (re-running a notebook cell that defines a primitive must work).
+_REGISTRY: dict = {}
+
+
+def registered_primitives(package: str = "fungrad") -> list:
+    """The primitives defined by modules of `package` (importing fungrad creates its own)."""
+    prefix = package + "."
+    return [p for p in _REGISTRY.values() if p.module.startswith(prefix)]
 
 
 class Primitive:
@@ -29,10 +42,14 @@ class Primitive:
     """
     __slots__ = ("name", "impl", "abstract_eval", "jvp", "transpose", "batch", "emit",
                  "multiple_results", "same_aval", "coefficients", "fresh_output", "accepts_out",
-                 "__weakref__")
+                 "module", "__weakref__")
 
-    def __init__(self, name: str, multiple_results: bool = False):
+    def __init__(self, name: str, multiple_results: bool = False, module: str | None = None):
         self.name = name
+        # the defining module (the caller's unless given): fungrad's own primitives need specs
+        self.module = module if module is not None else sys._getframe(1).f_globals.get(
+            "__name__", "")
+        _REGISTRY[name] = self
         self.multiple_results = multiple_results
         # True when the output's shape and dtype are always those of its traced operands
         # (elementwise ops of equal-typed operands): staging then skips abstract_eval.
