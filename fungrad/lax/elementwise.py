@@ -83,7 +83,7 @@ UNARY = [
     ("sqrt", np.sqrt, lambda x, y: div(0.5, y)),
     ("square", np.square, lambda x, y: mul(x, 2.0)),
     ("reciprocal", np.reciprocal, lambda x, y: neg(mul(y, y))),
-    ("abs", np.abs, lambda x, y: sign(x)),  # complex operands: _abs_jvp below
+    ("abs", np.abs, lambda x, y: sign(x)),  # replaced by _abs_jvp below (complex z)
     ("sign", np.sign, None),
     ("floor", np.floor, None),
     ("ceil", np.ceil, None),
