@@ -14,27 +14,43 @@ _DEFAULT_EPS = {np.dtype(np.float64): 1e-5, np.dtype(np.float32): 2e-3,
                 np.dtype(np.float16): 1e-1}
 
 
+def _random_array(rng, x):
+    """Standard normal values like `x`; complex ones get random real and imaginary parts, so
+    the finite differences probe both directions."""
+    dt = np.asarray(x).dtype
+    r = rng.standard_normal(np.shape(x))
+    if dt.kind == "c":
+        r = r + 1j * rng.standard_normal(np.shape(x))
+    return r.astype(dt)
+
+
 def _random_like(rng, tree):
-    return _tree.tree_map(lambda x: rng.standard_normal(np.shape(x)).astype(np.asarray(x).dtype),
-                          tree)
+    return _tree.tree_map(lambda x: _random_array(rng, x), tree)
+
+
+def _wide(x):
+    """float64, or complex128 for complex values (the precision the checks compare in)."""
+    x = np.asarray(x)
+    return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
 
 
 def _vdot(a, b):
-    return sum(float(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64)))
+    """The real pairing Re(sum(a * b)) under which cotangents transpose (JAX's convention:
+    no conjugation; for real arrays the ordinary dot)."""
+    return sum(float(np.real(np.sum(_wide(x) * _wide(y))))
                for x, y in zip(_tree.tree_leaves(a), _tree.tree_leaves(b)))
 
 
 def _numerical_jvp(f, args, tangents, eps):
     plus = f(*_tree.tree_map(lambda x, t: x + eps * t, args, tangents))
     minus = f(*_tree.tree_map(lambda x, t: x - eps * t, args, tangents))
-    return _tree.tree_map(lambda a, b: (np.asarray(a, np.float64) - np.asarray(b, np.float64))
-                          / (2 * eps), plus, minus)
+    return _tree.tree_map(lambda a, b: (_wide(a) - _wide(b)) / (2 * eps), plus, minus)
 
 
 def _assert_close(what, got, want, atol, rtol):
     for i, (g, w) in enumerate(zip(_tree.tree_leaves(got), _tree.tree_leaves(want))):
-        g = np.asarray(g, np.float64)
-        w = np.asarray(w, np.float64)
+        g = _wide(g)
+        w = _wide(w)
         if g.shape != w.shape:
             raise AssertionError(f"{what}: output {i} has shape {g.shape}, expected {w.shape}")
         if not np.allclose(g, w, atol=atol, rtol=rtol, equal_nan=True):
@@ -50,6 +66,8 @@ def check_grads(f: Callable, args: Sequence, order: int = 1, modes=("fwd", "rev"
                 seed: int = 0) -> None:
     """Check `f`'s derivatives up to `order` in `modes` ("fwd", "rev") against central
     finite differences along random directions; raise AssertionError with a report.
+    Complex arguments get complex directions; reverse mode is checked through the pairing
+    Re(sum(ct * t)) (JAX's convention).
 
     Example:
         >>> fg.test_util.check_grads(fnp.sin, (np.array([0.5, 1.0]),), order=2)
@@ -57,9 +75,10 @@ def check_grads(f: Callable, args: Sequence, order: int = 1, modes=("fwd", "rev"
     args = tuple(args)
     leaves = _tree.tree_leaves(args)
     dtypes = [np.asarray(x).dtype for x in leaves]
-    if not leaves or not all(np.issubdtype(d, np.floating) for d in dtypes):
-        raise TypeError(f"check_grads: all arguments must be float arrays, got dtypes {dtypes}")
-    low = min(dtypes, key=lambda d: d.itemsize)
+    if not leaves or not all(np.issubdtype(d, np.inexact) for d in dtypes):
+        raise TypeError(f"check_grads: all arguments must be float or complex arrays, got "
+                        f"dtypes {dtypes}")
+    low = min((np.finfo(d).dtype for d in dtypes), key=lambda d: d.itemsize)
     tol = _DEFAULT_TOL.get(low, 1e-6)
     atol = tol if atol is None else atol
     rtol = tol if rtol is None else rtol

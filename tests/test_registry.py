@@ -18,7 +18,8 @@ from fungrad import tree
 from fungrad.test_util import check_grads
 from fungrad.core.primitive import registered_primitives
 
-from checker.registry import CREATION, FNP, PRIM
+from checker.registry import COMPLEX_CASES, COMPLEX_REJECTED, CREATION, FNP, PRIM
+from fungrad.numpy import _elementwise as fnp_elementwise
 
 # fnp names that are not array functions: dtypes, constants, dtype/shape queries.
 NOT_FUNCTIONS = {"bool_", "complex64", "complex128", "dtype", "finfo", "float16", "float32",
@@ -62,7 +63,8 @@ def _draw(data, kind, name):
 
 
 def _as64(x):
-    return np.asarray(x, np.float64) if np.asarray(x).dtype != np.bool_ else np.asarray(x)
+    x = np.asarray(x)
+    return x if x.dtype == np.bool_ else x.astype(np.complex128 if _is_complex(x) else np.float64)
 
 
 def _traced_value(case, args):
@@ -75,15 +77,23 @@ def _traced_value(case, args):
 @settings(max_examples=10, **SETTINGS)
 @given(data=st.data())
 def test_values_and_abstract_shapes(kind, name, data):
-    case = _draw(data, kind, name)
+    _check_values(_draw(data, kind, name))
+
+
+def _narrow(a):
+    """float64 -> float32, complex128 -> complex64 (the abstract-shape check's second pass)."""
+    return a.astype({"float64": np.float32, "complex128": np.complex64}.get(a.dtype.name,
+                                                                             a.dtype))
+
+
+def _check_values(case):
     want = case.fn(*case.args)
     got = _traced_value(case, case.args)
     for w, g in zip(tree.tree_leaves(want), tree.tree_leaves(got)):
         w, g = np.asarray(w), np.asarray(g)
         assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
-    for args in (case.args, tuple(a.astype(np.float32) if a.dtype == np.float64 else a
-                                  for a in case.args)):
+    for args in (case.args, tuple(_narrow(a) for a in case.args)):
         ir = fg.make_ir(case.fn)(*args)
         real = tree.tree_leaves(case.fn(*args))
         avals = [v.aval for v in ir.graph.outvars]
@@ -97,37 +107,80 @@ def test_values_and_abstract_shapes(kind, name, data):
 @settings(max_examples=8, **SETTINGS)
 @given(data=st.data())
 def test_first_order(kind, name, data):
-    case = _draw(data, kind, name)
+    _check_first_order(_draw(data, kind, name))
+
+
+def _is_complex(a):
+    return np.asarray(a).dtype.kind == "c"
+
+
+def _pair(xs, ys):
+    """Re(sum(x * y)) over leaves: the pairing under which cotangents are transposes (JAX's
+    convention for complex values; the ordinary dot for real ones)."""
+    return sum(np.real(np.sum(_as64(a) * _as64(b))) for a, b in zip(xs, ys))
+
+
+def _directions(args, rng):
+    """Tangent tuples: a random real direction; with complex arguments also a purely
+    imaginary one for them, so both directions meet the finite differences."""
+    real = tuple(rng.standard_normal(a.shape) + (0j if _is_complex(a) else 0) for a in args)
+    if not any(_is_complex(a) for a in args):
+        return [real]
+    return [real, tuple(1j * rng.standard_normal(a.shape) if _is_complex(a)
+                        else rng.standard_normal(a.shape) for a in args)]
+
+
+def _central_difference(fn, args, tangents, eps):
+    plus = fn(*[a + eps * t for a, t in zip(args, tangents)])
+    minus = fn(*[a - eps * t for a, t in zip(args, tangents)])
+    return [(_as64(p) - _as64(m)) / (2 * eps)
+            for p, m in zip(tree.tree_leaves(plus), tree.tree_leaves(minus))]
+
+
+def _check_first_order(case):
     args = case.args
     before = [a.copy() for a in args]
     rng = np.random.default_rng(0)
-    tangents = tuple(rng.standard_normal(a.shape) for a in args)
-    out, t_out = fg.jvp(case.fn, args, tangents)
-    if not case.diff:
-        for t in tree.tree_leaves(t_out):
-            t = np.asarray(t)
-            assert t.dtype == fg.float0 or not np.any(t), "expected a zero derivative"
-        return
+    tol = 1e-9 if case.tol is None else case.tol
+    for tangents in _directions(args, rng):
+        out, t_out = fg.jvp(case.fn, args, tangents)
+        if not case.diff:
+            for t in tree.tree_leaves(t_out):
+                t = np.asarray(t)
+                assert t.dtype == fg.float0 or not np.any(t), "expected a zero derivative"
+            return
+        if any(_is_complex(a) for a in args):  # (real directions: check_grads below)
+            fd_tol = 1e-6 if case.tol is None else case.tol
+            for g, w in zip(tree.tree_leaves(t_out),
+                            _central_difference(case.fn, args, tangents, case.eps or 1e-5)):
+                np.testing.assert_allclose(_as64(g), w, rtol=fd_tol, atol=fd_tol)
+        # transposition: <vjp(ct), t> == <ct, jvp(t)> (both exact, so a tight tolerance)
+        _, f_vjp = fg.vjp(case.fn, *args)
+        ct = tree.tree_map(lambda o: _random_like(rng, o), out)
+        lhs = _pair(f_vjp(ct), tangents)
+        rhs = _pair(tree.tree_leaves(ct), tree.tree_leaves(t_out))
+        np.testing.assert_allclose(lhs, rhs, rtol=tol, atol=tol)
     check_grads(case.fn, args, order=1, modes=("fwd", "rev"), atol=case.tol, rtol=case.tol,
                 eps=case.eps)
-    # transposition: <vjp(ct), t> == <ct, jvp(t)> (both exact, so a tight tolerance)
-    _, f_vjp = fg.vjp(case.fn, *args)
-    ct = tree.tree_map(lambda o: rng.standard_normal(np.shape(o)), out)
-    ct = tree.tree_map(lambda c, o: np.asarray(c, np.asarray(o).dtype), ct, out)
-    lhs = sum(np.vdot(_as64(a), _as64(b)) for a, b in zip(f_vjp(ct), tangents))
-    rhs = sum(np.vdot(_as64(a), _as64(b))
-              for a, b in zip(tree.tree_leaves(ct), tree.tree_leaves(t_out)))
-    tol = 1e-9 if case.tol is None else case.tol
-    np.testing.assert_allclose(lhs, rhs, rtol=tol, atol=tol)
     for a, b in zip(args, before):  # a user's arrays are never mutated
         np.testing.assert_array_equal(a, b)
+
+
+def _random_like(rng, o):
+    o = np.asarray(o)
+    c = rng.standard_normal(o.shape) + (1j * rng.standard_normal(o.shape) if _is_complex(o)
+                                        else 0)
+    return np.asarray(c, o.dtype)
 
 
 @pytest.mark.parametrize("kind,name", ALL)
 @settings(max_examples=3, **SETTINGS)
 @given(data=st.data())
 def test_second_order(kind, name, data):
-    case = _draw(data, kind, name)
+    _check_second_order(_draw(data, kind, name))
+
+
+def _check_second_order(case):
     if not case.diff or not case.order2:
         return
     check_grads(case.fn, case.args, order=2, modes=("fwd", "rev"), atol=case.tol,
@@ -144,7 +197,10 @@ def _stack_at(xs, axis):
 def test_vmap_matches_loop(kind, name, data):
     """vmap vs a Python loop: each argument mapped or not, at axis 0 or another axis, and
     the output batch axis placed at 0 or at the end."""
-    case = _draw(data, kind, name)
+    _check_vmap(_draw(data, kind, name), data)
+
+
+def _check_vmap(case, data):
     args = case.args
     size = data.draw(st.integers(1, 3), label="batch size")
     mapped = [data.draw(st.booleans(), label=f"arg {i} mapped") for i in range(len(args))]
@@ -161,8 +217,8 @@ def test_vmap_matches_loop(kind, name, data):
             continue
         ax = data.draw(st.integers(0, a.ndim), label="in axis")
         # examples are small perturbations of the drawn point (stay inside its domain)
-        exs = [a if b == 0 or a.dtype == np.bool_ else a + 1e-3 * rng.standard_normal(a.shape)
-               for b in range(size)]
+        exs = [a if b == 0 or a.dtype == np.bool_ else a + (1e-3 * rng.standard_normal(
+               a.shape)).astype(a.dtype) for b in range(size)]
         for ex, e in zip(per_example, exs):
             ex.append(e)
         in_axes.append(ax if data.draw(st.booleans()) else ax - (a.ndim + 1))
@@ -184,7 +240,10 @@ def test_vmap_matches_loop(kind, name, data):
 def test_jit_matches_eager(kind, name, data):
     """jit vs eager: same shapes and dtypes, values equal to 1e-12 (bitwise where the same
     NumPy kernels run); the user's arrays untouched; a second call hits the cache."""
-    case = _draw(data, kind, name)
+    _check_jit(_draw(data, kind, name))
+
+
+def _check_jit(case):
     args = case.args
     before = [a.copy() for a in args]
     want = case.fn(*args)
@@ -214,3 +273,53 @@ def test_a_new_fungrad_primitive_is_seen_by_the_spec_guard():
         assert user not in registered_primitives()
     finally:
         del _REGISTRY["user_defined_probe"]
+
+
+# ----------------------------------------------------------------------------- complex
+# Complex (and mixed real/complex) cases of every elementwise function, reduction and
+# product: the same checks, with fewer examples (each case also has real specs above).
+COMPLEX_ALL = sorted(COMPLEX_CASES)
+COMPLEX_SETTINGS = dict(SETTINGS, max_examples=2)
+ignore_complex_warning = pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+
+
+def test_every_elementwise_function_has_a_complex_spec():
+    names = [n for n, *_ in fnp_elementwise.UNARY + fnp_elementwise.BINARY]
+    missing = [n for n in names if n not in COMPLEX_CASES and n not in COMPLEX_REJECTED]
+    assert not missing, (f"elementwise functions without a complex spec in COMPLEX_CASES "
+                         f"(or an entry in COMPLEX_REJECTED if NumPy rejects complex): {missing}")
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_REJECTED))
+def test_complex_rejected_like_numpy(name):
+    """fnp raises TypeError where NumPy does, eagerly and on traced values."""
+    fn, z = getattr(fnp, name), np.array([1 + 2j, -0.5j])
+    args = (z,) if name in [n for n, *_ in fnp_elementwise.UNARY] else (z, z)
+    with pytest.raises(TypeError):
+        getattr(np, name)(*args)
+    with pytest.raises(TypeError):
+        fn(*args)
+    with pytest.raises(TypeError):
+        fg.jit(lambda *a: fn(*a))(*args)
+
+
+@pytest.mark.parametrize("name", COMPLEX_ALL)
+@ignore_complex_warning
+@settings(**COMPLEX_SETTINGS)
+@given(data=st.data())
+def test_complex_values_vmap_and_jit(name, data):
+    case = data.draw(COMPLEX_CASES[name])
+    _check_values(case)
+    _check_vmap(case, data)
+    _check_jit(case)
+
+
+@pytest.mark.parametrize("name", COMPLEX_ALL)
+@ignore_complex_warning
+@settings(**COMPLEX_SETTINGS)
+@given(data=st.data())
+def test_complex_derivatives(name, data):
+    """First order along real and imaginary directions, and second order."""
+    case = data.draw(COMPLEX_CASES[name])
+    _check_first_order(case)
+    _check_second_order(case)

@@ -36,6 +36,25 @@ def test_rejects_integer_arguments():
         check_grads(fnp.sin, (np.array([1, 2]),))
 
 
+def _holomorphic_abs():
+    """|z| with the derivative rule of a holomorphic function (t * conj(z)/|z|, complex): right
+    along real directions of real z, wrong for complex z."""
+    p = Primitive("holomorphic_abs")
+    p.impl = np.abs
+    p.abstract_eval = lambda x: x
+    p.jvp = lambda primals, tangents: (p.bind(primals[0]), E.mul(
+        tangents[0], E.div(E.conj(primals[0]), p.bind(primals[0]))))
+    return p
+
+
+def test_complex_arguments():
+    z = np.array([0.5 + 1.0j, -1.0 + 0.2j])
+    check_grads(lambda z: fnp.sin(z) * fnp.abs(z), (z,), order=2)
+    check_grads(lambda z: fnp.real(fnp.sum(z * z)), (z,), order=2)
+    with pytest.raises(AssertionError, match="finite"):
+        check_grads(lambda z: fnp.sum(_holomorphic_abs().bind(z) ** 2), (z,))
+
+
 def test_float32_uses_looser_tolerance():
     check_grads(lambda x: fnp.tanh(x) * 3.0, (np.array([0.2, 0.4], np.float32),), order=2)
 

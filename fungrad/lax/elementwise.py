@@ -6,6 +6,7 @@ and takes the other operand's dtype, exactly as NumPy 2 does.
 """
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
@@ -71,7 +72,7 @@ UNARY = [
     ("cosh", np.cosh, lambda x, y: sinh(x)),
     ("tanh", np.tanh, lambda x, y: sub(1.0, mul(y, y))),
     ("arcsinh", np.arcsinh, lambda x, y: div(1.0, sqrt(add(mul(x, x), 1.0)))),
-    ("arccosh", np.arccosh, lambda x, y: div(1.0, sqrt(sub(mul(x, x), 1.0)))),
+    ("arccosh", np.arccosh, lambda x, y: div(1.0, _arccosh_den(x))),
     ("arctanh", np.arctanh, lambda x, y: div(1.0, sub(1.0, mul(x, x)))),
     ("exp", np.exp, lambda x, y: y),
     ("exp2", np.exp2, lambda x, y: mul(y, math.log(2.0))),
@@ -83,7 +84,7 @@ UNARY = [
     ("sqrt", np.sqrt, lambda x, y: div(0.5, y)),
     ("square", np.square, lambda x, y: mul(x, 2.0)),
     ("reciprocal", np.reciprocal, lambda x, y: neg(mul(y, y))),
-    ("abs", np.abs, lambda x, y: sign(x)),
+    ("abs", np.abs, lambda x, y: sign(x)),  # replaced by _abs_jvp below (complex z)
     ("sign", np.sign, None),
     ("floor", np.floor, None),
     ("ceil", np.ceil, None),
@@ -138,12 +139,24 @@ def _pick(cmp, x, y):
 
 def _reciprocal(y):
     # a weak Python divisor keeps a weak coefficient (NumPy would make 1/y a strong float64)
-    return 1.0 / y if type(y) in (int, float) and y != 0 else div(1.0, y)
+    return 1.0 / y if type(y) in (int, float, complex) and y != 0 else div(1.0, y)
+
+
+def _is_complex(x) -> bool:
+    return _dtype_of(x).kind == "c"
+
+
+def _arccosh_den(x):
+    # sqrt(x-1) sqrt(x+1): equal to sqrt(x*x - 1) for real x > 1, and the right branch
+    # for complex x (sqrt(z*z - 1) has the wrong sign where Re z < 0)
+    if _is_complex(x):
+        return mul(sqrt(sub(x, 1.0)), sqrt(add(x, 1.0)))
+    return sqrt(sub(mul(x, x), 1.0))
 
 
 def _pow_dx(x, y):
     # y * x**(y-1), with the y == 0 case giving 0 (also at x == 0, where 0**-1 is inf)
-    if isinstance(y, (int, float)):
+    if isinstance(y, (int, float, complex)):
         return 0.0 if y == 0 else 1.0 if y == 1 else mul(x, 2.0) if y == 2 else \
             mul(y, pow(x, y - 1))
     return select(eq(y, 0), 0.0, mul(y, pow(x, sub(y, 1.0))))
@@ -151,6 +164,8 @@ def _pow_dx(x, y):
 
 def _safe_log(x):
     # d/dy x**y = x**y log x; where x == 0 the product is taken as 0 (as JAX does)
+    if isinstance(x, complex):
+        return cmath.log(x) if x != 0 else 0.0
     if isinstance(x, (int, float)):
         return math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
     return select(eq(x, 0), 0.0, log(select(eq(x, 0), 1.0, x)))
@@ -261,21 +276,107 @@ def convert_element_type(x, new_dtype):
     return convert_element_type_p.bind(x, new_dtype=np.dtype(new_dtype))
 
 
+def _convert_linear(t, new_dtype):
+    """The linear map of a conversion: complex -> real keeps the real part (explicitly, so
+    NumPy's ComplexWarning stays the user's own casts' business)."""
+    if _is_complex(t) and np.dtype(new_dtype).kind != "c":
+        t = real(t)
+    return t if _dtype_of(t) == new_dtype else convert_element_type(t, new_dtype)
+
+
 def _convert_jvp(primals, tangents, new_dtype):
     x, = primals
     t, = tangents
     out = convert_element_type(x, new_dtype)
     if not np.issubdtype(new_dtype, np.inexact) or not np.issubdtype(_dtype_of(x), np.inexact):
         return out, ZERO
-    return out, convert_element_type(t, new_dtype)
+    return out, _convert_linear(t, new_dtype)
 
 
 convert_element_type_p.jvp = _convert_jvp
+# real -> complex (t -> t + 0i) transposes to the real part of the cotangent
 convert_element_type_p.transpose = lambda ct, x, new_dtype: [
-    convert_element_type(ct, x.aval.dtype)]
+    _convert_linear(ct, x.aval.dtype)]
+
+
+# --------------------------------------------------------------------------- complex parts
+# real / imag take a complex operand to its real dtype; conj keeps the dtype. Cotangents
+# follow JAX: a linear map is transposed, not conjugate-transposed, under the pairing
+# <c, t> = Re(sum(c * t)); so real^T(c) = c + 0i, imag^T(c) = -i c, conj^T(c) = conj(c).
+def _real_dtype(dtype):
+    return np.finfo(dtype).dtype if dtype.kind == "c" else dtype
+
+
+def _part_aval(name):
+    def rule(x):
+        if x.dtype.kind != "c":
+            raise TypeError(f"{name}: operand must be complex, got {x.str_short()} "
+                            f"(fungrad.numpy.{name} handles real operands)")
+        return ShapedArray(x.shape, _real_dtype(x.dtype))
+    return rule
+
+
+def _part_impl(part):
+    # a copy: NumPy's .real / .imag are views of the operand
+    return lambda x: getattr(x, part).copy()
+
+
+real_p = _make("real", _part_impl("real"), _part_aval("real"))
+imag_p = _make("imag", _part_impl("imag"), _part_aval("imag"))
+conj_p = _make("conj", np.conjugate, _same_aval("conj"), True)
+real, imag, conj = real_p.bind, imag_p.bind, conj_p.bind
+
+
+def _to_complex(ct, x):
+    return convert_element_type(ct, x.aval.dtype)
+
+
+real_p.jvp = lambda primals, tangents: (real(primals[0]), real(tangents[0]))
+imag_p.jvp = lambda primals, tangents: (imag(primals[0]), imag(tangents[0]))
+conj_p.jvp = lambda primals, tangents: (conj(primals[0]), conj(tangents[0]))
+real_p.transpose = lambda ct, x: [_to_complex(ct, x)]
+imag_p.transpose = lambda ct, x: [mul(_to_complex(ct, x), -1j)]
+conj_p.transpose = lambda ct, x: [conj(ct)]
+
+
+def _safe_abs(x, y):
+    """|x| (given as y) in x's dtype, with 0 replaced by 1 (the derivatives below are 0 there)."""
+    return convert_element_type(select(eq(y, 0), 1.0, y), _dtype_of(x))
+
+
+def _abs_jvp(primals, tangents):
+    x, = primals
+    t, = tangents
+    y = abs(x)
+    if not _is_complex(x):
+        return y, mul(t, sign(x))
+    # |z| is not holomorphic: d|z| = Re(conj(z) t) / |z|, a real tangent
+    return y, real(mul(t, div(conj(x), _safe_abs(x, y))))
+
+
+def _sign_jvp(primals, tangents):
+    x, = primals
+    t, = tangents
+    s = sign(x)
+    if not _is_complex(x):
+        return s, ZERO
+    # sign(z) = z/|z| moves along the unit circle only: d sign = i s Im(conj(s) t) / |z|
+    dt = _dtype_of(x)
+    turn = convert_element_type(imag(mul(t, conj(s))), dt)
+    return s, mul(turn, div(mul(s, 1j), _safe_abs(x, abs(x))))
+
+
+def _abs_aval(x):
+    return ShapedArray(x.shape, _real_dtype(x.dtype), x.weak_type)
+
+
+# abs and sign are not holomorphic on complex operands: no `t * coefficient` shortcut
+abs_p.jvp, abs_p.coefficients = _abs_jvp, None
+abs_p.abstract_eval, abs_p.same_aval = _abs_aval, False
+sign_p.jvp = _sign_jvp
 
 ELEMENTWISE_PRIMITIVES = ([_ns[n + "_p"] for n, *_ in UNARY] + [_ns[n + "_p"] for n, *_ in BINARY]
-                          + [neg_p, select_p, convert_element_type_p])
+                          + [neg_p, select_p, convert_element_type_p, real_p, imag_p, conj_p])
 
 
 # --------------------------------------------------------------------------- batching

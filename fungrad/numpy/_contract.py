@@ -119,10 +119,14 @@ def inner(a, b):
 
 
 def vdot(a, b):
-    """`numpy.vdot` for real arrays: the dot of the flattened inputs. Example: `fnp.vdot(u, v)`"""
+    """`numpy.vdot`: the dot of the flattened inputs, conjugating the first.
+
+    Example: `fnp.vdot(u, v)`
+    """
     if not is_traced(a, b):
         return np.vdot(a, b)
-    return dot(reshape(a, (-1,)), reshape(b, (-1,)))
+    from ._elementwise import conj
+    return dot(conj(reshape(a, (-1,))), reshape(b, (-1,)))
 
 
 def _parse_einsum(subscripts, operands):

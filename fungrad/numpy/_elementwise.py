@@ -51,14 +51,15 @@ _dtype_cache: dict = {}
 
 def _compute_dtype(np_fn, in_dtype, nargs):
     """The dtype the primitive computes in: NumPy's result dtype for `in_dtype` operands
-    (asked of NumPy once on 0-d dummies, then cached), except that bool results compute in
-    `in_dtype`."""
+    (asked of NumPy once on 0-d dummies, then cached), except that bool results, and real
+    results of complex operands (abs), compute in `in_dtype`."""
     key = (np_fn, in_dtype)
     out = _dtype_cache.get(key)
     if out is None:
         with np.errstate(all="ignore"):
             res = np_fn(*[np.ones((), in_dtype)] * nargs).dtype
-        out = _dtype_cache[key] = in_dtype if res == np.bool_ else res
+        keep = res == np.bool_ or (in_dtype.kind == "c" and res.kind == "f")
+        out = _dtype_cache[key] = in_dtype if keep else res
     return out
 
 
@@ -196,3 +197,41 @@ def round(a, decimals: int = 0):
 
 
 around = round
+
+
+def real(val):
+    """`numpy.real`: the real part (a real array is returned as is); its cotangent is the
+    real cotangent as a complex one.
+
+    Example: `fnp.real(z * (1 + 2j))`
+    """
+    if not is_traced(val):
+        return np.real(val)
+    return E.real(val) if val.aval.dtype.kind == "c" else val
+
+
+def imag(val):
+    """`numpy.imag`: the imaginary part (zeros for a real array).
+
+    Example: `fnp.imag(fnp.exp(1j * x))`
+    """
+    if not is_traced(val):
+        return np.imag(val)
+    a = val.aval
+    return E.imag(val) if a.dtype.kind == "c" else np.zeros(a.shape, a.dtype)
+
+
+def conj(x):
+    """`numpy.conj`: the complex conjugate (a real array is returned as is).
+
+    Example: `fnp.sum(fnp.conj(z) * z)`
+    """
+    if not is_traced(x):
+        return np.conj(x)
+    return E.conj(x) if x.aval.dtype.kind == "c" else x
+
+
+conjugate = conj
+_COMPLEX_PARTS = {"real": real, "imag": imag, "conj": conj, "conjugate": conj}
+FUNCTIONS.update(_COMPLEX_PARTS)
+__all__ += list(_COMPLEX_PARTS)

@@ -58,6 +58,9 @@ def install(fnp):
     Tracer.astype = astype
     Tracer.T = property(lambda self: F.transpose(self))
     Tracer.mT = property(lambda self: F.swapaxes(self, -1, -2))
+    Tracer.real = property(lambda self: F.real(self))
+    Tracer.imag = property(lambda self: F.imag(self))
+    Tracer.conj = Tracer.conjugate = lambda self: F.conj(self)
     Tracer.__bool__ = concrete(bool)
     Tracer.__float__ = concrete(float)
     Tracer.__int__ = concrete(int)

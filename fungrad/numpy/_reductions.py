@@ -97,8 +97,15 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     n = 1
     for i in axes:
         n *= shape[i]
-    return _F["divide"](sum(_F["multiply"](d, d), axis=axes, keepdims=keepdims),
-                        float(n - ddof))
+    return _F["divide"](sum(_abs2(d), axis=axes, keepdims=keepdims), float(n - ddof))
+
+
+def _abs2(d):
+    """|d|**2 elementwise, real (as NumPy's var: re**2 + im**2 for complex, smooth at 0)."""
+    if d.aval.dtype.kind != "c":
+        return _F["multiply"](d, d)
+    re, im = _F["real"](d), _F["imag"](d)
+    return _F["add"](_F["multiply"](re, re), _F["multiply"](im, im))
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False):

@@ -424,8 +424,11 @@ def _normalize_argnums(f, argnums, nargs):
 
 
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False) -> Callable:
+                   has_aux: bool = False, holomorphic: bool = False) -> Callable:
     """`(f(*args), gradient)` for scalar-output `f`; with `has_aux`: `((value, aux), grad)`.
+
+    Complex inputs follow JAX: for real `f` the gradient is df/dx - i df/dy; a complex output
+    needs `holomorphic=True` (complex inputs), which gives the complex derivative f'(z).
 
     Example:
         >>> fg.value_and_grad(lambda x: x ** 2)(3.0)
@@ -435,6 +438,8 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
 
     def value_and_grad_f(*args, **kwargs):
         single, nums, leaves, in_tree = diff_leaves("grad", f, args, argnums)
+        if holomorphic:
+            check_holomorphic_inputs("grad", f, leaves)
 
         def flat_fun(ins):
             new_args = list(args)
@@ -450,6 +455,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
                     f"grad({name}) requires {name} to return a float scalar (shape ()), but it "
                     f"returned {a.str_short()}. Use fg.vjp or fg.jacrev for non-scalar outputs, "
                     "or reduce the output (e.g. .sum()).")
+            check_output_kind("grad", name, a, holomorphic)
             return [out], aux
 
         (out,), graph, aux = linearize_flat(flat_fun, leaves, has_aux)
@@ -488,21 +494,53 @@ def diff_leaves(transform, f, args, argnums):
     return single, nums, leaves, in_tree
 
 
+def check_holomorphic_inputs(transform, f, leaves):
+    """holomorphic=True differentiates complex functions of complex inputs only."""
+    for i, x in enumerate(leaves):
+        dt = aval_of(x).dtype
+        if dt.kind != "c":
+            raise TypeError(
+                f"{transform}({_fun_name(f)}, holomorphic=True) requires complex inputs, but "
+                f"input leaf {i} has dtype {dt}. Pass complex arrays (e.g. x.astype(complex)), "
+                "or drop holomorphic=True for a real-valued function.")
+
+
+def check_output_kind(transform, name, aval, holomorphic):
+    """A complex output needs holomorphic=True (and holomorphic=True a complex output)."""
+    is_complex = aval.dtype.kind == "c"
+    if is_complex and not holomorphic:
+        raise TypeError(
+            f"{transform}({name}) requires {name} to return a real value, but it returned "
+            f"complex {aval.str_short()}. Pass holomorphic=True (for a holomorphic function "
+            "of complex inputs), differentiate a real value such as fnp.real(out) or "
+            "fnp.abs(out), or use fg.vjp for a non-holomorphic complex output.")
+    if holomorphic and not is_complex:
+        raise TypeError(
+            f"{transform}({name}, holomorphic=True) requires {name} to return a complex "
+            f"value, but it returned {aval.str_short()}. Drop holomorphic=True for a "
+            "real-valued function.")
+
+
 def _seed_one(out):
     a = aval_of(out)
     return array_module(out).ones((), a.dtype)
 
 
-def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False) -> Callable:
     """Gradient of a scalar-output `f` with respect to positional argument(s) `argnums`.
 
-    Gradients have the pytree structure and dtype of the differentiated argument.
+    Gradients have the pytree structure and dtype of the differentiated argument. For a
+    real `f` of complex z it is df/dx - i df/dy (JAX's convention: grad(|z|**2) = 2 conj(z));
+    `holomorphic=True` differentiates a complex `f` of complex z, giving f'(z).
 
     Example:
         >>> fg.grad(lambda x: (3 * x + 2) ** 2)(1.0)
         array(30.)
+        >>> fg.grad(lambda z: z ** 3, holomorphic=True)(1j)
+        array(-3.+0.j)
     """
-    vg = value_and_grad(f, argnums, has_aux)
+    vg = value_and_grad(f, argnums, has_aux, holomorphic)
 
     def grad_f(*args, **kwargs):
         v, g = vg(*args, **kwargs)

@@ -10,9 +10,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..core.ir import aval_of
+from ..core.ir import ShapedArray, aval_of
 from .. import tree as _tree
-from .ad import _as_array, _split_aux, diff_leaves, jvp_flat, vjp
+from .ad import (_as_array, _fun_name, _split_aux, check_holomorphic_inputs, check_output_kind,
+                 diff_leaves, jvp_flat, vjp)
 from .batching import batch_flat, vmap
 
 
@@ -59,15 +60,31 @@ def _assemble(out_leaves_blocks, out_tree, in_tree, single):
     return _tree.tree_unflatten(out_tree, per_out)
 
 
+def _check_fwd_inputs(f, leaves, holomorphic):
+    """As JAX: forward mode over a real basis needs real inputs unless holomorphic=True."""
+    if holomorphic:
+        return check_holomorphic_inputs("jacfwd", f, leaves)
+    for i, x in enumerate(leaves):
+        dt = aval_of(x).dtype
+        if dt.kind == "c":
+            raise TypeError(
+                f"jacfwd({_fun_name(f)}) requires real inputs, but input leaf {i} has dtype "
+                f"{dt}. Pass holomorphic=True for a holomorphic function, use fg.jacrev (a "
+                "real-valued function of complex inputs), or fg.jvp with complex tangents.")
+
+
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           chunk_size: int | None = None) -> Callable:
+           holomorphic: bool = False, chunk_size: int | None = None) -> Callable:
     """Jacobian by forward mode: one batched `jvp` over the input basis.
+
+    Inputs are real, or complex with `holomorphic=True` (the Jacobian is then f'(z)).
 
     Example:
         >>> fg.jacfwd(lambda x: fnp.sin(x) * 2.0)(np.zeros(3))   # diag(2 cos 0)
     """
     def jac_f(*args):
         single, nums, leaves, in_tree = diff_leaves("jacfwd", f, args, argnums)
+        _check_fwd_inputs(f, leaves, holomorphic)
         g = _partial(f, args, nums, in_tree, has_aux)
         avals = [aval_of(x) for x in leaves]
         dtype = np.result_type(*[a.dtype for a in avals])
@@ -86,6 +103,10 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             t_out = _push_basis(push, basis)
         else:
             t_out = vmap(push, out_axes=-1, chunk_size=chunk_size)(*basis)
+        if holomorphic:
+            for o in t_out:  # (the tangents carry the basis axis last)
+                a = aval_of(o)
+                check_output_kind("jacfwd", _fun_name(f), ShapedArray(a.shape[:-1], a.dtype), True)
         blocks = [_split_last(o, avals, aval_of(o).shape[:-1]) for o in t_out]
         jac = _assemble(blocks, state["out_tree"], in_tree, single)
         return (jac, _aux_value(g, leaves, has_aux)) if has_aux else jac
@@ -109,19 +130,26 @@ def _aux_value(g, leaves, has_aux):
 
 
 def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           chunk_size: int | None = None) -> Callable:
+           holomorphic: bool = False, chunk_size: int | None = None) -> Callable:
     """Jacobian by reverse mode: one `vjp`, its `vjp_fn` batched over the output basis.
+
+    Outputs are real (rows of complex inputs are df/dx - i df/dy, as `grad`), or complex with
+    `holomorphic=True` (complex inputs; the Jacobian is then f'(z)).
 
     Example:
         >>> fg.jacrev(lambda x: fnp.sum(x ** 2))(np.ones(3))       # 2x
     """
     def jac_f(*args):
         single, nums, leaves, in_tree = diff_leaves("jacrev", f, args, argnums)
+        if holomorphic:
+            check_holomorphic_inputs("jacrev", f, leaves)
         g = _partial(f, args, nums, in_tree, has_aux)
         res = vjp(g, *leaves, has_aux=has_aux)
         out, f_vjp = res[0], res[1]
         out_leaves, out_tree = _tree.tree_flatten(out)
         o_avals = [aval_of(o) for o in out_leaves]
+        for a in o_avals:
+            check_output_kind("jacrev", _fun_name(f), a, holomorphic)
         dtype = np.result_type(*[a.dtype for a in o_avals])
         basis = _basis(o_avals, dtype)
         cts = vmap(lambda *c: f_vjp(_tree.tree_unflatten(out_tree, c)),
@@ -141,10 +169,10 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     return jac_f
 
 
-def hessian(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+def hessian(f: Callable, argnums: int | Sequence[int] = 0, holomorphic: bool = False) -> Callable:
     """Hessian: `jacfwd(jacrev(f))`.
 
     Example:
         >>> fg.hessian(lambda x: fnp.sum(x ** 3))(np.ones(2))       # diag(6x)
     """
-    return jacfwd(jacrev(f, argnums), argnums)
+    return jacfwd(jacrev(f, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)

@@ -18,8 +18,8 @@ from fungrad.lax import elementwise as E, reduce as R, shape as S, indexing as I
 from fungrad.lax.misc import stop_gradient_p
 import fungrad as fg
 
-from .strategies import (DEFAULT, NONSCALAR, SHAPES, arrays, away_from_zero, axis_for,
-                         between_integers, broadcast_pair, distinct, uniform)
+from .strategies import (COMPLEX, DEFAULT, NONSCALAR, SHAPES, arrays, away_from_zero, axis_for,
+                         between_integers, broadcast_pair, complex_domain, distinct, uniform)
 
 
 @dataclass
@@ -360,6 +360,8 @@ def _prim_elementwise(draw, name):
         pred = draw(arrays(shape)) > 0
         return Case(lambda a, b: prim.bind(pred, a, b), (draw(arrays(shape)),
                                                          draw(arrays(shape))))
+    if name in COMPLEX_PARTS:
+        return Case(_bind(prim), (draw(arrays(shape, COMPLEX, np.complex128)),))
     if name == "convert_element_type":
         to = draw(st.sampled_from([np.float64, np.float32]))
         return Case(_bind(prim, new_dtype=np.dtype(to)), (draw(arrays(shape)),),
@@ -482,3 +484,119 @@ def _prim_jit_call(draw, name):
     """A jitted composite with two outputs: under every transform it is bound as `jit_call`."""
     shape = draw(SHAPES)
     return Case(fg.jit(_jit_composite), (draw(arrays(shape)), draw(arrays(shape))))
+
+
+# ============================================================================= complex
+# Complex cases, run by the test_complex_* tests of tests/test_registry.py: JVPs against
+# finite differences along real and along imaginary directions, the transposition identity
+# under the real pairing Re(sum(ct * t)), values, vmap and jit. One table per family; each
+# elementwise function of fungrad.numpy is either here or in COMPLEX_REJECTED.
+COMPLEX_CASES: dict = {}
+COMPLEX_PARTS = ("real", "imag", "conj")
+
+
+@spec(FNP, "real", "imag", "conj", "conjugate")
+def _complex_parts(draw, name):
+    real_input = draw(st.integers(0, 4)) == 0  # NumPy's real(x) / imag(x) of a real x
+    x = draw(arrays(draw(SHAPES), DEFAULT if real_input else COMPLEX,
+                    np.float64 if real_input else np.complex128))
+    return Case(getattr(fnp, name), (x,), diff=not (real_input and name == "imag"))
+
+
+_CUT_FREE = complex_domain(uniform(0.3, 2.0), uniform(-1.5, 1.5))      # Re z > 0
+_SMALL = complex_domain(uniform(-0.8, 0.8), uniform(-0.8, 0.8))        # |Re|, |Im| < 1
+_AWAY = complex_domain(away_from_zero(0.3), uniform(-1.5, 1.5))        # |z| >= 0.3
+# domains away from each function's branch cuts and poles
+COMPLEX_UNARY_DOMAINS = {
+    "log": _CUT_FREE, "log2": _CUT_FREE, "log10": _CUT_FREE, "log1p": _CUT_FREE,
+    "sqrt": _CUT_FREE, "arcsin": _SMALL, "arccos": _SMALL, "arctanh": _SMALL,
+    "arctan": complex_domain(DEFAULT, uniform(-0.8, 0.8)),
+    "arcsinh": complex_domain(DEFAULT, uniform(-0.8, 0.8)),
+    "arccosh": complex_domain(DEFAULT, away_from_zero(0.3, 1.5)),  # off the cut (-inf, 1]
+    "tan": complex_domain(uniform(-1.2, 1.2), uniform(-1.0, 1.0)),
+    "reciprocal": _AWAY, "abs": _AWAY, "absolute": _AWAY, "sign": _AWAY,
+    "round": complex_domain(between_integers(), between_integers()),
+    "around": complex_domain(between_integers(), between_integers()),
+}
+COMPLEX_UNARY_ZERO_DERIV = UNARY_ZERO_DERIV - {"sign"}
+# NumPy raises TypeError for complex operands of these (so does fungrad.numpy)
+COMPLEX_REJECTED = {"floor", "ceil", "arctan2", "hypot", "logaddexp", "floor_divide"}
+COMPLEX_UNARY = [n for n in UNARY_NAMES if n not in COMPLEX_REJECTED]
+COMPLEX_BINARY = [n for n in BINARY_NAMES if n not in COMPLEX_REJECTED]
+COMPLEX_BINARY_DOMAINS = {
+    "divide": (COMPLEX, _AWAY), "true_divide": (COMPLEX, _AWAY),
+    "power": (_CUT_FREE, _SMALL), "pow": (_CUT_FREE, _SMALL),
+}
+
+
+def complex_or_real(draw, shape, domain):
+    """A complex array from `domain`, or (one time in three) a real one from its real part:
+    mixed operands check real/complex promotion."""
+    x = draw(arrays(shape, domain, np.complex128))
+    return x.real.copy() if draw(st.integers(0, 2)) == 0 else x
+
+
+@spec(COMPLEX_CASES, *COMPLEX_UNARY)
+def _complex_unary(draw, name):
+    x = draw(arrays(draw(SHAPES), COMPLEX_UNARY_DOMAINS.get(name, COMPLEX), np.complex128))
+    return Case(getattr(fnp, name), (x,), diff=name not in COMPLEX_UNARY_ZERO_DERIV)
+
+
+@spec(COMPLEX_CASES, *COMPLEX_BINARY)
+def _complex_binary(draw, name):
+    sx, sy = draw(broadcast_pair())
+    dx, dy = COMPLEX_BINARY_DOMAINS.get(name, (COMPLEX, COMPLEX))
+    x = draw(arrays(sx, dx, np.complex128))
+    y = complex_or_real(draw, sy, dy)
+    if draw(st.booleans()) and not name.startswith("pow"):
+        x, y = y, x
+    if name in ("maximum", "minimum"):  # keep the lexicographic order strict (no ties)
+        y = np.where(np.abs(np.real(x) - np.real(y)) < 0.1, y + 0.3, y)
+    return Case(getattr(fnp, name), (x, y), diff=name not in BINARY_ZERO_DERIV)
+
+
+@spec(COMPLEX_CASES, "where")
+def _complex_where(draw, name):
+    shape = draw(SHAPES)
+    c = draw(arrays(shape)) > 0
+    return Case(lambda x, y: fnp.where(c, x, y), (draw(arrays(shape, COMPLEX, np.complex128)),
+                                                  complex_or_real(draw, shape, COMPLEX)))
+
+
+@spec(COMPLEX_CASES, "sum", "mean", "prod", "max", "min", "var", "std")
+def _complex_reduction(draw, name):
+    shape = draw(NONSCALAR)
+    re = away_from_zero(0.5, 1.5) if name == "prod" else distinct()  # distinct: no max ties
+    x = draw(arrays(shape, complex_domain(re, uniform(-1.0, 1.0)), np.complex128))
+    axis = axis_for(draw, len(shape))
+    if name in ("var", "std"):  # over all of at least 3 elements (std is smooth off 0)
+        axis = None
+        if x.size < 3:
+            x = draw(arrays((3,), complex_domain(re, uniform(-1.0, 1.0)), np.complex128))
+    f = getattr(fnp, name)
+    return Case(lambda x: f(x, axis=axis), (x,))
+
+
+@spec(COMPLEX_CASES, "matmul", "dot", "tensordot", "outer", "inner", "vdot", "einsum")
+def _complex_product(draw, name):
+    """The real cases' shapes with complex (or mixed real/complex) operands."""
+    case = draw(FNP[name])
+    args = list(case.args)
+    k = draw(st.integers(0, len(args) - 1))  # at least this operand is complex
+    for i, a in enumerate(args):
+        im = draw(arrays(a.shape))
+        if i == k or draw(st.booleans()):
+            args[i] = a + 1j * im
+    return Case(case.fn, tuple(args))
+
+
+@spec(COMPLEX_CASES, "convert_element_type")
+def _complex_convert(draw, name):
+    """real -> complex, complex -> complex64 and complex -> real (the real part, with NumPy's
+    ComplexWarning, which the complex tests ignore)."""
+    shape = draw(SHAPES)
+    src, to = draw(st.sampled_from([(np.float64, np.complex128), (np.complex128, np.complex64),
+                                    (np.complex128, np.float64)]))
+    x = draw(arrays(shape, DEFAULT if src == np.float64 else COMPLEX, src))
+    return Case(_bind(E.convert_element_type_p, new_dtype=np.dtype(to)), (x,), tol=1e-6 if to != np.complex64 else 2e-3,
+                eps=1e-5 if to != np.complex64 else 1e-2)

@@ -35,6 +35,15 @@ def distinct(lo=-2.0, hi=2.0):
 DEFAULT = uniform(-2.0, 2.0)
 
 
+def complex_domain(re=DEFAULT, im=DEFAULT):
+    """Complex values whose real and imaginary parts come from the real domains `re`, `im`
+    (use with dtype=np.complex128)."""
+    return lambda u, rng: re(u, rng) + 1j * im(rng.random(np.shape(u)), rng)
+
+
+COMPLEX = complex_domain()
+
+
 @st.composite
 def arrays(draw, shape, domain=DEFAULT, dtype=np.float64):
     seed = draw(st.integers(0, 2 ** 32 - 1))
