@@ -110,7 +110,7 @@ class LinearizeTrace(JVPTrace):
                 if type(t) is not StagingTracer or t._trace is not lin:
                     return JVPTrace.process_primitive(self, prim, args, params)
                 primals.append(a.primal)
-                tvars.append(t.var)
+                tvars.append(t.graph_var)
             else:
                 primals.append(a)
                 tvars.append(None)
@@ -279,7 +279,7 @@ def linearize_flat(fun, primals, has_aux=False):
             if type(o) is JVPTracer and o._trace is jt:
                 p_out.append(o.primal)
                 t = o.tangent
-                outvars.append(t.var if type(t) is StagingTracer and t._trace is lin
+                outvars.append(t.graph_var if type(t) is StagingTracer and t._trace is lin
                                else Literal(t, aval_of(t)))
             else:
                 p_out.append(o)

@@ -87,7 +87,7 @@ def stage_flat(fun: Callable, in_avals: Sequence[ShapedArray]):
         outs = fun(*tracers)
         outvars = [trace.to_atom(_as_array(o) if not isinstance(o, Tracer) else o)
                    for o in outs]
-    graph = Graph([t.var for t in tracers], trace.eqns, outvars)
+    graph = Graph([t.graph_var for t in tracers], trace.eqns, outvars)
     return _lift_tracer_constants(graph)
 
 

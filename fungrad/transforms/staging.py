@@ -16,19 +16,19 @@ from .. import tree as _tree
 
 
 class StagingTracer(Tracer):
-    __slots__ = ("var",)
+    __slots__ = ("graph_var",)  # not `var`: that is the ndarray method x.var()
 
     def __init__(self, trace, var):
         self._trace = trace
-        self.var = var
+        self.graph_var = var
 
     @property
     def aval(self):
-        return self.var.aval
+        return self.graph_var.aval
 
     def to_concrete(self):
         raise TypeError(
-            f"A value that is only known abstractly ({self.var.aval.str_short()}) was used "
+            f"A value that is only known abstractly ({self.graph_var.aval.str_short()}) was used "
             "where a concrete Python value is needed (bool(), int(), float(), an `if` or a "
             "loop bound). Under staging (make_ir / jit) values have only shapes and dtypes: "
             "use fnp.where or fg.lax.cond for branches on array values, or mark the "
@@ -49,7 +49,7 @@ class StagingTrace(Trace):
     def to_atom(self, x):
         """The graph atom for `x`: its Var if it is our tracer, else a Literal."""
         if type(x) is StagingTracer and x._trace is self:
-            return x.var
+            return x.graph_var
         return Literal(x, aval_of(x))
 
     def process_primitive(self, prim, args, params):
@@ -57,7 +57,7 @@ class StagingTrace(Trace):
         first = None
         for a in args:
             if type(a) is StagingTracer and a._trace is self:
-                v = a.var
+                v = a.graph_var
                 if first is None:
                     first = v
             else:
@@ -148,7 +148,7 @@ def make_ir(f: Callable, static_argnums: int | Sequence[int] = (),
             out = f(*full, **kwargs)
             out_leaves, out_tree = _tree.tree_flatten(out)
             outvars = [trace.to_atom(o) for o in out_leaves]
-        graph = Graph([t.var for t in in_tracers], trace.eqns, outvars)
+        graph = Graph([t.graph_var for t in in_tracers], trace.eqns, outvars)
         if optimize:
             from ..compiler.passes import optimize as run_passes
             graph = run_passes(graph)
