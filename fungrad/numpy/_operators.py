@@ -10,6 +10,28 @@ import numpy as np
 from ..core.trace import Tracer
 
 
+def _to_array(v, dtype=None, copy=None):
+    return np.asarray(v, dtype)
+
+
+# Python conversions that need the value: name -> (what the error calls it, whether the result
+# would cut a derivative, the conversion). bool() does not cut one (it only picks a branch), so
+# `if x > 0:` works under grad; float(x) does, so it raises where the value is differentiated.
+CONVERSIONS = {
+    "__bool__": ("bool(x)", False, bool),
+    "__float__": ("float(x) (math.* functions call it too)", True, float),
+    "__int__": ("int(x)", True, int),
+    "__complex__": ("complex(x)", True, complex),
+    "__index__": ("an index conversion (operator.index(x), range(x), a slice bound)", True,
+                  lambda v: v.__index__()),
+    "item": ("x.item()", True, lambda v, *args: np.asarray(v).item(*args)),
+    "tolist": ("x.tolist()", True, lambda v: np.asarray(v).tolist()),
+    "tobytes": ("x.tobytes()", True, lambda v, *args: np.asarray(v).tobytes(*args)),
+    "__array__": ("np.asarray(x) (np.float64(x) and NumPy functions that fungrad.numpy does "
+                  "not provide call it)", True, _to_array),
+}
+
+
 def install(fnp):
     F = fnp
 
@@ -45,8 +67,8 @@ def install(fnp):
     def astype(self, dtype):
         return F.asarray(self, dtype=dtype)
 
-    def concrete(conv):
-        return lambda self: conv(self.to_concrete())
+    def concrete(what, cuts, conv):
+        return lambda self, *args: conv(self.to_concrete(what, cuts), *args)
 
     def setitem(self, idx, value):
         raise TypeError(f"traced arrays are immutable ({self.aval.str_short()}): x[idx] = v is "
@@ -58,13 +80,8 @@ def install(fnp):
     Tracer.astype = astype
     Tracer.T = property(lambda self: F.transpose(self))
     Tracer.mT = property(lambda self: F.swapaxes(self, -1, -2))
-    Tracer.__bool__ = concrete(bool)
-    Tracer.__float__ = concrete(float)
-    Tracer.__int__ = concrete(int)
-    Tracer.__complex__ = concrete(complex)
-    Tracer.__index__ = concrete(lambda v: v.__index__())
-    Tracer.item = concrete(lambda v: np.asarray(v).item())
-    Tracer.tolist = concrete(lambda v: np.asarray(v).tolist())
+    for name, (what, cuts, conv) in CONVERSIONS.items():
+        setattr(Tracer, name, concrete(what, cuts, conv))
 
     def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         fn = getattr(F, ufunc.__name__, None)

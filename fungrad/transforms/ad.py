@@ -18,6 +18,7 @@ import numpy as np
 from ..core.ir import Eqn, Graph, Literal, Var, aval_of
 from ..core.primitive import MINUS_ONE, ONE
 from ..core.trace import Trace, Tracer, new_trace
+from ..errors import ConcretizationError, NonScalarOutputError
 from .staging import StagingTrace, StagingTracer, eval_graph
 from .. import tree as _tree
 from ..backend import array_module
@@ -53,9 +54,15 @@ class JVPTracer(Tracer):
             a = self._aval = aval_of(self.primal)
         return a
 
-    def to_concrete(self):
+    def to_concrete(self, what, cuts=False):
+        if cuts:  # a Python number or NumPy array of x is a constant: its derivative is lost
+            raise ConcretizationError(
+                f"{what} was applied to a value being differentiated ({self.aval.str_short()}"
+                "): the result would be a constant, silently dropping the derivative. Keep it an "
+                "array and use fungrad.numpy functions (fnp.sin(x), not math.sin(x)); if a "
+                "constant is what you mean, convert fg.stop_gradient(x) instead.")
         p = self.primal
-        return p.to_concrete() if isinstance(p, Tracer) else p
+        return p.to_concrete(what, cuts) if isinstance(p, Tracer) else p
 
 
 class JVPTrace(Trace):

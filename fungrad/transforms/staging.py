@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 
 from ..core.ir import Eqn, Graph, Literal, Var, aval_of, ShapedArray
 from ..core.trace import Trace, Tracer, new_trace
+from ..errors import ConcretizationError
 from .. import tree as _tree
 
 
@@ -26,13 +27,13 @@ class StagingTracer(Tracer):
     def aval(self):
         return self.graph_var.aval
 
-    def to_concrete(self):
-        raise TypeError(
-            f"A value that is only known abstractly ({self.graph_var.aval.str_short()}) was used "
-            "where a concrete Python value is needed (bool(), int(), float(), an `if` or a "
-            "loop bound). Under staging (make_ir / jit) values have only shapes and dtypes: "
-            "use fnp.where or fg.lax.cond for branches on array values, or mark the "
-            "argument static (static_argnums).")
+    def to_concrete(self, what, cuts=False):
+        raise ConcretizationError(
+            f"{what} needs a concrete value, but this value is only known abstractly "
+            f"({self.graph_var.aval.str_short()}) while tracing for jit / make_ir, where values "
+            "have only shapes and dtypes. Use fnp.where(cond, x, y) instead of an `if` on array "
+            "values, keep values as arrays (fnp functions instead of float() or math.*), or "
+            "mark the argument static (fg.jit(f, static_argnums=...)).")
 
 
 class StagingTrace(Trace):
