@@ -75,3 +75,26 @@ def test_bool_of_a_concrete_value_works_under_grad():
         fg.jit(f)(1.0)
     with pytest.raises(ConcretizationError, match=r"bool\(x\).*batched"):
         fg.vmap(f)(np.ones(2))
+
+
+# ------------------------------------------------------------------ messages
+@pytest.mark.parametrize("out, pattern", [
+    (lambda x: (x, x), r"returned a tuple of 2 value\(s\) \(f64\[\], f64\[\].*has_aux=True"),
+    (lambda x: [x, x * 2, x], r"returned a list of 3 value\(s\)"),
+    (lambda x: {"a": x}, r"returned a dict of 1 value"),
+    (lambda x: x * np.ones(3), r"returned f64\[3\]"),
+    (lambda x: (x > 0), r"returned bool\[\]"),
+])
+def test_grad_of_a_non_scalar_output(out, pattern):
+    # a tuple output used to say 'cannot be converted to a NumPy array'
+    with pytest.raises(NonScalarOutputError, match=pattern) as e:
+        fg.grad(out)(1.0)
+    assert ".sum()" in str(e.value) and "fg.vjp or fg.jacrev" in str(e.value)
+
+
+def test_unsupported_numpy_function_is_named_with_its_module():
+    with pytest.raises(TypeError, match=r"np\.linalg\.norm is not supported") as e:
+        fg.grad(lambda a: np.linalg.norm(a))(np.ones(3))
+    assert "numpy.norm" not in str(e.value)
+    with pytest.raises(TypeError, match=r"np\.add\.reduce is not supported"):
+        fg.grad(lambda a: np.add.reduce(a))(np.ones(3))

@@ -32,6 +32,24 @@ CONVERSIONS = {
 }
 
 
+def _numpy_name(func) -> str:
+    """`np.linalg.norm` for numpy.linalg.norm (not `numpy.norm`)."""
+    module = getattr(func, "__module__", None) or "numpy"
+    sub = [p for p in module.split(".")[1:] if not p.startswith("_")]
+    return ".".join(["np"] + sub + [func.__name__])
+
+
+def _fnp_version(F, func):
+    """The fungrad.numpy function for NumPy function `func` (same submodule), or None."""
+    ns = F
+    for part in _numpy_name(func).split(".")[1:-1]:
+        ns = getattr(ns, part, None)
+        if ns is None:
+            return None
+    fn = getattr(ns, func.__name__, None)
+    return None if fn is None or fn is func or isinstance(fn, type) else fn
+
+
 def install(fnp):
     F = fnp
 
@@ -86,17 +104,20 @@ def install(fnp):
     def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         fn = getattr(F, ufunc.__name__, None)
         if method != "__call__" or kwargs or fn is None:
-            raise TypeError(
-                f"numpy.{ufunc.__name__}{'' if method == '__call__' else '.' + method} is not "
-                f"supported on traced values{' with keyword arguments' if kwargs else ''}; "
-                "use the fungrad.numpy (fnp) function instead")
+            what = f"np.{ufunc.__name__}{'' if method == '__call__' else '.' + method}"
+            fix = (f"call fnp.{ufunc.__name__}(...) without keyword arguments" if fn is not None
+                   and method == "__call__" else "fungrad.numpy has no differentiable version "
+                   "yet; write it with the fnp functions that exist")
+            raise TypeError(f"{what} is not supported on traced values"
+                            f"{' with keyword arguments' if kwargs else ''}: {fix}")
         return fn(*inputs)
 
     def array_function(self, func, types, args, kwargs):
-        fn = getattr(F, func.__name__, None)
-        if fn is None or fn is func:
-            raise TypeError(f"numpy.{func.__name__} is not supported on traced values: "
-                            "fungrad.numpy has no such function yet")
+        fn = _fnp_version(F, func)
+        if fn is None:
+            raise TypeError(f"{_numpy_name(func)} is not supported on traced values: "
+                            "fungrad.numpy has no differentiable version yet; write it with "
+                            "the fnp functions that exist")
         return fn(*args, **kwargs)
 
     Tracer.__array_ufunc__ = array_ufunc

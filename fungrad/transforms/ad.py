@@ -446,12 +446,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
             aux = None
             if has_aux:
                 out, aux = _split_aux(f, out)
-            a = aval_of(out)
-            if a.shape != () or not is_float(a.dtype):
-                raise TypeError(
-                    f"grad({name}) requires {name} to return a float scalar (shape ()), but it "
-                    f"returned {a.str_short()}. Use fg.vjp or fg.jacrev for non-scalar outputs, "
-                    "or reduce the output (e.g. .sum()).")
+            _check_scalar_output(name, out, has_aux)
             return [out], aux
 
         (out,), graph, aux = linearize_flat(flat_fun, leaves, has_aux)
@@ -466,6 +461,32 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
 
     value_and_grad_f.__name__ = f"value_and_grad({name})"
     return value_and_grad_f
+
+
+def _describe_output(out) -> str | None:
+    """'f64[3]' for an array-like output, 'a tuple of 2 values (f64[], f64[3])' for a
+    container; None if it is a float scalar."""
+    if isinstance(out, Tracer) or hasattr(out, "dtype") or type(out) in (float, int, bool,
+                                                                            complex):
+        a = aval_of(out)
+        return None if a.shape == () and is_float(a.dtype) else a.str_short()
+    leaves, treedef = _tree.tree_flatten(out)
+    kinds = ", ".join(aval_of(_as_array(x)).str_short() for x in leaves[:6])
+    more = ", ..." if len(leaves) > 6 else ""
+    return (f"a {type(out).__name__} of {len(leaves)} value(s) ({kinds}{more}; structure "
+            f"{treedef})")
+
+
+def _check_scalar_output(name, out, has_aux):
+    desc = _describe_output(out)
+    if desc is None:
+        return
+    pair = isinstance(out, (tuple, list)) and len(out) == 2 and not has_aux
+    raise NonScalarOutputError(
+        f"grad({name}) needs {name} to return a float scalar (shape ()), but it returned "
+        f"{desc}. Reduce the output to a scalar (e.g. .sum() or fnp.mean), or use fg.vjp or "
+        "fg.jacrev for non-scalar outputs"
+        + ("; if the second value is auxiliary data, pass has_aux=True." if pair else "."))
 
 
 def diff_leaves(transform, f, args, argnums):
