@@ -12,8 +12,8 @@ import numpy as np
 from ..core.ir import aval_of
 from ..core.trace import Tracer
 from ..lax import elementwise as E
-from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast, dtype_of, is_traced, is_weak,
-                    result_type, shape_of)
+from ._base import (SEQUENCES, WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast,
+                    dtype_of, has_tracer, is_traced, is_weak, lift, result_type, shape_of)
 
 # public name, NumPy function, primitive
 UNARY = [
@@ -88,7 +88,9 @@ def _make_unary(name, np_fn, prim):
 
     def fn(x):
         if not is_traced(x):
-            return np_fn(x)
+            if type(x) not in SEQUENCES or not has_tracer(x):
+                return np_fn(x)
+            x = lift(x)  # a list holding traced values
         dt = x.aval.dtype
         cdt = _compute_dtype(np_fn, dt, 1)
         return bind(x if cdt == dt else cast(x, cdt))
@@ -103,7 +105,10 @@ def _make_binary(name, np_fn, prim):
 
     def fn(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            return np_fn(x, y)
+            if not (type(x) in SEQUENCES or type(y) in SEQUENCES) or not (
+                    has_tracer(x) or has_tracer(y)):
+                return np_fn(x, y)
+            return fn(lift(x), lift(y))  # lists holding traced values
         ax = x.aval if isinstance(x, Tracer) else None if type(x) in _WEAK else aval_of(x)
         ay = y.aval if isinstance(y, Tracer) else None if type(y) in _WEAK else aval_of(y)
         dt = _binary_dtype(x, y, ax, ay)
@@ -149,6 +154,7 @@ def where(condition, x=None, y=None):
         return np.where(condition)
     if x is None or y is None:
         raise TypeError("where: either both or neither of x and y must be given")
+    condition, x, y = lift(condition), lift(x), lift(y)
     if not is_traced(condition, x, y):
         return np.where(condition, x, y)
     dt = result_type(x, y)
@@ -172,6 +178,7 @@ def clip(a, a_min=None, a_max=None):
     """
     if a_min is None and a_max is None:
         raise ValueError("clip: one of a_min and a_max must be given")
+    a = lift(a)
     if not is_traced(a, a_min, a_max):
         return np.clip(a, a_min, a_max)
     out = a
@@ -187,6 +194,7 @@ def round(a, decimals: int = 0):
 
     Example: `fnp.round(x, 2)`
     """
+    a = lift(a)
     if not is_traced(a):
         return np.round(a, decimals)
     if decimals == 0:

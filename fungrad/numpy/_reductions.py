@@ -7,7 +7,7 @@ import numpy as np
 
 from ..lax import reduce as R
 from ..lax.shape import reshape
-from ._base import cast, is_traced, normalize_axis
+from ._base import cast, is_traced, lift, normalize_axis
 from ._elementwise import FUNCTIONS as _F
 
 
@@ -32,6 +32,7 @@ def _reduce(name, prim, a, axis, keepdims, dtype=None):
 
 def _reduction(name, np_fn, prim):
     def fn(a, axis=None, dtype=None, keepdims=False):
+        a = lift(a)
         if not is_traced(a):
             return np_fn(a, axis=axis, dtype=dtype, keepdims=keepdims)
         dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np_fn, a.aval.dtype)
@@ -48,6 +49,7 @@ prod = _reduction("prod", np.prod, R.reduce_prod_p)
 
 def _extremum(name, np_fn, prim):
     def fn(a, axis=None, keepdims=False):
+        a = lift(a)
         if not is_traced(a):
             return np_fn(a, axis=axis, keepdims=keepdims)
         shape = a.aval.shape
@@ -71,6 +73,7 @@ def mean(a, axis=None, dtype=None, keepdims=False):
 
     Example: `fnp.mean(x, axis=0)`
     """
+    a = lift(a)
     if not is_traced(a):
         return np.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
     shape = a.aval.shape
@@ -88,6 +91,7 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
     Example: `fnp.var(x, axis=0, ddof=1)`
     """
+    a = lift(a)
     if not is_traced(a):
         return np.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
     shape = a.aval.shape
@@ -106,6 +110,7 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
     Example: `fnp.std(x, axis=0)`
     """
+    a = lift(a)
     if not is_traced(a):
         return np.std(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
     return _F["sqrt"](var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
@@ -113,6 +118,7 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 def _arg_extremum(name, np_fn, prim):
     def fn(a, axis=None, keepdims=False):
+        a = lift(a)
         if not is_traced(a):
             return np_fn(a, axis=axis, keepdims=keepdims)
         shape = a.aval.shape
