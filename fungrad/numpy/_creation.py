@@ -119,3 +119,12 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
         raise NotImplementedError("logspace: only a scalar base is supported on traced values")
     y = F["power"](base, linspace(start, stop, num, endpoint, axis=axis))
     return y if dtype is None else cast(y, np.dtype(dtype))
+
+
+def copy(a, order="K", subok=False):
+    """`numpy.copy`; a traced value is returned as it is (traced values are immutable).
+
+    Example: `fnp.copy(x)`
+    """
+    a = lift(a)
+    return a if is_traced(a) else np.copy(a, order=order, subok=subok)

@@ -29,6 +29,7 @@ UNARY = [
     ("abs", np.abs, E.abs_p), ("sign", np.sign, E.sign_p), ("floor", np.floor, E.floor_p),
     ("ceil", np.ceil, E.ceil_p), ("logical_not", np.logical_not, E.logical_not_p),
     ("isfinite", np.isfinite, E.isfinite_p), ("isnan", np.isnan, E.isnan_p),
+    ("invert", np.invert, E.invert_p),
 ]
 BINARY = [
     ("add", np.add, E.add_p), ("subtract", np.subtract, E.sub_p),
@@ -42,8 +43,13 @@ BINARY = [
     ("greater", np.greater, E.gt_p), ("greater_equal", np.greater_equal, E.ge_p),
     ("logical_and", np.logical_and, E.logical_and_p), ("logical_or", np.logical_or, E.logical_or_p),
     ("logical_xor", np.logical_xor, E.logical_xor_p),
+    ("remainder", np.remainder, E.rem_p), ("bitwise_and", np.bitwise_and, E.bitwise_and_p),
+    ("bitwise_or", np.bitwise_or, E.bitwise_or_p), ("bitwise_xor", np.bitwise_xor, E.bitwise_xor_p),
+    ("left_shift", np.left_shift, E.left_shift_p), ("right_shift", np.right_shift, E.right_shift_p),
 ]
-ALIASES = {"true_divide": "divide", "absolute": "abs", "pow": "power"}
+ALIASES = {"true_divide": "divide", "absolute": "abs", "pow": "power", "mod": "remainder",
+           "bitwise_not": "invert", "bitwise_invert": "invert",
+           "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift"}
 
 
 _dtype_cache: dict = {}
@@ -56,8 +62,13 @@ def _compute_dtype(np_fn, in_dtype, nargs):
     key = (np_fn, in_dtype)
     out = _dtype_cache.get(key)
     if out is None:
-        with np.errstate(all="ignore"):
-            res = np_fn(*[np.ones((), in_dtype)] * nargs).dtype
+        try:
+            with np.errstate(all="ignore"):
+                res = np_fn(*[np.ones((), in_dtype)] * nargs).dtype
+        except TypeError:  # e.g. bitwise ops on floats
+            raise TypeError(f"{np_fn.__name__} is not defined for {in_dtype} operands (NumPy has "
+                            "no such loop); bitwise operators (& | ^ ~ << >>) need integer or "
+                            "bool arrays: convert with x.astype(int)") from None
         out = _dtype_cache[key] = in_dtype if res == np.bool_ else res
     return out
 
@@ -131,7 +142,7 @@ def _make_binary(name, np_fn, prim):
 
 
 FUNCTIONS = {}
-__all__ = ["FUNCTIONS", "where", "clip", "round", "around"]
+__all__ = ["FUNCTIONS", "where", "clip", "round", "around", "divmod"]
 for _name, _fn, _p in UNARY:
     FUNCTIONS[_name] = _make_unary(_name, _fn, _p)
 for _name, _fn, _p in BINARY:
@@ -204,3 +215,11 @@ def round(a, decimals: int = 0):
 
 
 around = round
+
+
+def divmod(x, y):
+    """`numpy.divmod`: `(x // y, x % y)`; the remainder is differentiable.
+
+    Example: `q, r = fnp.divmod(x, 0.5)`
+    """
+    return FUNCTIONS["floor_divide"](x, y), FUNCTIONS["remainder"](x, y)

@@ -50,6 +50,35 @@ def _fnp_version(F, func):
     return None if fn is None or fn is func or isinstance(fn, type) else fn
 
 
+# ndarray methods that change the array in place -> the functional alternative to name
+IN_PLACE = {
+    "sort": "use y = fnp.sort(x, axis) instead",
+    "partition": "use y = fnp.sort(x, axis) instead",
+    "fill": "use y = fnp.full_like(x, value) instead",
+    "resize": "use y = fnp.reshape(x, shape) (same size) or slicing / fnp.concatenate instead",
+    "put": "build a new array (fnp.where, fnp.concatenate) instead",
+    "itemset": "build a new array (fnp.where, fnp.concatenate) instead",
+    "setfield": "build a new array instead",
+    "setflags": "their flags cannot change",
+    "byteswap": "byte order is not traced; convert a concrete array with NumPy",
+}
+
+
+def _view(self, dtype=None, type=None):
+    if dtype is not None or type is not None:
+        raise TypeError(f"x.view(dtype) reinterprets memory, which traced values "
+                        f"({self.aval.str_short()}) do not have; use x.astype(dtype) to convert")
+    return self
+
+
+def _format(self, spec):
+    """f"{x}" prints the tracer; f"{x:.3f}" needs its value (concrete under grad and jvp)."""
+    if not spec:
+        return repr(self)
+    v = np.asarray(self.to_concrete(f"format(x, {spec!r})"))
+    return format(v[()] if v.ndim == 0 else v, spec)
+
+
 def install(fnp):
     F = fnp
 
@@ -64,14 +93,26 @@ def install(fnp):
         "__pow__": F.power, "__rpow__": swap(F.power), "__matmul__": F.matmul,
         "__rmatmul__": swap(F.matmul), "__lt__": F.less, "__le__": F.less_equal,
         "__eq__": F.equal, "__ne__": F.not_equal, "__gt__": F.greater,
-        "__ge__": F.greater_equal, "__and__": F.logical_and, "__or__": F.logical_or,
-        "__xor__": F.logical_xor, "__invert__": F.logical_not,
+        "__ge__": F.greater_equal, "__mod__": F.remainder, "__rmod__": swap(F.remainder),
+        "__divmod__": F.divmod, "__rdivmod__": swap(F.divmod),
+        # bitwise on integers, logical on bools (NumPy's & | ^ ~ are bitwise ufuncs)
+        "__and__": F.bitwise_and, "__rand__": swap(F.bitwise_and), "__or__": F.bitwise_or,
+        "__ror__": swap(F.bitwise_or), "__xor__": F.bitwise_xor, "__rxor__": swap(F.bitwise_xor),
+        "__lshift__": F.left_shift, "__rlshift__": swap(F.left_shift),
+        "__rshift__": F.right_shift, "__rrshift__": swap(F.right_shift), "__invert__": F.invert,
         "__neg__": F.negative, "__pos__": lambda self: self, "__abs__": F.abs,
-        "__getitem__": F._getitem,
+        "__round__": lambda self, ndigits=None: F.round(self, ndigits or 0),
+        "__getitem__": F._getitem, "__contains__": lambda self, v: bool(F.any(F.equal(self, v))),
+        "__copy__": lambda self: self, "__deepcopy__": lambda self, memo=None: self,
         "sum": F.sum, "mean": F.mean, "max": F.max, "min": F.min, "prod": F.prod,
         "var": F.var, "std": F.std, "argmax": F.argmax, "argmin": F.argmin,
         "ravel": F.ravel, "flatten": F.ravel, "squeeze": F.squeeze, "dot": F.dot,
-        "clip": F.clip, "swapaxes": F.swapaxes, "round": F.round,
+        "clip": F.clip, "swapaxes": F.swapaxes, "round": F.round, "any": F.any, "all": F.all,
+        "cumsum": F.cumsum, "cumprod": F.cumprod, "argsort": F.argsort, "repeat": F.repeat,
+        "take": F.take, "trace": F.trace, "diagonal": F.diagonal, "nonzero": F.nonzero,
+        "searchsorted": F.searchsorted, "copy": lambda self, order="K": self,
+        "compress": lambda self, condition, axis=None: F.compress(condition, self, axis),
+        "view": _view, "__format__": _format,
     }
     for name, fn in ops.items():
         setattr(Tracer, name, fn)
@@ -92,7 +133,19 @@ def install(fnp):
         raise TypeError(f"traced arrays are immutable ({self.aval.str_short()}): x[idx] = v is "
                         "not supported; build a new array (fnp.where, fnp.concatenate) instead")
 
+    def in_place(method, fix):
+        def raise_(self, *args, **kwargs):
+            raise TypeError(f"traced arrays are immutable ({self.aval.str_short()}): x.{method}() "
+                            f"changes x in place; {fix}")
+        return raise_
+
+    for name, fix in IN_PLACE.items():
+        setattr(Tracer, name, in_place(name, fix))
     Tracer.__setitem__ = setitem
+    Tracer.__delitem__ = in_place("__delitem__", "build a new array (fnp.concatenate) instead")
+    Tracer.flat = property(lambda self: F.ravel(self))
+    Tracer.itemsize = property(lambda self: self.aval.dtype.itemsize)
+    Tracer.nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
     Tracer.reshape = reshape
     Tracer.transpose = transpose
     Tracer.astype = astype
