@@ -64,6 +64,13 @@ IN_PLACE = {
 }
 
 
+def _choose(F, index, choices):
+    """`index.choose(choices)`: choices[index[i]][i], a gather along a stacked axis."""
+    shape = F.shape(index)
+    stacked = F.stack([F.broadcast_to(c, shape) for c in choices])
+    return F.take_along_axis(stacked, F.expand_dims(index, 0), 0)[0]
+
+
 def _view(self, dtype=None, type=None):
     if dtype is not None or type is not None:
         raise TypeError(f"x.view(dtype) reinterprets memory, which traced values "
@@ -113,6 +120,9 @@ def install(fnp):
         "searchsorted": F.searchsorted, "copy": lambda self, order="K": self,
         "compress": lambda self, condition, axis=None: F.compress(condition, self, axis),
         "view": _view, "__format__": _format,
+        # a full sort is a valid partition (NumPy leaves the order within each side open)
+        "argpartition": lambda self, kth, axis=-1, kind=None, order=None: F.argsort(self, axis),
+        "choose": lambda self, choices, out=None, mode="raise": _choose(F, self, choices),
     }
     for name, fn in ops.items():
         setattr(Tracer, name, fn)
