@@ -215,3 +215,45 @@ def test_format_prints_concrete_values_under_grad():
     assert seen == ["1.50"]
     with pytest.raises(ConcretizationError, match="format"):
         fg.jit(f)(1.5)
+
+
+# ------------------------------------------------------------------ named APIs exist
+_API_REF = r"\b(fg\.numpy|fungrad\.numpy|fg|fnp)\.([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)"
+
+
+def _api_references():
+    """(file, line, reference) for every fg./fnp. name quoted in a string of fungrad's source
+    (error messages, f-string parts and docstrings)."""
+    import ast
+    import pathlib
+    import re
+    root = pathlib.Path(fg.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                for m in re.finditer(_API_REF, node.value):
+                    yield f"{path.relative_to(root)}:{node.lineno}", m.group(1), m.group(2)
+
+
+def test_every_api_named_in_a_message_exists():
+    # messages used to name fg.lax.cond and fg.lax.dynamic_slice, which do not exist
+    bases = {"fg": fg, "fnp": fnp, "fg.numpy": fnp, "fungrad.numpy": fnp}
+    refs = list(_api_references())
+    assert any(r[2] == "where" for r in refs)  # the scan sees f-strings and plain strings
+    missing = []
+    for where, base, ref in refs:
+        obj = bases[base]
+        for part in ref.split("."):
+            if not hasattr(obj, part):
+                missing.append(f"{where}: {base}.{ref}")
+                break
+            obj = getattr(obj, part)
+    assert not missing, "messages name APIs that do not exist:\n" + "\n".join(missing)
+
+
+def test_traced_slice_bound_names_a_fix_that_works():
+    x = np.arange(5.0)
+    with pytest.raises(IndexError, match=r"fnp.take\(x, i \+ fnp.arange\(n\), axis=0\)"):
+        fg.jit(lambda x, i: x[i:i + 3])(x, 1)
+    np.testing.assert_array_equal(
+        fg.jit(lambda x, i: fnp.take(x, i + fnp.arange(3), axis=0))(x, 1), x[1:4])

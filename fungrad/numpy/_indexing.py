@@ -48,8 +48,11 @@ def getitem(x, idx):
         elif isinstance(i, slice):
             for v in (i.start, i.stop, i.step):
                 if isinstance(v, Tracer):
-                    raise _index_error("slice bounds must be concrete Python ints; traced "
-                                       "bounds need fg.lax.dynamic_slice", shape)
+                    raise _index_error(
+                        "slice bounds must be concrete Python ints (the result's shape depends "
+                        "on them); for x[i:i + n] with a traced start i, gather with "
+                        "fnp.take(x, i + fnp.arange(n), axis=0), or mark i static "
+                        "(static_argnums)", shape)
             spec.append(("slice", _int(i.start), _int(i.stop), _int(i.step)))
             dim += 1
         elif _is_bool_array(i):

@@ -516,7 +516,7 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
 
     The signature is the pytree structure, shapes and dtypes of the arguments, the values
     of the static ones, and the backend. Arrays `f` closes over become constants. Python
-    control flow on traced values raises an error (use `fnp.where`, `fg.lax.cond`, or mark
+    control flow on traced values raises an error (use `fnp.where`, or mark
     the argument static). Arguments in `donate_argnums` may be overwritten.
 
     Example:
