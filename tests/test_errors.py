@@ -127,7 +127,8 @@ A = np.array([[3.0, -1.0, 2.0], [0.5, 4.0, -2.5]])
 METHODS = {
     "mod": lambda x: x % 0.7, "rmod": lambda x: 2.5 % x, "ndarray_mod": lambda x: A % x,
     "divmod": lambda x: divmod(x, 0.7)[1] + divmod(x, 0.7)[0],
-    "rdivmod": lambda x: divmod(2.5, x)[1], "round": lambda x: round(x[0, 0] * 10, 1) + round(x[1, 0]),
+    "rdivmod": lambda x: divmod(2.5, x)[1],
+    "round": lambda x: round(x[0, 0] * 10, 1) + round(x[1, 0]),
     "copy": lambda x: x.copy() * 2, "any": lambda x: x.any(axis=0), "all": lambda x: x.all(1),
     "clip": lambda x: x.clip(-1, 1), "cumsum": lambda x: x.cumsum(axis=1),
     "cumprod": lambda x: x.cumprod(), "mean": lambda x: x.mean(axis=0, keepdims=True),
