@@ -11,8 +11,9 @@ import numpy as np
 
 from ..core.ir import aval_of
 from ..core.trace import Tracer
+from ..errors import ConcretizationError
 from ..lax import elementwise as E
-from ._base import (SEQUENCES, WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast,
+from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast,
                     dtype_of, has_tracer, is_traced, is_weak, lift, result_type, shape_of)
 
 # public name, NumPy function, primitive
@@ -99,9 +100,12 @@ def _make_unary(name, np_fn, prim):
 
     def fn(x):
         if not is_traced(x):
-            if type(x) not in SEQUENCES or not has_tracer(x):
+            try:  # (free unless it raises)
                 return np_fn(x)
-            x = lift(x)  # a list holding traced values
+            except ConcretizationError:  # NumPy met a list holding traced values
+                if not has_tracer(x):
+                    raise
+            x = lift(x)
         dt = x.aval.dtype
         cdt = _compute_dtype(np_fn, dt, 1)
         return bind(x if cdt == dt else cast(x, cdt))
@@ -116,10 +120,12 @@ def _make_binary(name, np_fn, prim):
 
     def fn(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            if not (type(x) in SEQUENCES or type(y) in SEQUENCES) or not (
-                    has_tracer(x) or has_tracer(y)):
+            try:  # (free unless it raises)
                 return np_fn(x, y)
-            return fn(lift(x), lift(y))  # lists holding traced values
+            except ConcretizationError:  # NumPy met a list holding traced values
+                if not (has_tracer(x) or has_tracer(y)):
+                    raise
+            return fn(lift(x), lift(y))
         ax = x.aval if isinstance(x, Tracer) else None if type(x) in _WEAK else aval_of(x)
         ay = y.aval if isinstance(y, Tracer) else None if type(y) in _WEAK else aval_of(y)
         dt = _binary_dtype(x, y, ax, ay)
