@@ -31,10 +31,15 @@ SETTINGS = dict(deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
+# fnp functions whose output shape depends on the values: they work on concrete values
+# only (under grad/jvp), not under jit or vmap (tests/test_errors.py checks them).
+VALUE_DEPENDENT_SHAPE = {"nonzero"}
+
+
 def _public_fnp_functions():
     return sorted(n for n, v in vars(fnp).items()
                   if callable(v) and not n.startswith("_") and n not in NOT_FUNCTIONS
-                  and not isinstance(v, type))
+                  and n not in VALUE_DEPENDENT_SHAPE and not isinstance(v, type))
 
 
 def test_every_primitive_has_a_spec():
@@ -217,7 +222,7 @@ def _check_vmap(case, data):
             continue
         ax = data.draw(st.integers(0, a.ndim), label="in axis")
         # examples are small perturbations of the drawn point (stay inside its domain)
-        exs = [a if b == 0 or a.dtype == np.bool_ else a + (1e-3 * rng.standard_normal(
+        exs = [a if b == 0 or a.dtype.kind in "biu" else a + (1e-3 * rng.standard_normal(
                a.shape)).astype(a.dtype) for b in range(size)]
         for ex, e in zip(per_example, exs):
             ex.append(e)

@@ -6,6 +6,8 @@ trace, so values of nested transforms never mix (no perturbation confusion).
 """
 from __future__ import annotations
 
+from ..errors import ConcretizationError
+
 _stack: list = []
 
 
@@ -82,11 +84,16 @@ class Tracer:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.aval.shape[0]))
 
+    def to_concrete(self, what: str, cuts: bool = False):
+        """The concrete value behind this tracer, for the Python conversion `what` (e.g.
+        "float(x)"). Raises `ConcretizationError` where there is none, or where `cuts`: the
+        conversion's result would drop a derivative (float(x) does, bool(x) does not)."""
+        raise ConcretizationError(f"{what} needs a concrete value, but {self!r} is traced")
+
     def __array__(self, dtype=None, copy=None):
-        raise TypeError(
-            f"A traced value ({self.aval.str_short()}) cannot be converted to a NumPy array: "
-            "that would silently drop it from the transform. Use fungrad.numpy (fnp) "
-            "functions on traced values instead of numpy (np) ones.")
+        self.to_concrete("np.asarray(x)", cuts=True)
+        raise ConcretizationError(  # (every tracer raises above; this is a safety net)
+            f"A traced value ({self.aval.str_short()}) cannot be converted to a NumPy array")
 
     def __hash__(self):
         raise TypeError(f"unhashable type: traced array {self.aval.str_short()}")

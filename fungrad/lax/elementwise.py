@@ -92,6 +92,7 @@ UNARY = [
     ("logical_not", np.logical_not, None),
     ("isfinite", np.isfinite, None),
     ("isnan", np.isnan, None),
+    ("invert", np.invert, None),  # bitwise not (logical not on bool)
 ]
 _BOOL_OUT = {"logical_not", "isfinite", "isnan", "lt", "le", "eq", "ne", "gt", "ge",
              "logical_and", "logical_or", "logical_xor"}
@@ -122,6 +123,13 @@ BINARY = [
     ("logical_and", np.logical_and, None, None),
     ("logical_or", np.logical_or, None, None),
     ("logical_xor", np.logical_xor, None, None),
+    # x % y = x - floor(x / y) * y (Python's sign convention, as np.remainder)
+    ("rem", np.remainder, ONE, lambda x, y, z: neg(floor_divide(x, y))),
+    ("bitwise_and", np.bitwise_and, None, None),
+    ("bitwise_or", np.bitwise_or, None, None),
+    ("bitwise_xor", np.bitwise_xor, None, None),
+    ("left_shift", np.left_shift, None, None),
+    ("right_shift", np.right_shift, None, None),
 ]
 
 

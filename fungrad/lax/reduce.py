@@ -111,7 +111,35 @@ argmin_p = _make("argmin", lambda x, axis, index_dtype: np.argmin(x, axis=axis).
 for _p in (argmax_p, argmin_p):
     _p.jvp = (lambda p: lambda primals, tangents, **kw: (p.bind(*primals, **kw), ZERO))(_p)
 
-REDUCE_PRIMITIVES = [reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p, argmax_p, argmin_p]
+# cumsum along one axis (from the end if `reverse`): linear; its transpose is the cumsum the
+# other way
+def _cumsum_impl(x, axis, reverse):
+    if reverse:
+        return np.flip(np.flip(x, axis).cumsum(axis=axis, dtype=x.dtype), axis)
+    return x.cumsum(axis=axis, dtype=x.dtype)
+
+
+cumsum_p = _make("cumsum", _cumsum_impl, lambda x, axis, reverse: ShapedArray(x.shape, x.dtype))
+
+
+def cumsum(x, axis, reverse=False):
+    return cumsum_p.bind(x, axis=axis, reverse=reverse)
+
+
+cumsum_p.jvp = lambda primals, tangents, axis, reverse: (cumsum(primals[0], axis, reverse),
+                                                         cumsum(tangents[0], axis, reverse))
+cumsum_p.transpose = lambda ct, x, axis, reverse: [cumsum(ct, axis, not reverse)]
+
+
+# argsort along one axis: integer output, no derivative (fnp.sort gathers with it)
+argsort_p = _make(
+    "argsort", lambda x, axis, kind, index_dtype: np.argsort(x, axis=axis, kind=kind).astype(
+        index_dtype, copy=False),
+    lambda x, axis, kind, index_dtype: ShapedArray(x.shape, np.dtype(index_dtype)))
+argsort_p.jvp = lambda primals, tangents, **kw: (argsort_p.bind(*primals, **kw), ZERO)
+
+REDUCE_PRIMITIVES = [reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p, argmax_p, argmin_p,
+                     cumsum_p, argsort_p]
 
 
 def prod_others(x, axes):
@@ -155,8 +183,18 @@ def _arg_batch(prim):
     return rule
 
 
+def _along_axis_batch(prim):
+    """Batch a primitive that works along one `axis` and keeps the shape."""
+    def rule(vals, dims, axis_size, axis, **params):
+        (x,), (d,) = vals, dims
+        return prim.bind(x, axis=axis + (d <= axis), **params), d
+    return rule
+
+
 for _p in (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p):
     _p.batch = _reduce_batch(_p)
+cumsum_p.batch = _along_axis_batch(cumsum_p)
+argsort_p.batch = _along_axis_batch(argsort_p)
 for _p in (argmax_p, argmin_p):
     _p.batch = _arg_batch(_p)
 

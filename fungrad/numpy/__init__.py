@@ -8,20 +8,25 @@ On plain arrays every function is NumPy's own; on traced values it promotes dtyp
 """
 import numpy as _np
 
-from numpy import (bool_, complex64, complex128, dtype, e, euler_gamma, finfo, float16,
-                   float32, float64, iinfo, inf, int8, int16, int32, int64, intp, issubdtype,
-                   nan, ndarray, newaxis, pi, promote_types, uint8, uint16, uint32, uint64,
-                   floating, integer, inexact, number, result_type, shape, ndim, size)
-from ._elementwise import FUNCTIONS as _ELEMENTWISE, where, clip, round, around
+from numpy import (dtype, e, euler_gamma, finfo, iinfo, inf, issubdtype, nan, ndarray, newaxis,
+                   pi, promote_types, floating, integer, inexact, number, result_type)
+from ._scalar_types import SCALAR_TYPES as _SCALAR_TYPES
+from ._elementwise import FUNCTIONS as _ELEMENTWISE, where, clip, round, around, divmod
 from ._elementwise import *  # noqa: F401,F403  (the table's functions)
-from ._reductions import (sum, prod, max, min, amax, amin, mean, var, std, argmax, argmin)
+from ._reductions import (sum, prod, max, min, amax, amin, mean, var, std, argmax, argmin, any,
+                          all, cumsum, cumprod, trace)
 from ._shape import (reshape, ravel, transpose, moveaxis, swapaxes, expand_dims, squeeze,
-                     broadcast_to, concatenate, stack, split, flip, atleast_1d)
+                     broadcast_to, concatenate, stack, split, flip, atleast_1d, shape, ndim,
+                     size)
 from ._contract import matmul, dot, tensordot, outer, inner, vdot, einsum
 from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, ones_like,
-                        empty_like, full_like, arange, linspace, logspace, eye, identity, tri)
+                        empty_like, full_like, arange, linspace, logspace, eye, identity, tri,
+                        copy)
 from ._indexing import getitem as _getitem
+from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero,
+                        compress, searchsorted)
 from . import _operators
 
 globals().update(_ELEMENTWISE)
+globals().update(_SCALAR_TYPES)  # fnp.float32, fnp.int64, ...: also convert traced values
 _operators.install(__import__(__name__, fromlist=["_"]))

@@ -17,6 +17,27 @@ def is_traced(*xs) -> bool:
     return False
 
 
+def has_tracer(obj) -> bool:
+    """Whether `obj` is a tracer or a (nested) list/tuple holding one."""
+    if isinstance(obj, Tracer):
+        return True
+    if type(obj) in SEQUENCES:
+        return any(has_tracer(o) for o in obj)
+    return False
+
+
+SEQUENCES = (list, tuple)
+
+
+def lift(x):
+    """A list/tuple holding traced values as one traced array (as `fnp.array(x)`), so every
+    fnp function accepts `fnp.mean([x, x + 2])`; anything else unchanged."""
+    if type(x) in SEQUENCES and has_tracer(x):
+        from ._creation import array
+        return array(x)
+    return x
+
+
 def is_weak(x) -> bool:
     """A Python scalar: it takes the dtype of the arrays it meets (NEP 50)."""
     return type(x) in PY_SCALARS

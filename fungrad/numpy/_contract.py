@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..lax.dot import dot_general
-from ._base import broadcast_shapes, broadcast_to_shape, cast, is_traced, result_type, shape_of
+from ._base import (broadcast_shapes, broadcast_to_shape, cast, is_traced, lift, result_type,
+                    shape_of)
 from ._shape import moveaxis, reshape, transpose
 
 
@@ -25,6 +26,7 @@ def matmul(x1, x2):
 
     Example: `fnp.matmul(x, W)`
     """
+    x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
         return np.matmul(x1, x2)
     a, b = _prep("matmul", x1, x2)
@@ -58,6 +60,7 @@ def dot(a, b):
 
     Example: `fnp.dot(x, y)`
     """
+    a, b = lift(a), lift(b)
     if not is_traced(a, b):
         return np.dot(a, b)
     a, b = _prep("dot", a, b)
@@ -75,6 +78,7 @@ def tensordot(a, b, axes=2):
 
     Example: `fnp.tensordot(x, y, axes=([1], [0]))`
     """
+    a, b = lift(a), lift(b)
     if not is_traced(a, b):
         return np.tensordot(a, b, axes)
     a, b = _prep("tensordot", a, b)
@@ -99,6 +103,7 @@ def tensordot(a, b, axes=2):
 
 def outer(a, b):
     """`numpy.outer` of the flattened inputs. Example: `fnp.outer(u, v)`"""
+    a, b = lift(a), lift(b)
     if not is_traced(a, b):
         return np.outer(a, b)
     from ._elementwise import multiply
@@ -108,6 +113,7 @@ def outer(a, b):
 
 def inner(a, b):
     """`numpy.inner`: sum over the last axes. Example: `fnp.inner(u, v)`"""
+    a, b = lift(a), lift(b)
     if not is_traced(a, b):
         return np.inner(a, b)
     a, b = _prep("inner", a, b)
@@ -123,6 +129,7 @@ def vdot(a, b):
 
     Example: `fnp.vdot(u, v)`
     """
+    a, b = lift(a), lift(b)
     if not is_traced(a, b):
         return np.vdot(a, b)
     from ._elementwise import conj
@@ -180,12 +187,41 @@ def _take_diagonal(x, ls):
         ls = [rep] + rest
 
 
+_EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _sublist_letters(sub) -> str:
+    """[0, 1, Ellipsis] -> 'ab...' (einsum's operand-list form)."""
+    out = ""
+    for k in sub:
+        if k is Ellipsis:
+            out += "..."
+        elif isinstance(k, (int, np.integer)) and 0 <= k < len(_EINSUM_LETTERS):
+            out += _EINSUM_LETTERS[k]
+        else:
+            raise ValueError(f"einsum: subscript {k!r} in the operand-list form must be an "
+                             f"int in [0, {len(_EINSUM_LETTERS)}) or Ellipsis")
+    return out
+
+
+def _from_operand_list(args):
+    """`einsum(x, [0, 1], y, [1, 2], [0, 2])` -> ('ab,bc->ac', [x, y])."""
+    out = _sublist_letters(args[-1]) if len(args) % 2 else None
+    pairs = args[:len(args) - len(args) % 2]
+    subs = ",".join(_sublist_letters(s) for s in pairs[1::2])
+    return subs + ("" if out is None else "->" + out), list(pairs[0::2])
+
+
 def einsum(subscripts, *operands):
-    """`numpy.einsum` (explicit or implicit output, '...', repeated indices), built from
-    diagonals, sums and pairwise `dot_general` contractions.
+    """`numpy.einsum` (explicit or implicit output, '...', repeated indices, and the
+    operand-list form `einsum(x, [0, 1], [1, 0])`), built from diagonals, sums and pairwise
+    `dot_general` contractions.
 
     Example: `fnp.einsum("bij,bjk->bik", x, y)`
     """
+    if not isinstance(subscripts, str):
+        subscripts, operands = _from_operand_list((subscripts,) + operands)
+    operands = [lift(o) for o in operands]
     if not is_traced(*operands):
         return np.einsum(subscripts, *operands)
     from ._reductions import sum as _sum

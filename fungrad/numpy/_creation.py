@@ -5,15 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.trace import Tracer
-from ._base import cast, is_traced
+import operator
 
-
-def _has_tracer(obj):
-    if isinstance(obj, Tracer):
-        return True
-    if isinstance(obj, (list, tuple)):
-        return any(_has_tracer(o) for o in obj)
-    return False
+from ._base import cast, has_tracer as _has_tracer, is_traced, lift, result_type, shape_of
 
 
 def array(object, dtype=None, copy=True):
@@ -63,7 +57,7 @@ def full_like(a, fill_value, dtype=None, shape=None):
 
 
 zeros, ones, empty, eye, identity = np.zeros, np.ones, np.zeros, np.eye, np.identity
-arange, linspace, logspace, tri = np.arange, np.linspace, np.logspace, np.tri
+arange, tri = np.arange, np.tri
 
 
 def full(shape, fill_value, dtype=None):
@@ -73,3 +67,64 @@ def full(shape, fill_value, dtype=None):
     from ._shape import broadcast_to
     return broadcast_to(fill_value if dtype is None else cast(fill_value, np.dtype(dtype)),
                         shape)
+
+
+def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
+             dtype=None, axis: int = 0):
+    """`numpy.linspace`, differentiable in `start` and `stop` (arrays broadcast; `num` is a
+    concrete int).
+
+    Example: `fnp.linspace(0.0, a, 5)`
+    """
+    start, stop = lift(start), lift(stop)
+    if not is_traced(start, stop):
+        return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    from ._elementwise import FUNCTIONS as F
+    from ._shape import broadcast_to, concatenate, expand_dims, moveaxis
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
+    div = num - 1 if endpoint else num
+    dt = result_type(start, stop, float(num))
+    start, stop = cast(start, dt), cast(stop, dt)
+    delta = F["subtract"](stop, start)
+    nd = len(shape_of(delta))
+    t = np.arange(num, dtype=dt).reshape((-1,) + (1,) * nd)
+    step = F["divide"](delta, float(div)) if div > 0 else np.nan
+    y = F["add"](F["multiply"](t, step if div > 0 else delta), start)
+    if endpoint and num > 1:  # the last sample is exactly `stop`, as in NumPy
+        last = expand_dims(broadcast_to(stop, shape_of(y)[1:]), 0)
+        y = concatenate([y[:-1], last], axis=0)
+    if axis != 0:
+        y = moveaxis(y, 0, axis)
+    if dtype is not None:
+        if np.issubdtype(np.dtype(dtype), np.integer):
+            y = F["floor"](y)
+        y = cast(y, np.dtype(dtype))
+    return (y, step) if retstep else y
+
+
+def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None,
+             axis: int = 0):
+    """`numpy.logspace`: `base ** fnp.linspace(start, stop, ...)`, differentiable in `start`
+    and `stop` (and a scalar `base`).
+
+    Example: `fnp.logspace(0.0, a, 4)`
+    """
+    start, stop, base = lift(start), lift(stop), lift(base)
+    if not is_traced(start, stop, base):
+        return np.logspace(start, stop, num, endpoint, base, dtype, axis)
+    from ._elementwise import FUNCTIONS as F
+    if shape_of(base) != ():
+        raise NotImplementedError("logspace: only a scalar base is supported on traced values")
+    y = F["power"](base, linspace(start, stop, num, endpoint, axis=axis))
+    return y if dtype is None else cast(y, np.dtype(dtype))
+
+
+def copy(a, order="K", subok=False):
+    """`numpy.copy`; a traced value is returned as it is (traced values are immutable).
+
+    Example: `fnp.copy(x)`
+    """
+    a = lift(a)
+    return a if is_traced(a) else np.copy(a, order=order, subok=subok)

@@ -11,9 +11,10 @@ import numpy as np
 
 from ..core.ir import aval_of
 from ..core.trace import Tracer
+from ..errors import ConcretizationError
 from ..lax import elementwise as E
-from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast, dtype_of, is_traced, is_weak,
-                    result_type, shape_of)
+from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast,
+                    dtype_of, has_tracer, is_traced, is_weak, lift, result_type, shape_of)
 
 # public name, NumPy function, primitive
 UNARY = [
@@ -29,6 +30,7 @@ UNARY = [
     ("abs", np.abs, E.abs_p), ("sign", np.sign, E.sign_p), ("floor", np.floor, E.floor_p),
     ("ceil", np.ceil, E.ceil_p), ("logical_not", np.logical_not, E.logical_not_p),
     ("isfinite", np.isfinite, E.isfinite_p), ("isnan", np.isnan, E.isnan_p),
+    ("invert", np.invert, E.invert_p),
 ]
 BINARY = [
     ("add", np.add, E.add_p), ("subtract", np.subtract, E.sub_p),
@@ -42,8 +44,13 @@ BINARY = [
     ("greater", np.greater, E.gt_p), ("greater_equal", np.greater_equal, E.ge_p),
     ("logical_and", np.logical_and, E.logical_and_p), ("logical_or", np.logical_or, E.logical_or_p),
     ("logical_xor", np.logical_xor, E.logical_xor_p),
+    ("remainder", np.remainder, E.rem_p), ("bitwise_and", np.bitwise_and, E.bitwise_and_p),
+    ("bitwise_or", np.bitwise_or, E.bitwise_or_p), ("bitwise_xor", np.bitwise_xor, E.bitwise_xor_p),
+    ("left_shift", np.left_shift, E.left_shift_p), ("right_shift", np.right_shift, E.right_shift_p),
 ]
-ALIASES = {"true_divide": "divide", "absolute": "abs", "pow": "power"}
+ALIASES = {"true_divide": "divide", "absolute": "abs", "pow": "power", "mod": "remainder",
+           "bitwise_not": "invert", "bitwise_invert": "invert",
+           "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift"}
 
 
 _dtype_cache: dict = {}
@@ -56,8 +63,13 @@ def _compute_dtype(np_fn, in_dtype, nargs):
     key = (np_fn, in_dtype)
     out = _dtype_cache.get(key)
     if out is None:
-        with np.errstate(all="ignore"):
-            res = np_fn(*[np.ones((), in_dtype)] * nargs).dtype
+        try:
+            with np.errstate(all="ignore"):
+                res = np_fn(*[np.ones((), in_dtype)] * nargs).dtype
+        except TypeError:  # e.g. bitwise ops on floats
+            raise TypeError(f"{np_fn.__name__} is not defined for {in_dtype} operands (NumPy has "
+                            "no such loop); bitwise operators (& | ^ ~ << >>) need integer or "
+                            "bool arrays: convert with x.astype(int)") from None
         keep = res == np.bool_ or (in_dtype.kind == "c" and res.kind == "f")
         out = _dtype_cache[key] = in_dtype if keep else res
     return out
@@ -89,7 +101,12 @@ def _make_unary(name, np_fn, prim):
 
     def fn(x):
         if not is_traced(x):
-            return np_fn(x)
+            try:  # (free unless it raises)
+                return np_fn(x)
+            except ConcretizationError:  # NumPy met a list holding traced values
+                if not has_tracer(x):
+                    raise
+            x = lift(x)
         dt = x.aval.dtype
         cdt = _compute_dtype(np_fn, dt, 1)
         return bind(x if cdt == dt else cast(x, cdt))
@@ -104,7 +121,12 @@ def _make_binary(name, np_fn, prim):
 
     def fn(x, y):
         if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
-            return np_fn(x, y)
+            try:  # (free unless it raises)
+                return np_fn(x, y)
+            except ConcretizationError:  # NumPy met a list holding traced values
+                if not (has_tracer(x) or has_tracer(y)):
+                    raise
+            return fn(lift(x), lift(y))
         ax = x.aval if isinstance(x, Tracer) else None if type(x) in _WEAK else aval_of(x)
         ay = y.aval if isinstance(y, Tracer) else None if type(y) in _WEAK else aval_of(y)
         dt = _binary_dtype(x, y, ax, ay)
@@ -127,7 +149,7 @@ def _make_binary(name, np_fn, prim):
 
 
 FUNCTIONS = {}
-__all__ = ["FUNCTIONS", "where", "clip", "round", "around"]
+__all__ = ["FUNCTIONS", "where", "clip", "round", "around", "divmod"]
 for _name, _fn, _p in UNARY:
     FUNCTIONS[_name] = _make_unary(_name, _fn, _p)
 for _name, _fn, _p in BINARY:
@@ -150,6 +172,7 @@ def where(condition, x=None, y=None):
         return np.where(condition)
     if x is None or y is None:
         raise TypeError("where: either both or neither of x and y must be given")
+    condition, x, y = lift(condition), lift(x), lift(y)
     if not is_traced(condition, x, y):
         return np.where(condition, x, y)
     dt = result_type(x, y)
@@ -173,6 +196,7 @@ def clip(a, a_min=None, a_max=None):
     """
     if a_min is None and a_max is None:
         raise ValueError("clip: one of a_min and a_max must be given")
+    a = lift(a)
     if not is_traced(a, a_min, a_max):
         return np.clip(a, a_min, a_max)
     out = a
@@ -188,6 +212,7 @@ def round(a, decimals: int = 0):
 
     Example: `fnp.round(x, 2)`
     """
+    a = lift(a)
     if not is_traced(a):
         return np.round(a, decimals)
     if decimals == 0:
@@ -235,3 +260,11 @@ conjugate = conj
 _COMPLEX_PARTS = {"real": real, "imag": imag, "conj": conj, "conjugate": conj}
 FUNCTIONS.update(_COMPLEX_PARTS)
 __all__ += list(_COMPLEX_PARTS)
+
+
+def divmod(x, y):
+    """`numpy.divmod`: `(x // y, x % y)`; the remainder is differentiable.
+
+    Example: `q, r = fnp.divmod(x, 0.5)`
+    """
+    return FUNCTIONS["floor_divide"](x, y), FUNCTIONS["remainder"](x, y)

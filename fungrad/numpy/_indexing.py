@@ -16,7 +16,9 @@ def getitem(x, idx):
     """NumPy indexing for a traced `x`; its gradient scatters (adds) back into place."""
     if not isinstance(idx, tuple):
         idx = (idx,)
-    shape = x.aval.shape
+    if not isinstance(x, Tracer):  # a constant indexed with traced index arrays
+        x = np.asarray(x)
+    shape = x.aval.shape if isinstance(x, Tracer) else x.shape
     spec = []
     arrays = []
     n_real = sum(1 for i in idx if i is not None and i is not Ellipsis and not (
@@ -46,8 +48,11 @@ def getitem(x, idx):
         elif isinstance(i, slice):
             for v in (i.start, i.stop, i.step):
                 if isinstance(v, Tracer):
-                    raise _index_error("slice bounds must be concrete Python ints; traced "
-                                       "bounds need fg.lax.dynamic_slice", shape)
+                    raise _index_error(
+                        "slice bounds must be concrete Python ints (the result's shape depends "
+                        "on them); for x[i:i + n] with a traced start i, gather with "
+                        "fnp.take(x, i + fnp.arange(n), axis=0), or mark i static "
+                        "(static_argnums)", shape)
             spec.append(("slice", _int(i.start), _int(i.stop), _int(i.step)))
             dim += 1
         elif _is_bool_array(i):
@@ -88,3 +93,174 @@ def _is_bool_array(i):
         dt = np.asarray(i).dtype
     return dt is not None and dt == np.bool_ and (
         len(i.aval.shape) if isinstance(i, Tracer) else np.ndim(i)) > 0
+
+
+# --------------------------------------------------------------------------- gathers
+def _lifted(a):
+    from ._base import lift
+    return lift(a)
+
+
+def _axis(fname, axis, ndim):
+    from ._base import normalize_axis
+    return normalize_axis(fname, axis, ndim)[0]
+
+
+def _flat(a):
+    from ._shape import ravel
+    return ravel(a) if isinstance(a, Tracer) else np.ravel(a)
+
+
+def take_along_axis(arr, indices, axis):
+    """`numpy.take_along_axis`: `arr` gathered at `indices` along `axis` (None: flattened);
+    the gradient scatters (adds) back.
+
+    Example: `fnp.take_along_axis(x, fnp.argsort(x, axis=1), axis=1)`
+    """
+    arr, indices = _lifted(arr), _lifted(indices)
+    if not isinstance(arr, Tracer) and not isinstance(indices, Tracer):
+        return np.take_along_axis(arr, indices, axis)
+    if axis is None:
+        arr, axis = _flat(arr), 0
+    shape = np.shape(arr) if not isinstance(arr, Tracer) else arr.aval.shape
+    ishape = indices.aval.shape if isinstance(indices, Tracer) else np.shape(indices)
+    if len(ishape) != len(shape):
+        raise ValueError(f"take_along_axis: indices (shape {ishape}) and arr (shape {shape}) "
+                         "must have the same number of dimensions")
+    ax = _axis("take_along_axis", axis, len(shape))
+    nd = len(shape)
+    idx = tuple(indices if d == ax else
+                np.arange(shape[d]).reshape((1,) * d + (-1,) + (1,) * (nd - d - 1))
+                for d in range(nd))
+    return getitem(arr, idx)
+
+
+def take(a, indices, axis=None):
+    """`numpy.take`: elements at `indices` along `axis` (None: of the flattened array).
+
+    Example: `fnp.take(x, [0, 2], axis=1)`
+    """
+    a = _lifted(a)
+    if not isinstance(a, Tracer) and not isinstance(indices, Tracer):
+        return np.take(a, indices, axis)
+    if axis is None:
+        a, axis = _flat(a), 0
+    ax = _axis("take", axis, len(np.shape(a) if not isinstance(a, Tracer) else a.aval.shape))
+    return getitem(a, (slice(None),) * ax + (indices,))
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """`numpy.argsort` (None: of the flattened array); integer output, no derivative.
+
+    Example: `fnp.argsort(x, axis=0)`
+    """
+    a = _lifted(a)
+    if not isinstance(a, Tracer):
+        return np.argsort(a, axis=axis, kind=kind, order=order, stable=stable)
+    if order is not None:
+        raise ValueError("argsort: order= applies to structured arrays, which cannot be traced")
+    from ..lax.reduce import argsort_p
+    if axis is None:
+        a, axis = _flat(a), 0
+    kind = "stable" if stable else kind
+    return argsort_p.bind(a, axis=_axis("argsort", axis, a.aval.ndim), kind=kind,
+                          index_dtype=np.dtype(np.intp))
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """`numpy.sort` (None: the flattened array); the gradient goes back to where each
+    element came from.
+
+    Example: `fnp.sort(x, axis=1)`
+    """
+    a = _lifted(a)
+    if not isinstance(a, Tracer):
+        return np.sort(a, axis=axis, kind=kind, order=order, stable=stable)
+    if axis is None:
+        a, axis = _flat(a), 0
+    return take_along_axis(a, argsort(a, axis, kind, order, stable=stable), axis)
+
+
+def repeat(a, repeats, axis=None):
+    """`numpy.repeat` with concrete `repeats` (the output shape depends on them).
+
+    Example: `fnp.repeat(x, 2, axis=0)`
+    """
+    a = _lifted(a)
+    if not isinstance(a, Tracer):
+        return np.repeat(a, repeats, axis)
+    if axis is None:
+        a, axis = _flat(a), 0
+    ax = _axis("repeat", axis, a.aval.ndim)
+    # np.asarray of a traced `repeats` raises ConcretizationError: the shape needs its value
+    idx = np.repeat(np.arange(a.aval.shape[ax]), np.asarray(repeats))
+    return take(a, idx, ax)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """`numpy.diagonal`: the diagonal of the (axis1, axis2) planes, as the last axis.
+
+    Example: `fnp.diagonal(x, offset=1)`
+    """
+    a = _lifted(a)
+    if not isinstance(a, Tracer):
+        return np.diagonal(a, offset, axis1, axis2)
+    from ._shape import moveaxis
+    nd = a.aval.ndim
+    if nd < 2:
+        raise ValueError(f"diagonal: the array must have at least 2 dimensions, got shape "
+                         f"{a.aval.shape}")
+    i, j = _axis("diagonal", axis1, nd), _axis("diagonal", axis2, nd)
+    if i == j:
+        raise ValueError("diagonal: axis1 and axis2 cannot be the same")
+    x = moveaxis(a, (i, j), (-2, -1))
+    n1, n2 = x.aval.shape[-2:]
+    k = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+    rows = np.arange(k) + max(-offset, 0)
+    cols = np.arange(k) + max(offset, 0)
+    return getitem(x, (Ellipsis, rows, cols))
+
+
+def nonzero(a):
+    """`numpy.nonzero`: its output shape depends on the values, so a traced `a` must have
+    a concrete value (it does under grad and jvp; under jit and vmap this raises
+    ConcretizationError: use fnp.where(cond, x, y) instead).
+
+    Example: `rows, cols = fnp.nonzero(x > 0)`
+    """
+    a = _lifted(a)
+    if isinstance(a, Tracer):
+        a = a.to_concrete("fnp.nonzero(x) (its output shape depends on the values)")
+    return np.nonzero(a)
+
+
+def compress(condition, a, axis=None):
+    """`numpy.compress` with a concrete `condition` (the output shape depends on it).
+
+    Example: `fnp.compress([True, False, True], x, axis=0)`
+    """
+    a = _lifted(a)
+    if not isinstance(a, Tracer) and not isinstance(condition, Tracer):
+        return np.compress(condition, a, axis)
+    idx, = nonzero(condition)
+    return take(a, idx, axis)
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """`numpy.searchsorted` for a 1-D sorted `a`: integer output, no derivative (a count of
+    the elements before each `v`).
+
+    Example: `fnp.searchsorted(edges, x)`
+    """
+    a, v = _lifted(a), _lifted(v)
+    if not isinstance(a, Tracer) and not isinstance(v, Tracer):
+        return np.searchsorted(a, v, side, sorter)
+    from ._elementwise import FUNCTIONS as F
+    from ._reductions import sum as _sum
+    if sorter is not None:
+        a = take(a, sorter)
+    if len(np.shape(a) if not isinstance(a, Tracer) else a.aval.shape) != 1:
+        raise ValueError("searchsorted: a must be 1-D")
+    from ._shape import expand_dims
+    before = F["less" if side == "left" else "less_equal"](a, expand_dims(v, -1))
+    return _sum(before, axis=-1, dtype=np.intp)

@@ -10,6 +10,82 @@ import numpy as np
 from ..core.trace import Tracer
 
 
+def _to_array(v, dtype=None, copy=None):
+    return np.asarray(v, dtype)
+
+
+# Python conversions that need the value: name -> (what the error calls it, whether the result
+# would cut a derivative, the conversion). bool() does not cut one (it only picks a branch), so
+# `if x > 0:` works under grad; float(x) does, so it raises where the value is differentiated.
+CONVERSIONS = {
+    "__bool__": ("bool(x)", False, bool),
+    "__float__": ("float(x) (math.* functions call it too)", True, float),
+    "__int__": ("int(x)", True, int),
+    "__complex__": ("complex(x)", True, complex),
+    "__index__": ("an index conversion (operator.index(x), range(x), a slice bound)", True,
+                  lambda v: v.__index__()),
+    "item": ("x.item()", True, lambda v, *args: np.asarray(v).item(*args)),
+    "tolist": ("x.tolist()", True, lambda v: np.asarray(v).tolist()),
+    "tobytes": ("x.tobytes()", True, lambda v, *args: np.asarray(v).tobytes(*args)),
+    "__array__": ("np.asarray(x) (np.float64(x) and NumPy functions that fungrad.numpy does "
+                  "not provide call it)", True, _to_array),
+}
+
+
+def _numpy_name(func) -> str:
+    """`np.linalg.norm` for numpy.linalg.norm (not `numpy.norm`)."""
+    module = getattr(func, "__module__", None) or "numpy"
+    sub = [p for p in module.split(".")[1:] if not p.startswith("_")]
+    return ".".join(["np"] + sub + [func.__name__])
+
+
+def _fnp_version(F, func):
+    """The fungrad.numpy function for NumPy function `func` (same submodule), or None."""
+    ns = F
+    for part in _numpy_name(func).split(".")[1:-1]:
+        ns = getattr(ns, part, None)
+        if ns is None:
+            return None
+    fn = getattr(ns, func.__name__, None)
+    return None if fn is None or fn is func or isinstance(fn, type) else fn
+
+
+# ndarray methods that change the array in place -> the functional alternative to name
+IN_PLACE = {
+    "sort": "use y = fnp.sort(x, axis) instead",
+    "partition": "use y = fnp.sort(x, axis) instead",
+    "fill": "use y = fnp.full_like(x, value) instead",
+    "resize": "use y = fnp.reshape(x, shape) (same size) or slicing / fnp.concatenate instead",
+    "put": "build a new array (fnp.where, fnp.concatenate) instead",
+    "itemset": "build a new array (fnp.where, fnp.concatenate) instead",
+    "setfield": "build a new array instead",
+    "setflags": "their flags cannot change",
+    "byteswap": "byte order is not traced; convert a concrete array with NumPy",
+}
+
+
+def _choose(F, index, choices):
+    """`index.choose(choices)`: choices[index[i]][i], a gather along a stacked axis."""
+    shape = F.shape(index)
+    stacked = F.stack([F.broadcast_to(c, shape) for c in choices])
+    return F.take_along_axis(stacked, F.expand_dims(index, 0), 0)[0]
+
+
+def _view(self, dtype=None, type=None):
+    if dtype is not None or type is not None:
+        raise TypeError(f"x.view(dtype) reinterprets memory, which traced values "
+                        f"({self.aval.str_short()}) do not have; use x.astype(dtype) to convert")
+    return self
+
+
+def _format(self, spec):
+    """f"{x}" prints the tracer; f"{x:.3f}" needs its value (concrete under grad and jvp)."""
+    if not spec:
+        return repr(self)
+    v = np.asarray(self.to_concrete(f"format(x, {spec!r})"))
+    return format(v[()] if v.ndim == 0 else v, spec)
+
+
 def install(fnp):
     F = fnp
 
@@ -24,14 +100,29 @@ def install(fnp):
         "__pow__": F.power, "__rpow__": swap(F.power), "__matmul__": F.matmul,
         "__rmatmul__": swap(F.matmul), "__lt__": F.less, "__le__": F.less_equal,
         "__eq__": F.equal, "__ne__": F.not_equal, "__gt__": F.greater,
-        "__ge__": F.greater_equal, "__and__": F.logical_and, "__or__": F.logical_or,
-        "__xor__": F.logical_xor, "__invert__": F.logical_not,
+        "__ge__": F.greater_equal, "__mod__": F.remainder, "__rmod__": swap(F.remainder),
+        "__divmod__": F.divmod, "__rdivmod__": swap(F.divmod),
+        # bitwise on integers, logical on bools (NumPy's & | ^ ~ are bitwise ufuncs)
+        "__and__": F.bitwise_and, "__rand__": swap(F.bitwise_and), "__or__": F.bitwise_or,
+        "__ror__": swap(F.bitwise_or), "__xor__": F.bitwise_xor, "__rxor__": swap(F.bitwise_xor),
+        "__lshift__": F.left_shift, "__rlshift__": swap(F.left_shift),
+        "__rshift__": F.right_shift, "__rrshift__": swap(F.right_shift), "__invert__": F.invert,
         "__neg__": F.negative, "__pos__": lambda self: self, "__abs__": F.abs,
-        "__getitem__": F._getitem,
+        "__round__": lambda self, ndigits=None: F.round(self, ndigits or 0),
+        "__getitem__": F._getitem, "__contains__": lambda self, v: bool(F.any(F.equal(self, v))),
+        "__copy__": lambda self: self, "__deepcopy__": lambda self, memo=None: self,
         "sum": F.sum, "mean": F.mean, "max": F.max, "min": F.min, "prod": F.prod,
         "var": F.var, "std": F.std, "argmax": F.argmax, "argmin": F.argmin,
         "ravel": F.ravel, "flatten": F.ravel, "squeeze": F.squeeze, "dot": F.dot,
-        "clip": F.clip, "swapaxes": F.swapaxes, "round": F.round,
+        "clip": F.clip, "swapaxes": F.swapaxes, "round": F.round, "any": F.any, "all": F.all,
+        "cumsum": F.cumsum, "cumprod": F.cumprod, "argsort": F.argsort, "repeat": F.repeat,
+        "take": F.take, "trace": F.trace, "diagonal": F.diagonal, "nonzero": F.nonzero,
+        "searchsorted": F.searchsorted, "copy": lambda self, order="K": self,
+        "compress": lambda self, condition, axis=None: F.compress(condition, self, axis),
+        "view": _view, "__format__": _format,
+        # a full sort is a valid partition (NumPy leaves the order within each side open)
+        "argpartition": lambda self, kth, axis=-1, kind=None, order=None: F.argsort(self, axis),
+        "choose": lambda self, choices, out=None, mode="raise": _choose(F, self, choices),
     }
     for name, fn in ops.items():
         setattr(Tracer, name, fn)
@@ -45,14 +136,26 @@ def install(fnp):
     def astype(self, dtype):
         return F.asarray(self, dtype=dtype)
 
-    def concrete(conv):
-        return lambda self: conv(self.to_concrete())
+    def concrete(what, cuts, conv):
+        return lambda self, *args: conv(self.to_concrete(what, cuts), *args)
 
     def setitem(self, idx, value):
         raise TypeError(f"traced arrays are immutable ({self.aval.str_short()}): x[idx] = v is "
                         "not supported; build a new array (fnp.where, fnp.concatenate) instead")
 
+    def in_place(method, fix):
+        def raise_(self, *args, **kwargs):
+            raise TypeError(f"traced arrays are immutable ({self.aval.str_short()}): x.{method}() "
+                            f"changes x in place; {fix}")
+        return raise_
+
+    for name, fix in IN_PLACE.items():
+        setattr(Tracer, name, in_place(name, fix))
     Tracer.__setitem__ = setitem
+    Tracer.__delitem__ = in_place("__delitem__", "build a new array (fnp.concatenate) instead")
+    Tracer.flat = property(lambda self: F.ravel(self))
+    Tracer.itemsize = property(lambda self: self.aval.dtype.itemsize)
+    Tracer.nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
     Tracer.reshape = reshape
     Tracer.transpose = transpose
     Tracer.astype = astype
@@ -61,28 +164,26 @@ def install(fnp):
     Tracer.real = property(lambda self: F.real(self))
     Tracer.imag = property(lambda self: F.imag(self))
     Tracer.conj = Tracer.conjugate = lambda self: F.conj(self)
-    Tracer.__bool__ = concrete(bool)
-    Tracer.__float__ = concrete(float)
-    Tracer.__int__ = concrete(int)
-    Tracer.__complex__ = concrete(complex)
-    Tracer.__index__ = concrete(lambda v: v.__index__())
-    Tracer.item = concrete(lambda v: np.asarray(v).item())
-    Tracer.tolist = concrete(lambda v: np.asarray(v).tolist())
+    for name, (what, cuts, conv) in CONVERSIONS.items():
+        setattr(Tracer, name, concrete(what, cuts, conv))
 
     def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         fn = getattr(F, ufunc.__name__, None)
         if method != "__call__" or kwargs or fn is None:
-            raise TypeError(
-                f"numpy.{ufunc.__name__}{'' if method == '__call__' else '.' + method} is not "
-                f"supported on traced values{' with keyword arguments' if kwargs else ''}; "
-                "use the fungrad.numpy (fnp) function instead")
+            what = f"np.{ufunc.__name__}{'' if method == '__call__' else '.' + method}"
+            fix = (f"call fnp.{ufunc.__name__}(...) without keyword arguments" if fn is not None
+                   and method == "__call__" else "fungrad.numpy has no differentiable version "
+                   "yet; write it with the fnp functions that exist")
+            raise TypeError(f"{what} is not supported on traced values"
+                            f"{' with keyword arguments' if kwargs else ''}: {fix}")
         return fn(*inputs)
 
     def array_function(self, func, types, args, kwargs):
-        fn = getattr(F, func.__name__, None)
-        if fn is None or fn is func:
-            raise TypeError(f"numpy.{func.__name__} is not supported on traced values: "
-                            "fungrad.numpy has no such function yet")
+        fn = _fnp_version(F, func)
+        if fn is None:
+            raise TypeError(f"{_numpy_name(func)} is not supported on traced values: "
+                            "fungrad.numpy has no differentiable version yet; write it with "
+                            "the fnp functions that exist")
         return fn(*args, **kwargs)
 
     Tracer.__array_ufunc__ = array_ufunc

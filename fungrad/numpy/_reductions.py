@@ -1,13 +1,14 @@
 """Reductions with NumPy's `axis` / `keepdims` / result dtypes."""
 from __future__ import annotations
 
+import builtins  # any/all below are NumPy's; Python's stay reachable
 import functools
 
 import numpy as np
 
 from ..lax import reduce as R
 from ..lax.shape import reshape
-from ._base import cast, is_traced, normalize_axis
+from ._base import cast, is_traced, lift, normalize_axis
 from ._elementwise import FUNCTIONS as _F
 
 
@@ -32,6 +33,7 @@ def _reduce(name, prim, a, axis, keepdims, dtype=None):
 
 def _reduction(name, np_fn, prim):
     def fn(a, axis=None, dtype=None, keepdims=False):
+        a = lift(a)
         if not is_traced(a):
             return np_fn(a, axis=axis, dtype=dtype, keepdims=keepdims)
         dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np_fn, a.aval.dtype)
@@ -48,10 +50,11 @@ prod = _reduction("prod", np.prod, R.reduce_prod_p)
 
 def _extremum(name, np_fn, prim):
     def fn(a, axis=None, keepdims=False):
+        a = lift(a)
         if not is_traced(a):
             return np_fn(a, axis=axis, keepdims=keepdims)
         shape = a.aval.shape
-        if any(shape[i] == 0 for i in normalize_axis(name, axis, len(shape))):
+        if builtins.any(shape[i] == 0 for i in normalize_axis(name, axis, len(shape))):
             raise ValueError(f"{name}: zero-size array (shape {shape}) has no {name} along "
                              f"axis {axis}")
         return _reduce(name, prim, a, axis, keepdims)
@@ -71,6 +74,7 @@ def mean(a, axis=None, dtype=None, keepdims=False):
 
     Example: `fnp.mean(x, axis=0)`
     """
+    a = lift(a)
     if not is_traced(a):
         return np.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
     shape = a.aval.shape
@@ -88,6 +92,7 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
     Example: `fnp.var(x, axis=0, ddof=1)`
     """
+    a = lift(a)
     if not is_traced(a):
         return np.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
     shape = a.aval.shape
@@ -113,6 +118,7 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
     Example: `fnp.std(x, axis=0)`
     """
+    a = lift(a)
     if not is_traced(a):
         return np.std(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
     return _F["sqrt"](var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
@@ -120,6 +126,7 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 def _arg_extremum(name, np_fn, prim):
     def fn(a, axis=None, keepdims=False):
+        a = lift(a)
         if not is_traced(a):
             return np_fn(a, axis=axis, keepdims=keepdims)
         shape = a.aval.shape
@@ -140,3 +147,82 @@ def _arg_extremum(name, np_fn, prim):
 
 argmax = _arg_extremum("argmax", np.argmax, R.argmax_p)
 argmin = _arg_extremum("argmin", np.argmin, R.argmin_p)
+
+
+def _logical_reduction(name, np_fn, prim, empty_value):
+    def fn(a, axis=None, keepdims=False):
+        a = lift(a)
+        if not is_traced(a):
+            return np_fn(a, axis=axis, keepdims=keepdims)
+        shape = a.aval.shape
+        axes = normalize_axis(name, axis, len(shape))
+        if builtins.any(shape[i] == 0 for i in axes):  # NumPy: any([]) is False, all([]) is True
+            out_shape = tuple(1 if i in axes else d for i, d in enumerate(shape)) if keepdims \
+                else tuple(d for i, d in enumerate(shape) if i not in axes)
+            return np.full(out_shape, empty_value)
+        b = a if a.aval.dtype == np.bool_ else _F["not_equal"](a, 0)
+        if not is_traced(b):  # under AD the comparison is a constant
+            return np_fn(b, axis=axis, keepdims=keepdims)
+        return _reduce(name, prim, b, axes, keepdims)  # max / min of bools = any / all
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"`numpy.{name}` over `axis`, with `keepdims` (bool output, no derivative).\n\n"
+                  f"    Example: `fnp.{name}(x > 0, axis=1)`")
+    return fn
+
+
+any = _logical_reduction("any", np.any, R.reduce_max_p, False)
+all = _logical_reduction("all", np.all, R.reduce_min_p, True)
+
+
+def _flat_or_axis(name, a, axis):
+    """(array, axis) for NumPy's `axis=None` meaning "the flattened array"."""
+    if axis is None:
+        return reshape(a, (a.aval.size,)), 0
+    return a, normalize_axis(name, axis, a.aval.ndim)[0]
+
+
+def cumsum(a, axis=None, dtype=None):
+    """`numpy.cumsum` (flattened if `axis` is None); linear, so its gradient is a reversed
+    cumsum.
+
+    Example: `fnp.cumsum(x, axis=0)`
+    """
+    a = lift(a)
+    if not is_traced(a):
+        return np.cumsum(a, axis=axis, dtype=dtype)
+    dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np.cumsum, a.aval.dtype)
+    a, ax = _flat_or_axis("cumsum", cast(a, dt), axis)
+    return R.cumsum(a, ax)
+
+
+def cumprod(a, axis=None, dtype=None):
+    """`numpy.cumprod`, differentiable also where `a` has zeros: a log-depth scan of
+    products of shifted copies (no division).
+
+    Example: `fnp.cumprod(x, axis=0)`
+    """
+    a = lift(a)
+    if not is_traced(a):
+        return np.cumprod(a, axis=axis, dtype=dtype)
+    from ._shape import concatenate, moveaxis
+    dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np.cumprod, a.aval.dtype)
+    a, ax = _flat_or_axis("cumprod", cast(a, dt), axis)
+    y = moveaxis(a, ax, 0)
+    n, rest = y.aval.shape[0], y.aval.shape[1:]
+    shift = 1
+    while shift < n:  # y[i] = prod(a[i - 2*shift + 1 .. i]) after each step
+        y = _F["multiply"](y, concatenate([np.ones((shift,) + rest, dt), y[:n - shift]]))
+        shift *= 2
+    return moveaxis(y, 0, ax)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    """`numpy.trace`: the sum along a diagonal.
+
+    Example: `fnp.trace(x)`
+    """
+    a = lift(a)
+    if not is_traced(a):
+        return np.trace(a, offset, axis1, axis2, dtype)
+    from ._indexing import diagonal
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)

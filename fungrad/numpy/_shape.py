@@ -6,7 +6,7 @@ import numpy as np
 
 from ..lax import shape as S
 from ..lax.indexing import getitem_p
-from ._base import (broadcast_shapes, broadcast_to_shape, cast, is_traced, normalize_axis,
+from ._base import (broadcast_shapes, broadcast_to_shape, cast, is_traced, lift, normalize_axis,
                     result_type, shape_of)
 
 
@@ -38,6 +38,7 @@ def reshape(a, shape, order="C"):
 
     Example: `fnp.reshape(x, (2, -1))`
     """
+    a = lift(a)
     if order != "C":
         raise NotImplementedError("reshape: only order='C' is supported")
     if not is_traced(a):
@@ -54,6 +55,7 @@ def ravel(a):
 
 def transpose(a, axes=None):
     """`numpy.transpose`; reverses the axes by default. Example: `fnp.transpose(x, (1, 0))`"""
+    a = lift(a)
     if not is_traced(a):
         return np.transpose(a, axes)
     nd = a.ndim
@@ -68,6 +70,7 @@ def transpose(a, axes=None):
 
 def moveaxis(a, source, destination):
     """`numpy.moveaxis`. Example: `fnp.moveaxis(x, 0, -1)`"""
+    a = lift(a)
     if not is_traced(a):
         return np.moveaxis(a, source, destination)
     nd = a.ndim
@@ -86,6 +89,7 @@ def moveaxis(a, source, destination):
 
 def swapaxes(a, axis1, axis2):
     """`numpy.swapaxes`. Example: `fnp.swapaxes(x, 0, 1)`"""
+    a = lift(a)
     if not is_traced(a):
         return np.swapaxes(a, axis1, axis2)
     nd = a.ndim
@@ -98,6 +102,7 @@ def swapaxes(a, axis1, axis2):
 
 def expand_dims(a, axis):
     """`numpy.expand_dims` (int or tuple axis). Example: `fnp.expand_dims(x, 0)`"""
+    a = lift(a)
     if not is_traced(a):
         return np.expand_dims(a, axis)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
@@ -109,6 +114,7 @@ def expand_dims(a, axis):
 
 def squeeze(a, axis=None):
     """`numpy.squeeze`: drop size-1 axes (all, or those in `axis`). Example: `fnp.squeeze(x)`"""
+    a = lift(a)
     if not is_traced(a):
         return np.squeeze(a, axis)
     shape = a.shape
@@ -130,6 +136,7 @@ def broadcast_to(array, shape):
 
     Example: `fnp.broadcast_to(b, (4, 3))`
     """
+    array = lift(array)
     if not is_traced(array):
         return np.broadcast_to(array, shape)
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
@@ -145,7 +152,7 @@ def concatenate(arrays, axis=0):
 
     Example: `fnp.concatenate([x, y], axis=1)`
     """
-    arrays = list(arrays)
+    arrays = [lift(a) for a in arrays]
     if not arrays:
         raise ValueError("concatenate: need at least one array to concatenate")
     if not is_traced(*arrays):
@@ -179,7 +186,7 @@ def concatenate(arrays, axis=0):
 
 def stack(arrays, axis=0):
     """`numpy.stack`: join along a new axis. Example: `fnp.stack([x, y], axis=0)`"""
-    arrays = list(arrays)
+    arrays = [lift(a) for a in arrays]
     if not arrays:
         raise ValueError("stack: need at least one array to stack")
     if not is_traced(*arrays):
@@ -199,6 +206,7 @@ def split(ary, indices_or_sections, axis=0):
 
     Example: `a, b = fnp.split(x, 2, axis=1)`
     """
+    ary = lift(ary)
     if not is_traced(ary):
         return np.split(ary, indices_or_sections, axis)
     shape = ary.shape
@@ -223,6 +231,7 @@ def flip(m, axis=None):
 
     Example: `fnp.flip(x, axis=0)`
     """
+    m = lift(m)
     if not is_traced(m):
         return np.flip(m, axis)
     nd = m.ndim
@@ -235,5 +244,28 @@ def flip(m, axis=None):
 
 def atleast_1d(x):
     """`numpy.atleast_1d` for one array. Example: `fnp.atleast_1d(x)`"""
+    x = lift(x)
     return reshape(x, (1,)) if is_traced(x) and x.ndim == 0 else (
         x if is_traced(x) else np.atleast_1d(x))
+
+
+def shape(a) -> tuple:
+    """`numpy.shape`, also of traced values and of lists holding them.
+
+    Example: `fnp.shape(x)`
+    """
+    a = lift(a)
+    return shape_of(a) if is_traced(a) else np.shape(a)
+
+
+def ndim(a) -> int:
+    """`numpy.ndim`, also of traced values. Example: `fnp.ndim(x)`"""
+    return len(shape(a))
+
+
+def size(a, axis: int | None = None) -> int:
+    """`numpy.size`, also of traced values. Example: `fnp.size(x, axis=0)`"""
+    s = shape(a)
+    if axis is not None:
+        return s[normalize_axis("size", axis, len(s))[0]]
+    return _size(s)

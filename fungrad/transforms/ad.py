@@ -20,6 +20,7 @@ from ..core.check import check_graph
 from ..core.primitive import MINUS_ONE, ONE
 from ..config import config
 from ..core.trace import Trace, Tracer, new_trace
+from ..errors import ConcretizationError, NonScalarOutputError
 from .staging import StagingTrace, StagingTracer, eval_graph
 from .. import tree as _tree
 from ..backend import array_module
@@ -55,9 +56,15 @@ class JVPTracer(Tracer):
             a = self._aval = aval_of(self.primal)
         return a
 
-    def to_concrete(self):
+    def to_concrete(self, what, cuts=False):
+        if cuts:  # a Python number or NumPy array of x is a constant: its derivative is lost
+            raise ConcretizationError(
+                f"{what} was applied to a value being differentiated ({self.aval.str_short()}"
+                "): the result would be a constant, silently dropping the derivative. Keep it an "
+                "array and use fungrad.numpy functions (fnp.sin(x), not math.sin(x)); if a "
+                "constant is what you mean, convert fg.stop_gradient(x) instead.")
         p = self.primal
-        return p.to_concrete() if isinstance(p, Tracer) else p
+        return p.to_concrete(what, cuts) if isinstance(p, Tracer) else p
 
 
 class JVPTrace(Trace):
@@ -112,7 +119,7 @@ class LinearizeTrace(JVPTrace):
                 if type(t) is not StagingTracer or t._trace is not lin:
                     return JVPTrace.process_primitive(self, prim, args, params)
                 primals.append(a.primal)
-                tvars.append(t.var)
+                tvars.append(t.graph_var)
             else:
                 primals.append(a)
                 tvars.append(None)
@@ -281,7 +288,7 @@ def linearize_flat(fun, primals, has_aux=False):
             if type(o) is JVPTracer and o._trace is jt:
                 p_out.append(o.primal)
                 t = o.tangent
-                outvars.append(t.var if type(t) is StagingTracer and t._trace is lin
+                outvars.append(t.graph_var if type(t) is StagingTracer and t._trace is lin
                                else Literal(t, aval_of(t)))
             else:
                 p_out.append(o)
@@ -449,13 +456,8 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
             aux = None
             if has_aux:
                 out, aux = _split_aux(f, out)
-            a = aval_of(out)
-            if a.shape != () or not is_float(a.dtype):
-                raise TypeError(
-                    f"grad({name}) requires {name} to return a float scalar (shape ()), but it "
-                    f"returned {a.str_short()}. Use fg.vjp or fg.jacrev for non-scalar outputs, "
-                    "or reduce the output (e.g. .sum()).")
-            check_output_kind("grad", name, a, holomorphic)
+            _check_scalar_output(name, out, has_aux)
+            check_output_kind("grad", name, aval_of(out), holomorphic)
             return [out], aux
 
         (out,), graph, aux = linearize_flat(flat_fun, leaves, has_aux)
@@ -470,6 +472,32 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
 
     value_and_grad_f.__name__ = f"value_and_grad({name})"
     return value_and_grad_f
+
+
+def _describe_output(out) -> str | None:
+    """'f64[3]' for an array-like output, 'a tuple of 2 values (f64[], f64[3])' for a
+    container; None if it is a float scalar."""
+    if isinstance(out, Tracer) or hasattr(out, "dtype") or type(out) in (float, int, bool,
+                                                                            complex):
+        a = aval_of(out)
+        return None if a.shape == () and is_float(a.dtype) else a.str_short()
+    leaves, treedef = _tree.tree_flatten(out)
+    kinds = ", ".join(aval_of(_as_array(x)).str_short() for x in leaves[:6])
+    more = ", ..." if len(leaves) > 6 else ""
+    return (f"a {type(out).__name__} of {len(leaves)} value(s) ({kinds}{more}; structure "
+            f"{treedef})")
+
+
+def _check_scalar_output(name, out, has_aux):
+    desc = _describe_output(out)
+    if desc is None:
+        return
+    pair = isinstance(out, (tuple, list)) and len(out) == 2 and not has_aux
+    raise NonScalarOutputError(
+        f"grad({name}) needs {name} to return a float scalar (shape ()), but it returned "
+        f"{desc}. Reduce the output to a scalar (e.g. .sum() or fnp.mean), or use fg.vjp or "
+        "fg.jacrev for non-scalar outputs"
+        + ("; if the second value is auxiliary data, pass has_aux=True." if pair else "."))
 
 
 def diff_leaves(transform, f, args, argnums):

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.ir import ShapedArray, aval_of
 from ..core.trace import Trace, Tracer, new_trace
+from ..errors import ConcretizationError
 from .. import tree as _tree
 from .ad import _as_array, _fun_name
 
@@ -34,12 +35,12 @@ class BatchTracer(Tracer):
             a = self._aval = ShapedArray(v.shape[:self.bdim] + v.shape[self.bdim + 1:], v.dtype)
         return a
 
-    def to_concrete(self):
-        raise TypeError(
-            f"A batched value ({self.aval.str_short()} with a batch of {self._trace.axis_size}) "
-            "was used where one concrete Python value is needed (bool(), an `if`, int()): "
-            "under vmap each example may differ. Use fnp.where(cond, x, y) or fg.lax.cond "
-            "instead of Python branching on batched values.")
+    def to_concrete(self, what, cuts=False):
+        raise ConcretizationError(
+            f"{what} needs one concrete value, but this is a batched value "
+            f"({self.aval.str_short()} with a batch of {self._trace.axis_size}) under vmap, where "
+            "each example may differ. Use fnp.where(cond, x, y) instead of Python branching on "
+            "batched values, and fnp functions instead of float() or math.*.")
 
 
 class BatchTrace(Trace):

@@ -88,7 +88,7 @@ def stage_flat(fun: Callable, in_avals: Sequence[ShapedArray]):
         outs = fun(*tracers)
         outvars = [trace.to_atom(_as_array(o) if not isinstance(o, Tracer) else o)
                    for o in outs]
-    graph = Graph([t.var for t in tracers], trace.eqns, outvars)
+    graph = Graph([t.graph_var for t in tracers], trace.eqns, outvars)
     return _lift_tracer_constants(graph)
 
 
@@ -521,7 +521,7 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
 
     The signature is the pytree structure, shapes and dtypes of the arguments, the values
     of the static ones, and the backend. Arrays `f` closes over become constants. Python
-    control flow on traced values raises an error (use `fnp.where`, `fg.lax.cond`, or mark
+    control flow on traced values raises an error (use `fnp.where`, or mark
     the argument static). Arguments in `donate_argnums` may be overwritten.
 
     Example:

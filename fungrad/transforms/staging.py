@@ -14,27 +14,28 @@ from ..config import config
 from ..core.check import check_graph
 from ..core.ir import Eqn, Graph, Literal, Var, aval_of, ShapedArray
 from ..core.trace import Trace, Tracer, new_trace
+from ..errors import ConcretizationError
 from .. import tree as _tree
 
 
 class StagingTracer(Tracer):
-    __slots__ = ("var",)
+    __slots__ = ("graph_var",)  # not `var`: that is the ndarray method x.var()
 
     def __init__(self, trace, var):
         self._trace = trace
-        self.var = var
+        self.graph_var = var
 
     @property
     def aval(self):
-        return self.var.aval
+        return self.graph_var.aval
 
-    def to_concrete(self):
-        raise TypeError(
-            f"A value that is only known abstractly ({self.var.aval.str_short()}) was used "
-            "where a concrete Python value is needed (bool(), int(), float(), an `if` or a "
-            "loop bound). Under staging (make_ir / jit) values have only shapes and dtypes: "
-            "use fnp.where or fg.lax.cond for branches on array values, or mark the "
-            "argument static (static_argnums).")
+    def to_concrete(self, what, cuts=False):
+        raise ConcretizationError(
+            f"{what} needs a concrete value, but this value is only known abstractly "
+            f"({self.graph_var.aval.str_short()}) while tracing for jit / make_ir, where values "
+            "have only shapes and dtypes. Use fnp.where(cond, x, y) instead of an `if` on array "
+            "values, keep values as arrays (fnp functions instead of float() or math.*), or "
+            "mark the argument static (fg.jit(f, static_argnums=...)).")
 
 
 class StagingTrace(Trace):
@@ -51,7 +52,7 @@ class StagingTrace(Trace):
     def to_atom(self, x):
         """The graph atom for `x`: its Var if it is our tracer, else a Literal."""
         if type(x) is StagingTracer and x._trace is self:
-            return x.var
+            return x.graph_var
         return Literal(x, aval_of(x))
 
     def process_primitive(self, prim, args, params):
@@ -59,7 +60,7 @@ class StagingTrace(Trace):
         first = None
         for a in args:
             if type(a) is StagingTracer and a._trace is self:
-                v = a.var
+                v = a.graph_var
                 if first is None:
                     first = v
             else:
@@ -150,7 +151,7 @@ def make_ir(f: Callable, static_argnums: int | Sequence[int] = (),
             out = f(*full, **kwargs)
             out_leaves, out_tree = _tree.tree_flatten(out)
             outvars = [trace.to_atom(o) for o in out_leaves]
-        graph = Graph([t.var for t in in_tracers], trace.eqns, outvars)
+        graph = Graph([t.graph_var for t in in_tracers], trace.eqns, outvars)
         if config.check_graphs:
             check_graph(graph, where=f"make_ir({getattr(f, '__name__', 'f')})")
         if optimize:

@@ -57,19 +57,41 @@ UNARY_DOMAINS = {
 }
 UNARY_ZERO_DERIV = {"sign", "floor", "ceil", "round", "around", "logical_not", "isfinite",
                     "isnan"}
-UNARY_NAMES = [n for n, _, _ in fnp_elementwise.UNARY] + ["absolute", "round", "around"]
+UNARY_NAMES = [n for n, _, _ in fnp_elementwise.UNARY] + ["absolute", "round", "around",
+                                                            "bitwise_not", "bitwise_invert"]
+# integer-only functions (bitwise): drawn as int arrays, no derivative
+INT_ONLY = {"invert", "bitwise_not", "bitwise_invert", "bitwise_and", "bitwise_or",
+            "bitwise_xor", "left_shift", "right_shift", "bitwise_left_shift",
+            "bitwise_right_shift"}
+
+
+def int_arrays(shape, lo=-8, hi=8):
+    return st.integers(0, 2 ** 32 - 1).map(
+        lambda seed: np.random.default_rng(seed).integers(lo, hi, size=shape))
+
+
+def nonzero_divisors():
+    """y in {-2, -1, 1, 2} with x = k + (0.2 .. 0.8): x / y stays away from integers, so
+    x % y stays away from its jumps."""
+    return lambda u, rng: rng.choice([-2.0, -1.0, 1.0, 2.0], size=np.shape(u))
 BINARY_DOMAINS = {
     "divide": (DEFAULT, away_from_zero(0.5)), "true_divide": (DEFAULT, away_from_zero(0.5)),
     "power": (uniform(0.5, 2.0), uniform(-2.0, 2.0)), "pow": (uniform(0.5, 2.0), uniform(-2, 2)),
     "floor_divide": (DEFAULT, away_from_zero(0.5)),
+    "remainder": (between_integers(), nonzero_divisors()),
+    "mod": (between_integers(), nonzero_divisors()),
 }
 BINARY_ZERO_DERIV = {"floor_divide", "less", "less_equal", "equal", "not_equal", "greater",
                      "greater_equal", "logical_and", "logical_or", "logical_xor"}
-BINARY_NAMES = [n for n, _, _ in fnp_elementwise.BINARY] + ["true_divide", "pow"]
+BINARY_NAMES = [n for n, _, _ in fnp_elementwise.BINARY] + ["true_divide", "pow", "mod",
+                                                              "bitwise_left_shift",
+                                                              "bitwise_right_shift"]
 
 
 @spec(FNP, *UNARY_NAMES)
 def _unary(draw, name):
+    if name in INT_ONLY:
+        return Case(getattr(fnp, name), (draw(int_arrays(draw(SHAPES))),), diff=False)
     x = draw(arrays(draw(SHAPES), UNARY_DOMAINS.get(name, DEFAULT)))
     return Case(getattr(fnp, name), (x,), diff=name not in UNARY_ZERO_DERIV)
 
@@ -77,6 +99,11 @@ def _unary(draw, name):
 @spec(FNP, *BINARY_NAMES)
 def _binary(draw, name):
     sx, sy = draw(broadcast_pair())
+    if name in INT_ONLY:
+        shift = "shift" in name  # shift counts are small and non-negative
+        x = draw(int_arrays(sx))
+        y = draw(int_arrays(sy, 0, 5) if shift else int_arrays(sy))
+        return Case(getattr(fnp, name), (x, y), diff=False)
     dx, dy = BINARY_DOMAINS.get(name, (DEFAULT, DEFAULT))
     x, y = _separate(name, draw(arrays(sx, dx)), draw(arrays(sy, dy)))
     return Case(getattr(fnp, name), (x, y), diff=name not in BINARY_ZERO_DERIV)
@@ -343,6 +370,107 @@ def _full(draw, name):
     return Case(lambda x: fnp.full_like(x, 2.0) * x, (x,))
 
 
+# ----------------------------------------------------------------------------- issue 8 additions
+@spec(FNP, "divmod")
+def _divmod(draw, name):
+    sx, sy = draw(broadcast_pair())
+    x, y = draw(arrays(sx, between_integers())), draw(arrays(sy, nonzero_divisors()))
+    return Case(lambda x, y: fnp.divmod(x, y)[1] + fnp.divmod(x, y)[0], (x, y))
+
+
+@spec(FNP, "any", "all")
+def _any_all(draw, name):
+    shape = draw(SHAPES)
+    kw = {"axis": axis_for(draw, len(shape)), "keepdims": draw(st.booleans())}
+    f = getattr(fnp, name)
+    if draw(st.booleans()):  # of a bool array, or of numbers (nonzero = True)
+        return Case(lambda x: f(x > 0, **kw), (draw(arrays(shape)),), diff=False)
+    x = draw(arrays(shape)) * (draw(arrays(shape)) > 0)
+    return Case(lambda x: f(x, **kw), (x,), diff=False)
+
+
+@spec(FNP, "cumsum", "cumprod")
+def _cumulative(draw, name):
+    shape = draw(SHAPES)
+    axis = draw(st.sampled_from([None] + list(range(-len(shape), len(shape)))))
+    dom = away_from_zero(0.5, 1.5) if name == "cumprod" else DEFAULT
+    f = getattr(fnp, name)
+    return Case(lambda x: f(x, axis=axis), (draw(arrays(shape, dom)),))
+
+
+@spec(FNP, "sort", "argsort")
+def _sort(draw, name):
+    shape = draw(SHAPES)
+    axis = draw(st.sampled_from([None] + ([-1] if shape else []) + list(range(len(shape)))))
+    f = getattr(fnp, name)
+    return Case(lambda x: f(x, axis=axis), (draw(arrays(shape, distinct())),),
+                diff=name == "sort")
+
+
+@spec(FNP, "take", "take_along_axis", "compress")
+def _take(draw, name):
+    shape = draw(NONSCALAR)
+    axis = draw(st.sampled_from([None] + list(range(len(shape)))))
+    n = int(np.prod(shape)) if axis is None else shape[axis]
+    x = draw(arrays(shape))
+    if name == "take":
+        idx = np.array([0, n - 1, 0, -1])
+        return Case(lambda x: fnp.take(x, idx, axis=axis), (x,))
+    if name == "compress":
+        cond = np.arange(n) % 2 == 0
+        return Case(lambda x: fnp.compress(cond, x, axis=axis), (x,))
+    ax = -1 if axis is None else axis
+    idx = np.argsort(x if axis is not None else x.ravel(), axis=ax)[..., ::-1]
+    return Case(lambda x: fnp.take_along_axis(x, idx, axis=axis), (x,))
+
+
+@spec(FNP, "repeat")
+def _repeat(draw, name):
+    shape = draw(NONSCALAR)
+    axis = draw(st.sampled_from([None] + list(range(len(shape)))))
+    n = int(np.prod(shape)) if axis is None else shape[axis]
+    reps = draw(st.sampled_from([2, list(np.arange(n) % 3)]))
+    return Case(lambda x: fnp.repeat(x, reps, axis=axis), (draw(arrays(shape)),))
+
+
+@spec(FNP, "diagonal", "trace")
+def _diagonal(draw, name):
+    shape = draw(hnp_shapes(2, 3))
+    offset = draw(st.integers(-2, 2))
+    a1, a2 = draw(st.permutations(range(len(shape))))[:2]
+    f = getattr(fnp, name)
+    return Case(lambda x: f(x, offset, a1, a2), (draw(arrays(shape)),))
+
+
+def hnp_shapes(min_dims, max_dims):
+    from hypothesis.extra import numpy as hnp
+    return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=1, max_side=4)
+
+
+@spec(FNP, "searchsorted")
+def _searchsorted(draw, name):
+    edges = np.array([-1.0, 0.0, 0.5, 1.5])
+    side = draw(st.sampled_from(["left", "right"]))
+    return Case(lambda v: fnp.searchsorted(edges, v, side=side),
+                (draw(arrays(draw(SHAPES), between_integers(-2, 2))),), diff=False)
+
+
+@spec(FNP, "copy")
+def _copy(draw, name):
+    return Case(fnp.copy, (draw(arrays(draw(SHAPES))),))
+
+
+@spec(FNP, "linspace", "logspace")
+def _linspace(draw, name):
+    shape = draw(st.sampled_from([(), (2,), (2, 3)]))
+    num = draw(st.sampled_from([1, 2, 5]))
+    endpoint = draw(st.booleans())
+    axis = draw(st.sampled_from([0, -1]))
+    f = getattr(fnp, name)
+    return Case(lambda a, b: f(a, b, num, endpoint, axis=axis),
+                (draw(arrays(shape, uniform(-1, 0))), draw(arrays(shape, uniform(0.5, 1.5)))))
+
+
 # ============================================================================= primitives
 def _bind(prim, **params):
     return lambda *xs: prim.bind(*xs, **params)
@@ -369,7 +497,11 @@ def _prim_elementwise(draw, name):
     zero = {"sign", "floor", "ceil", "round", "logical_not", "isfinite", "isnan", "floor_divide",
             "lt", "le", "eq", "ne", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
     fnp_name = {"sub": "subtract", "mul": "multiply", "div": "divide", "pow": "power",
-                "neg": "negative"}.get(name, name)
+                "neg": "negative", "rem": "remainder"}.get(name, name)
+    if fnp_name in INT_ONLY:
+        lo = 0 if "shift" in name else -8
+        return Case(_bind(prim), tuple(draw(int_arrays(shape, lo, 5 if lo == 0 else 8))
+                                       for _ in range(n_in)), diff=False)
     if n_in == 1:
         x = draw(arrays(shape, PRIM_UNARY_DOMAINS.get(fnp_name, DEFAULT)))
         return Case(_bind(prim), (x,), diff=name not in zero)
@@ -385,6 +517,23 @@ def _prim_reduce(draw, name):
                                       max_size=len(shape)))))
     dom = away_from_zero(0.5, 1.5) if name == "reduce_prod" else distinct()
     return Case(_bind(getattr(R, name + "_p"), axes=axes), (draw(arrays(shape, dom)),))
+
+
+@spec(PRIM, "cumsum")
+def _prim_cumsum(draw, name):
+    shape = draw(NONSCALAR)
+    axis = draw(st.integers(0, len(shape) - 1))
+    return Case(_bind(R.cumsum_p, axis=axis, reverse=draw(st.booleans())),
+                (draw(arrays(shape)),))
+
+
+@spec(PRIM, "argsort")
+def _prim_argsort(draw, name):
+    shape = draw(NONSCALAR)
+    axis = draw(st.integers(0, len(shape) - 1))
+    return Case(_bind(R.argsort_p, axis=axis, kind=draw(st.sampled_from([None, "stable"])),
+                      index_dtype=np.dtype(np.int64)), (draw(arrays(shape, distinct())),),
+                diff=False)
 
 
 @spec(PRIM, "argmax", "argmin")
@@ -520,7 +669,11 @@ COMPLEX_UNARY_DOMAINS = {
 }
 COMPLEX_UNARY_ZERO_DERIV = UNARY_ZERO_DERIV - {"sign"}
 # NumPy raises TypeError for complex operands of these (so does fungrad.numpy)
-COMPLEX_REJECTED = {"floor", "ceil", "arctan2", "hypot", "logaddexp", "floor_divide"}
+# NumPy has no complex loop for these: fnp raises its TypeError too (tested)
+COMPLEX_REJECTED = {"floor", "ceil", "arctan2", "hypot", "logaddexp", "floor_divide", "remainder",
+                    "mod", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert",
+                    "bitwise_not", "invert", "left_shift", "right_shift", "bitwise_left_shift",
+                    "bitwise_right_shift"}
 COMPLEX_UNARY = [n for n in UNARY_NAMES if n not in COMPLEX_REJECTED]
 COMPLEX_BINARY = [n for n in BINARY_NAMES if n not in COMPLEX_REJECTED]
 COMPLEX_BINARY_DOMAINS = {
