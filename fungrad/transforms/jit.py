@@ -16,6 +16,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import threading
 import warnings
 from collections import namedtuple
 from typing import Any, Callable, Sequence
@@ -34,6 +35,10 @@ from .staging import IR, StagingTrace, StagingTracer, eval_graph
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CacheInfo = namedtuple("CacheInfo", "hits misses size")
+# Serializes compiles (traces, derived graphs) and cache insertions across threads, so one
+# signature compiles once. Reentrant: tracing a jitted function may compile the jitted
+# functions it calls. Cache hits never take it (a dict lookup is atomic).
+_compile_lock = threading.RLock()
 
 
 # ----------------------------------------------------------------------------- staging
@@ -115,7 +120,10 @@ class Call:
     def derived(self, key, make):
         c = self._derived.get(key)
         if c is None:
-            c = self._derived[key] = make()
+            with _compile_lock:
+                c = self._derived.get(key)  # another thread may have made it meanwhile
+                if c is None:
+                    c = self._derived[key] = make()
         return c
 
 
@@ -350,7 +358,12 @@ class Jitted:
         key = (treedef, sig, static)
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._compile(key, args, kwargs, leaves, treedef, static)
+            with _compile_lock:
+                entry = self._cache.get(key)  # another thread may have compiled it meanwhile
+                if entry is None:
+                    entry = self._compile(key, args, kwargs, leaves, treedef, static)
+                else:
+                    self._hits += 1
         else:
             self._hits += 1
         return entry, leaves, traced, scalars
