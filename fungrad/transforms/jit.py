@@ -160,7 +160,28 @@ def _jit_batch(vals, dims, axis_size, call):
 jit_call_p.batch = _jit_batch
 
 
-def _jvp_graph_fun(call, nonzero):
+def _eval_inlined(graph: Graph, args) -> list:
+    """`eval_graph`, except that a nested `jit_call` runs its graph's equations instead of
+    binding the call, so tracing this yields no call equations (see `_Split`)."""
+    env = dict(zip(map(id, graph.invars), args))
+
+    def read(v):
+        return v.value if type(v) is Literal else env[id(v)]
+
+    for eqn in graph.eqns:
+        ins = [read(v) for v in eqn.inputs]
+        if eqn.prim is jit_call_p:
+            outs = _eval_inlined(eqn.params["call"].graph_before, ins)
+        elif eqn.prim.multiple_results:
+            outs = eqn.prim.bind(*ins, **eqn.params)
+        else:
+            outs = [eqn.prim.bind(*ins, **eqn.params)]
+        for v, o in zip(eqn.outputs, outs):
+            env[id(v)] = o
+    return [read(v) for v in graph.outvars]
+
+
+def _jvp_graph_fun(call, nonzero, evaluate=eval_graph):
     """fun(*primals, *nonzero tangents) -> primal outs + nonzero tangent outs, and a list
     (filled while tracing) of which tangent outputs are nonzero."""
     n = len(call.in_avals)
@@ -172,7 +193,7 @@ def _jvp_graph_fun(call, nonzero):
         with new_trace(trace):
             ins = [JVPTracer(trace, p, next(tangents)) if nz else p
                    for p, nz in zip(primals, nonzero)]
-            p_out, t_out = split_jvp_outputs(eval_graph(call.graph_before, ins), trace)
+            p_out, t_out = split_jvp_outputs(evaluate(call.graph_before, ins), trace)
         out_nonzero[:] = [t is not ZERO for t in t_out]
         return p_out + [t for t in t_out if t is not ZERO]
     return fun, out_nonzero
@@ -208,10 +229,15 @@ jit_call_p.jvp = _jit_jvp
 class _Split:
     """A JVP graph split by partial evaluation: `known` (compiled, primal inputs only) gives
     the primal outputs and residuals; `unknown` (linear in the tangents) is evaluated later
-    on (residuals, tangents)."""
+    on (residuals, tangents).
+
+    The split goes equation by equation, so the JVP graph is staged with nested jitted calls
+    inlined: the JVP of a nested call is one `jit_call` equation taking primals and tangents
+    and returning both, which belongs to neither part (it used to land whole in `unknown`,
+    leaving the known part's primal outputs undefined)."""
 
     def __init__(self, call, nonzero, t_avals):
-        fun, out_nz = _jvp_graph_fun(call, nonzero)
+        fun, out_nz = _jvp_graph_fun(call, nonzero, _eval_inlined)
         graph, _ = stage_flat(fun, call.in_avals + t_avals)
         self.out_nonzero = list(out_nz)
         # (not `optimize`d: the linear part is transposed later, and the passes may relax the
@@ -226,6 +252,7 @@ class _Split:
             else:
                 unknown_eqns.append(eqn)
         n_out = len(call.out_avals)
+        _check_known(call, graph.outvars[:n_out], known, unknown_eqns)
         residuals, seen = [], set()
         for eqn in unknown_eqns:
             for v in eqn.inputs:
@@ -241,6 +268,18 @@ class _Split:
         self.known = Call(Graph(graph.invars[:n], known_eqns, graph.outvars[:n_out] + residuals),
                           f"fwd_{call.name}", array_module=call.array_module)
         self.unknown = dce(Graph(residuals + graph.invars[n:], unknown_eqns, t_outs))
+
+
+def _check_known(call, primal_outs, known, unknown_eqns):
+    """Every primal output must come from the known part; an equation whose outputs mix
+    primal and tangent values (a higher-order primitive's JVP) cannot be split."""
+    missing = {v for v in primal_outs if type(v) is Var and v not in known}
+    if missing:
+        prims = sorted({e.prim.name for e in unknown_eqns if missing & set(e.outputs)})
+        raise NotImplementedError(
+            f"reverse mode through jit({call.name}): the JVP of {', '.join(prims)} mixes "
+            "primal and tangent values in one equation, which partial evaluation cannot split. "
+            "Call the function without jit under grad/vjp, or use fg.jvp / fg.jacfwd.")
 
 
 def _jit_linearize(call, primals, nz_tangents, nonzero):
