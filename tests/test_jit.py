@@ -123,6 +123,37 @@ def test_static_argnums_and_argnames():
     assert len(count) == 3
 
 
+def test_static_arguments_by_position_or_by_name():
+    # static_argnums and static_argnames are mapped to each other through the signature
+    def f(x, n, mode="sum"):
+        y = x
+        for _ in range(n):
+            y = fnp.sin(y)
+        return fnp.sum(y) if mode == "sum" else fnp.max(y)
+
+    want_max, want_sum = np.max(np.sin(np.sin(X))), np.sum(np.sin(np.sin(np.sin(X))))
+    for jf in (fg.jit(f, static_argnames=("n", "mode")), fg.jit(f, static_argnums=(1, 2))):
+        for call in (lambda: jf(X, 2, "max"), lambda: jf(X, n=2, mode="max"),
+                     lambda: jf(X, 2, mode="max")):
+            np.testing.assert_allclose(call(), want_max, rtol=1e-14)
+        np.testing.assert_allclose(jf(X, n=3), want_sum, rtol=1e-14)  # mode's default
+    kw = fg.jit(lambda x, **opts: x * opts["k"], static_argnames="k")  # any name with **kw
+    np.testing.assert_array_equal(kw(X, k=2), X * 2)
+    np.testing.assert_array_equal(fg.jit(lambda *xs: xs[0] * xs[2], static_argnums=2)(X, X, 3),
+                                  X * 3)
+
+
+def test_unknown_static_arguments_are_errors_at_jit_time():
+    def f(x, n, *, mode="sum"):
+        return x
+
+    with pytest.raises(ValueError, match=r"static_argnames contains 'modes'.*f.*"
+                                         r"\['x', 'n', 'mode'\]"):
+        fg.jit(f, static_argnames=("n", "modes"))
+    with pytest.raises(ValueError, match=r"static_argnums contains 2.*2 positional.*'x', 'n'"):
+        fg.jit(f, static_argnums=2)
+
+
 def test_unhashable_static_argument_names_it_and_the_fix():
     jf = fg.jit(lambda x, sizes: x * len(sizes), static_argnums=1)
     with pytest.raises(TypeError, match=r"static argument 1 must be hashable.*list.*tuple"):

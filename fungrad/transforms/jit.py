@@ -14,6 +14,7 @@ transform (`grad(jit(f))`, `vmap(jit(f))`, ...) the compiled graph is bound as t
 from __future__ import annotations
 
 import gc
+import inspect
 import os
 import sys
 import threading
@@ -363,6 +364,8 @@ class Jitted:
         self.__name__ = f"jit({_fun_name(f)})"
         self.__doc__ = getattr(f, "__doc__", None)
         self.__wrapped__ = f
+        static_argnums, static_argnames = _resolve_static(f, self.__name__, static_argnums,
+                                                          static_argnames)
         self._static_argnums = frozenset(static_argnums)
         self._static_argnames = frozenset(static_argnames)
         self._donate_argnums = frozenset(donate_argnums)
@@ -412,12 +415,10 @@ class Jitted:
         return {i % nargs for i in self._static_argnums if -nargs <= i < nargs}
 
     def _split_args(self, args, kwargs):
+        # a static position beyond the call's positional arguments was passed by keyword
+        # (its name is in _static_argnames) or left to its default
         nargs = len(args)
         static_pos = self._static_positions(nargs)
-        for i in self._static_argnums:
-            if not -nargs <= i < nargs:
-                raise ValueError(f"{self.__name__}: static_argnums={sorted(self._static_argnums)}"
-                                 f" but it was called with {nargs} positional argument(s)")
         static = []
         for i in sorted(static_pos):
             static.append(("arg", i, _hashable(self.__name__, f"argument {i}", args[i])))
@@ -522,6 +523,42 @@ class Jitted:
         return f"<{self.__name__}>"
 
 
+_NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _resolve_static(f, fname, argnums, argnames):
+    """(static_argnums, static_argnames), each completed from the other through `f`'s
+    signature (as JAX does), so a static parameter is static whether it is passed by
+    position or by keyword. A name `f` does not have, or a position beyond its positional
+    parameters, raises ValueError now (JAX only warns; a typo would otherwise leave the
+    argument traced and fail later, far from its cause)."""
+    try:
+        params = inspect.signature(f).parameters
+    except (TypeError, ValueError):  # no signature (some builtins): take them as given
+        return tuple(argnums), tuple(argnames)
+    kinds = [p.kind for p in params.values()]
+    positional = [n for n, p in params.items() if p.kind in _POSITIONAL]
+    nums, names = set(argnums), set(argnames)
+    for name in argnames:
+        if name in positional:
+            nums.add(positional.index(name))
+        elif not (name in params and params[name].kind in _NAMED
+                  or inspect.Parameter.VAR_KEYWORD in kinds):
+            valid = [n for n, p in params.items() if p.kind in _NAMED]
+            raise ValueError(f"{fname}: static_argnames contains {name!r}, which is not a "
+                             f"parameter of {_fun_name(f)}; its parameters that can be passed "
+                             f"by name are {valid}")
+    for i in argnums:
+        if 0 <= i < len(positional):
+            if params[positional[i]].kind in _NAMED:
+                names.add(positional[i])
+        elif not (-len(positional) <= i < 0 or inspect.Parameter.VAR_POSITIONAL in kinds):
+            raise ValueError(f"{fname}: static_argnums contains {i}, but {_fun_name(f)} takes "
+                             f"{len(positional)} positional parameter(s) {positional}")
+    return tuple(sorted(nums)), tuple(sorted(names))
+
+
 def _hashable(fname, what, value):
     try:
         hash(value)
@@ -569,7 +606,9 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     The signature is the pytree structure, shapes and dtypes of the arguments, the values
     of the static ones, and the backend. Arrays `f` closes over become constants. Python
     control flow on traced values raises an error (use `fnp.where`, `fg.lax.cond`, or mark
-    the argument static). Arguments in `donate_argnums` may be overwritten.
+    the argument static). A static parameter may be named by position (`static_argnums`) or
+    by name (`static_argnames`) and then passed either way; a name `f` does not have raises
+    ValueError. Arguments in `donate_argnums` may be overwritten.
 
     Example:
         >>> step = fg.jit(lambda w, x: w - 0.1 * fg.grad(loss)(w, x))
