@@ -12,19 +12,25 @@ import numpy as np
 
 from ..core.ir import aval_of
 from .. import tree as _tree
-from .ad import _as_array, _split_aux, diff_leaves, jvp_flat, vjp
+from .ad import (_as_array, _split_aux, diff_leaves, float0, jvp_flat, tangent_dtype,
+                 vjp)
 from .batching import batch_flat, vmap
 
 
 def _basis(avals, dtype):
-    """Rows of the identity over the concatenated leaves, split and shaped per leaf."""
+    """Rows of the identity over the concatenated leaves, split and shaped per leaf, each in
+    its leaf's tangent dtype (float0 zeros for integer leaves), as jvp / vjp require."""
     sizes = [a.size for a in avals]
     eye = np.eye(sum(sizes), dtype=dtype)
-    if len(avals) == 1:
-        return [eye.reshape((len(eye),) + avals[0].shape)]
     out, start = [], 0
     for a, n in zip(avals, sizes):
-        out.append(eye[:, start:start + n].reshape((len(eye),) + a.shape))
+        shape = (len(eye),) + a.shape
+        want = tangent_dtype(a.dtype)
+        if want is float0:
+            out.append(np.zeros(shape, float0))
+        else:
+            block = eye if len(avals) == 1 else eye[:, start:start + n]
+            out.append(block.reshape(shape).astype(want, copy=False))
         start += n
     return out
 
