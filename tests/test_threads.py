@@ -114,7 +114,7 @@ def test_jit_compiles_once_under_concurrent_calls(frequent_switches):
         for o in out:
             np.testing.assert_allclose(o, np.sin(x) * 2.0 + np.cos(x))
     info = f.cache_info()
-    assert (info.misses, info.size, info.hits) == (1, 1, 79)
+    assert (info.misses, info.size) == (1, 1)  # traced once, not once per thread
 
 
 def test_leaked_tracer_raises_leaked_tracer_error():
