@@ -219,6 +219,45 @@ def test_error_tangent_and_cotangent_shapes():
         fg.grad(fnp.sin, argnums=2)(1.0)
 
 
+def test_tangent_and_cotangent_dtypes_and_shapes_are_checked():
+    x32 = np.ones(3, np.float32)
+    with pytest.raises(TypeError, match=r"jvp\(sin\): tangent 0 has dtype float64, but its "
+                                        r"primal has dtype float32.*astype\(np.float32\)"):
+        fg.jvp(fnp.sin, (x32,), (np.ones(3),))
+    # integer primals take float0 tangents (they have no derivative), as in JAX
+    with pytest.raises(TypeError, match=r"tangent 1 has dtype float64, but its primal has dtype "
+                                        r"int64, whose tangents have dtype float0.*fg.float0"):
+        fg.jvp(lambda x, n: x * n, (1.0, np.int64(3)), (1.0, 1.0))
+    out, t = fg.jvp(lambda x, n: x * n, (1.0, np.int64(3)), (1.0, np.zeros((), fg.float0)))
+    assert (out, t) == (3.0, 3.0)
+    # a Python scalar tangent is weak: it takes the 0-d primal's float dtype
+    assert fg.jvp(fnp.sin, (np.float32(0.0),), (1.0,))[1].dtype == np.float32
+    _, f_vjp = fg.vjp(fnp.sin, x32)
+    with pytest.raises(TypeError, match=r"vjp\(sin\): cotangent for output 0 has dtype "
+                                        r"float64, but its primal has dtype float32"):
+        f_vjp(np.ones(3))
+    assert f_vjp(np.ones(3, np.float32))[0].dtype == np.float32
+    y, f_jvp = fg.linearize(lambda x: fnp.sin(x) * 2.0, np.ones(3))
+    with pytest.raises(ValueError, match=r"linearize\(<lambda>\): tangent 0 has shape \(4,\), "
+                                         r"but its primal has shape \(3,\)"):
+        f_jvp(np.ones(4))
+    with pytest.raises(TypeError, match=r"linearize\(<lambda>\): tangent 0 has dtype float32"):
+        f_jvp(np.ones(3, np.float32))
+
+
+def test_jacobians_of_mixed_dtype_arguments_and_outputs():
+    # jacfwd / jacrev give each leaf a basis of its own tangent dtype
+    x32, y = np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0])
+    jf = fg.jacfwd(lambda a, b: a * b, argnums=(0, 1))(x32, y)
+    np.testing.assert_allclose(jf[0], np.diag(y))
+    np.testing.assert_allclose(jf[1], np.diag(x32))
+    jr = fg.jacrev(lambda a, b: (a * 2.0, b * 2.0), argnums=(0, 1))(x32, y)
+    np.testing.assert_allclose(jr[0][0], 2 * np.eye(2))
+    np.testing.assert_allclose(jr[1][1], 2 * np.eye(2))
+    jr = fg.jacrev(lambda a: (a * 2.0, fnp.argmax(a)))(y)
+    np.testing.assert_allclose(jr[0], 2 * np.eye(2))
+
+
 def test_vjp_of_integer_input_gives_float0():
     _, f_vjp = fg.vjp(lambda n, x: x * n, 3, 2.0)
     ct_n, ct_x = f_vjp(1.0)

@@ -123,6 +123,37 @@ def test_static_argnums_and_argnames():
     assert len(count) == 3
 
 
+def test_static_arguments_by_position_or_by_name():
+    # static_argnums and static_argnames are mapped to each other through the signature
+    def f(x, n, mode="sum"):
+        y = x
+        for _ in range(n):
+            y = fnp.sin(y)
+        return fnp.sum(y) if mode == "sum" else fnp.max(y)
+
+    want_max, want_sum = np.max(np.sin(np.sin(X))), np.sum(np.sin(np.sin(np.sin(X))))
+    for jf in (fg.jit(f, static_argnames=("n", "mode")), fg.jit(f, static_argnums=(1, 2))):
+        for call in (lambda: jf(X, 2, "max"), lambda: jf(X, n=2, mode="max"),
+                     lambda: jf(X, 2, mode="max")):
+            np.testing.assert_allclose(call(), want_max, rtol=1e-14)
+        np.testing.assert_allclose(jf(X, n=3), want_sum, rtol=1e-14)  # mode's default
+    kw = fg.jit(lambda x, **opts: x * opts["k"], static_argnames="k")  # any name with **kw
+    np.testing.assert_array_equal(kw(X, k=2), X * 2)
+    np.testing.assert_array_equal(fg.jit(lambda *xs: xs[0] * xs[2], static_argnums=2)(X, X, 3),
+                                  X * 3)
+
+
+def test_unknown_static_arguments_are_errors_at_jit_time():
+    def f(x, n, *, mode="sum"):
+        return x
+
+    with pytest.raises(ValueError, match=r"static_argnames contains 'modes'.*f.*"
+                                         r"\['x', 'n', 'mode'\]"):
+        fg.jit(f, static_argnames=("n", "modes"))
+    with pytest.raises(ValueError, match=r"static_argnums contains 2.*2 positional.*'x', 'n'"):
+        fg.jit(f, static_argnums=2)
+
+
 def test_unhashable_static_argument_names_it_and_the_fix():
     jf = fg.jit(lambda x, sizes: x * len(sizes), static_argnums=1)
     with pytest.raises(TypeError, match=r"static argument 1 must be hashable.*list.*tuple"):
@@ -259,6 +290,61 @@ def test_nested_jit_is_one_call_in_the_outer_code():
     outer = fg.jit(lambda x: inner(x) + inner(x * 3.0))
     np.testing.assert_allclose(outer(X), np.tanh(X) * 2 + np.tanh(X * 3) * 2, rtol=1e-14)
     assert "jitted" in outer.lower(X).source
+
+
+def _nested_model():
+    """A jitted model that calls a jitted layer twice (the same compiled call)."""
+    layer = fg.jit(lambda w, x: fnp.tanh(x @ w) + 0.1 * x)
+    model = fg.jit(lambda w, x: fnp.sum(layer(w, layer(w, x)) ** 2))
+    eager = lambda w, x: fnp.sum((lambda h: fnp.tanh(h @ w) + 0.1 * h)(
+        fnp.tanh(x @ w) + 0.1 * x) ** 2)
+    return model, eager
+
+
+def test_reverse_mode_through_nested_jit():
+    # the JVP of a nested jit is one jit_call taking primals and tangents; partial
+    # evaluation used to put it whole in the linear part (KeyError in codegen)
+    sq = lambda x: x * x
+    assert_trees_close(fg.grad(fg.jit(fg.jit(sq)))(3.0), np.asarray(6.0))
+    model, eager = _nested_model()
+    w, x = np.linspace(-0.5, 0.5, 9).reshape(3, 3), X[0]
+    assert_trees_close(fg.grad(model, argnums=(0, 1))(w, x),
+                       fg.grad(eager, argnums=(0, 1))(w, x))
+    y, f_vjp = fg.vjp(model, w, x)
+    want_y, want_vjp = fg.vjp(eager, w, x)
+    assert_trees_close(y, want_y)
+    assert_trees_close(f_vjp(np.float64(1.5)), want_vjp(np.float64(1.5)))
+    assert_trees_close(fg.linearize(model, w, x)[1](w, x), fg.linearize(eager, w, x)[1](w, x))
+    assert_trees_close(fg.jacrev(model, argnums=1)(w, x), fg.jacrev(eager, argnums=1)(w, x))
+    assert_trees_close(fg.hessian(model, argnums=1)(w, x), fg.hessian(eager, argnums=1)(w, x),
+                       1e-10)
+    assert_trees_close(fg.jit(fg.grad(model))(w, x), fg.grad(eager)(w, x))
+
+
+def test_reverse_mode_through_jit_of_grad_of_jit():
+    f = lambda x: fnp.sin(x) * x
+    nested = fg.grad(fg.jit(fg.grad(fg.jit(fg.grad(f)))))
+    assert_trees_close(nested(0.7), fg.grad(fg.grad(fg.grad(f)))(0.7), 1e-12)
+    nested = fg.grad(fg.jit(fg.grad(fg.jit(fg.jit(lambda x: fnp.sum(fnp.exp(x) * x))))),
+                     argnums=0)
+    eager = fg.grad(fg.grad(lambda x: fnp.sum(fnp.exp(x) * x)))
+    assert_trees_close(fg.vmap(nested)(X[:, 0]),
+                       fg.vmap(eager)(X[:, 0]))
+
+
+def test_reverse_mode_through_jit_names_an_unsplittable_primitive():
+    # a (hypothetical higher-order) primitive whose JVP is one equation with both primal
+    # and tangent results cannot be split into a compiled primal part and a linear part
+    from fungrad.core.primitive import Primitive
+    both_p = Primitive("sq_and_tangent", multiple_results=True)
+    both_p.impl = lambda x, t: [x * x, 2 * x * t]
+    both_p.abstract_eval = lambda x, t: [x, t]
+    sq_p = Primitive("sq")
+    sq_p.impl = lambda x: x * x
+    sq_p.abstract_eval = lambda x: x
+    sq_p.jvp = lambda primals, tangents: tuple(both_p.bind(primals[0], tangents[0]))
+    with pytest.raises(NotImplementedError, match=r"jit\(<lambda>\).*sq_and_tangent.*fg.jvp"):
+        fg.grad(fg.jit(lambda x: sq_p.bind(x)))(3.0)
 
 
 # ----------------------------------------------------------------------------- memory safety

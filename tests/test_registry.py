@@ -74,7 +74,8 @@ def _as64(x):
 
 def _traced_value(case, args):
     """Run the function with every argument traced (JVP with zero tangents)."""
-    tangents = tuple(np.zeros_like(a) for a in args)
+    tangents = tuple(np.zeros_like(a) if np.asarray(a).dtype.kind in "fc"
+                     else np.zeros(np.shape(a), fg.float0) for a in args)
     return fg.jvp(lambda *a: case.fn(*a), args, tangents)[0]
 
 
@@ -122,22 +123,30 @@ def _is_complex(a):
 def _pair(xs, ys):
     """Re(sum(x * y)) over leaves: the pairing under which cotangents are transposes (JAX's
     convention for complex values; the ordinary dot for real ones)."""
-    return sum(np.real(np.sum(_as64(a) * _as64(b))) for a, b in zip(xs, ys))
+    return sum(np.real(np.sum(_as64(a) * _as64(b))) for a, b in zip(xs, ys)
+               if np.asarray(a).dtype != fg.float0 and np.asarray(b).dtype != fg.float0)
+
+
+def _in_tangent_dtype(a, t):
+    """`t` as a tangent of `a`: its dtype, or float0 zeros for integer and bool values."""
+    a = np.asarray(a)
+    return np.asarray(t, a.dtype) if a.dtype.kind in "fc" else np.zeros(a.shape, fg.float0)
 
 
 def _directions(args, rng):
     """Tangent tuples: a random real direction; with complex arguments also a purely
     imaginary one for them, so both directions meet the finite differences."""
-    real = tuple(rng.standard_normal(a.shape) + (0j if _is_complex(a) else 0) for a in args)
+    real = tuple(_in_tangent_dtype(a, rng.standard_normal(a.shape)) for a in args)
     if not any(_is_complex(a) for a in args):
         return [real]
-    return [real, tuple(1j * rng.standard_normal(a.shape) if _is_complex(a)
-                        else rng.standard_normal(a.shape) for a in args)]
+    return [real, tuple(_in_tangent_dtype(a, 1j * rng.standard_normal(a.shape) if _is_complex(a)
+                                          else rng.standard_normal(a.shape)) for a in args)]
 
 
 def _central_difference(fn, args, tangents, eps):
-    plus = fn(*[a + eps * t for a, t in zip(args, tangents)])
-    minus = fn(*[a - eps * t for a, t in zip(args, tangents)])
+    def moved(sign):
+        return [a if t.dtype == fg.float0 else a + sign * eps * t for a, t in zip(args, tangents)]
+    plus, minus = fn(*moved(1)), fn(*moved(-1))
     return [(_as64(p) - _as64(m)) / (2 * eps)
             for p, m in zip(tree.tree_leaves(plus), tree.tree_leaves(minus))]
 

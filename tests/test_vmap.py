@@ -117,6 +117,41 @@ def test_error_bad_in_axes():
         fg.vmap(lambda a: a, in_axes=None)(np.ones(2))
 
 
+def test_keyword_arguments_are_mapped_over_axis_0():
+    f = lambda x, b, scale=1.0: fnp.sum(x * b) * scale
+    x, b = np.arange(6.0).reshape(3, 2), np.arange(6.0, 12.0).reshape(3, 2)
+    want = np.sum(x * b, axis=1)
+    np.testing.assert_allclose(fg.vmap(f)(x, b=b), want)
+    # in_axes covers the positional arguments only
+    np.testing.assert_allclose(fg.vmap(f, in_axes=(1,))(x.T, b=b), want)
+    np.testing.assert_allclose(fg.vmap(f, in_axes=None)(x[0], b=b), b @ x[0])
+    np.testing.assert_allclose(fg.vmap(f, chunk_size=2)(x, b=b, scale=np.full(3, 2.0)),
+                               2 * want)
+    np.testing.assert_allclose(fg.vmap(lambda x, d: x * d["a"])(x[:, 0], d={"a": b[:, 0]}),
+                               x[:, 0] * b[:, 0])
+    with pytest.raises(ValueError, match=r"keyword argument 'b' is mapped over axis 0.*"
+                                         r"shape \(\).*in_axes"):
+        fg.vmap(f)(x, b=np.float64(1.0))
+
+
+def test_error_axes_out_of_range_or_mismatched_name_the_argument():
+    with pytest.raises(ValueError, match=r"in_axes=2 is out of range .*shape \(2, 3\).*"
+                                         r"in argument 1"):
+        fg.vmap(lambda a, b: a, in_axes=(None, 2))(np.ones(2), np.ones((2, 3)))
+    with pytest.raises(ValueError, match=r"in_axes\[1\]\[1\]=\{'b': 1\} is not a pytree "
+                                         r"prefix of argument 1 \(at \[1\]\)"):
+        fg.vmap(lambda a, b: a, in_axes=(0, (0, {"b": 1})))(np.ones(2), (np.ones(2), {"a": 1}))
+    with pytest.raises(ValueError, match=r"out_axes\[1\]=\{'x': 0\} is not a pytree prefix "
+                                         r"of output\[1\]"):
+        fg.vmap(lambda a: (a, a), out_axes=(0, {"x": 0}))(np.ones(2))
+    # an output that does not depend on the batch gets the same range check
+    for f, x in ((lambda x: np.ones(2), np.ones(3)), (lambda x: x, np.ones((3, 2)))):
+        with pytest.raises(ValueError, match=r"out_axes=7 is out of range for an output with 2 "
+                                             r"axes \(batch included\)"):
+            fg.vmap(f, out_axes=7)(x)
+    assert fg.vmap(lambda x: np.ones(2), out_axes=-1)(np.ones(3)).shape == (2, 3)
+
+
 def test_error_branching_on_batched_value_names_fix():
     def f(x):
         return x if x > 0 else -x

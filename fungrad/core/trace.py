@@ -6,17 +6,25 @@ trace, so values of nested transforms never mix (no perturbation confusion).
 """
 from __future__ import annotations
 
-from ..errors import ConcretizationError
+import threading
 
-_stack: list = []
+from ..errors import ConcretizationError, LeakedTracerError
+
+# The stack of active transforms, one per thread (`_local.stack`, made on the thread's first
+# transform): a trace's level is its depth in its own thread's stack. One module-level stack
+# shared by all threads interleaved the transforms of concurrent threads (wrong levels:
+# spurious leaked-tracer errors and wrong derivatives). A plain `threading.local`, read once
+# per `new_trace` (a subclass, or a ContextVar's set, costs several times more).
+_local = threading.local()
 
 
 class Trace:
-    """One active transform. Subclasses implement `process_primitive`."""
+    """One active transform. Subclasses implement `process_primitive`. Its `level` (depth
+    in this thread's stack) is set when it is entered with `new_trace`."""
     __slots__ = ("level", "alive", "__weakref__")
 
     def __init__(self):
-        self.level = len(_stack)
+        self.level = 0
         self.alive = True
 
     def process_primitive(self, prim, args, params):  # pragma: no cover - abstract
@@ -26,24 +34,29 @@ class Trace:
 class new_trace:
     """`with new_trace(trace):` pushes `trace` on the stack for the block (a plain class,
     not a generator context manager: this is on the hot path of every transform call)."""
-    __slots__ = ("trace",)
+    __slots__ = ("trace", "stack")
 
     def __init__(self, trace: Trace):
         self.trace = trace
 
     def __enter__(self) -> Trace:
-        self.trace.level = len(_stack)
-        _stack.append(self.trace)
-        return self.trace
+        try:
+            self.stack = stack = _local.stack
+        except AttributeError:  # this thread's first transform
+            self.stack = stack = _local.stack = []
+        trace = self.trace
+        trace.level = len(stack)
+        stack.append(trace)
+        return trace
 
     def __exit__(self, *exc):
-        _stack.pop()
+        self.stack.pop()
         self.trace.alive = False
         return False
 
 
 def check_alive(trace: Trace):
-    raise RuntimeError(
+    raise LeakedTracerError(
         f"An intermediate value of a finished transform ({type(trace).__name__}) was used "
         "after that transform returned (a leaked tracer). Return values from the function "
         "instead of storing them in globals or closures.")

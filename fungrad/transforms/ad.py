@@ -171,6 +171,38 @@ def _zeros_for(aval, like=None):
     return xp.zeros(aval.shape, aval.dtype)
 
 
+def tangent_dtype(dtype):
+    """The dtype of tangents and cotangents of values of `dtype` (JAX's rule): the same for
+    floats and complex, `float0` for integers and bools (they have no derivative)."""
+    return dtype if is_float(dtype) else float0
+
+
+def check_tangent(where: str, what: str, t, aval):
+    """`t` as an array of `aval`'s shape and tangent dtype, or an error naming both.
+
+    A weak Python scalar stands for a 0-d tangent of the expected float dtype (as `x32 * 2.0`
+    stays float32): `jvp(f, (x32,), (1.0,))` works. Shapes differ: ValueError; dtypes
+    differ: TypeError (as in JAX)."""
+    want = tangent_dtype(aval.dtype)
+    if type(t) in (float, int) and aval.shape == () and is_float(want) and want.kind != "V":
+        return np.asarray(t, want)
+    t = _as_array(t)
+    ta = aval_of(t)
+    if ta.shape != aval.shape:
+        raise ValueError(f"{where}: {what} has shape {ta.shape}, but its primal has shape "
+                         f"{aval.shape} (primal is {aval.str_short()}, {what.split()[0]} is "
+                         f"{ta.str_short()})")
+    if ta.dtype != want:
+        fix = (f"(e.g. t.astype(np.{want.name}))" if want is not float0 else
+               "(integer and bool values have no derivative: pass "
+               "np.zeros(shape, fg.float0))")
+        raise TypeError(f"{where}: {what} has dtype {ta.dtype.name}, but its primal has dtype "
+                        f"{aval.dtype.name}, whose tangents have dtype "
+                        f"{'float0' if want is float0 else want.name}; pass a tangent of that "
+                        f"dtype {fix}")
+    return t
+
+
 add_any = None  # cotangent accumulation: lax.elementwise sets it to `add` (it imports us)
 
 
@@ -195,6 +227,8 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     if p_tree != t_tree:
         raise ValueError(f"jvp({_fun_name(f)}): primals and tangents must have the same "
                          f"structure, got {p_tree} and {t_tree}")
+    t_leaves = [check_tangent(f"jvp({_fun_name(f)})", f"tangent {i}", t, aval_of(_as_array(p)))
+                for i, (p, t) in enumerate(zip(p_leaves, t_leaves))]
 
     def flat_fun(ins):
         out = f(*_tree.tree_unflatten(p_tree, ins))
@@ -334,13 +368,6 @@ def backward_pass(graph: Graph, cts_out) -> list:
     return [ct_env.get(v) for v in graph.invars]
 
 
-def _check_cotangent(f, i, ct, aval):
-    ca = aval_of(ct)
-    if ca.shape != aval.shape:
-        raise ValueError(f"vjp({_fun_name(f)}): cotangent for output {i} has shape "
-                         f"{ca.shape}, but the output has shape {aval.shape}")
-
-
 def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """Reverse mode: `(f(*primals), vjp_fn)`; `vjp_fn(ct)` returns one cotangent per primal.
 
@@ -372,9 +399,8 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         if ct_tree != out_tree:
             raise ValueError(f"vjp({_fun_name(f)}): cotangent structure {ct_tree} does not "
                              f"match the output structure {out_tree}")
-        ct_leaves = [_as_array(c) for c in ct_leaves]
-        for i, (c, a) in enumerate(zip(ct_leaves, out_avals)):
-            _check_cotangent(f, i, c, a)
+        ct_leaves = [check_tangent(f"vjp({_fun_name(f)})", f"cotangent for output {i}", c, a)
+                     for i, (c, a) in enumerate(zip(ct_leaves, out_avals))]
         cts = backward_pass(graph, ct_leaves)
         cts = [_as_array(c) if c is not None else _zeros_for(v.aval, p)
                for c, v, p in zip(cts, graph.invars, leaves)]
@@ -412,7 +438,9 @@ def linearize(f: Callable, *primals: Any) -> tuple:
         if t_tree != in_tree:
             raise ValueError(f"linearize({_fun_name(f)}): tangents have structure {t_tree}, "
                              f"but the primals have {in_tree}")
-        outs = eval_graph(live, [_as_array(t) for t in t_leaves])
+        t_leaves = [check_tangent(f"linearize({_fun_name(f)})", f"tangent {i}", t, v.aval)
+                    for i, (t, v) in enumerate(zip(t_leaves, graph.invars))]
+        outs = eval_graph(live, t_leaves)
         outs = [_as_array(o) if v is not None else _zeros_for(aval_of(p), p)
                 for o, v, p in zip(outs, graph.outvars, p_out)]
         return _tree.tree_unflatten(out_tree, outs)

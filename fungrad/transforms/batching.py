@@ -75,7 +75,7 @@ class BatchTrace(Trace):
 def _broadcast_prefix(prefix, tree, what: str, fname: str) -> list:
     """The axis (int or None) for every leaf of `tree`, from a pytree prefix `prefix`."""
     out: list = []
-    _prefix_axes(prefix, tree, out, prefix, tree, what, fname)
+    _prefix_axes(prefix, tree, out, (), what, fname)
     return out
 
 
@@ -84,22 +84,32 @@ def _is_leaf_axis(ax) -> bool:
     return ax is None or type(ax) is int
 
 
-def _prefix_axes(p, t, out, prefix, tree, what, fname):
+def _prefix_axes(p, t, out, path, what, fname):
     # a module-level recursion, not a closure: a recursive closure is a reference cycle that
     # would keep every batched output alive until the garbage collector runs
     if p is None or isinstance(p, (int, np.integer)):
         out.extend([None if p is None else int(p)] * len(_tree.tree_leaves(t)))
     elif isinstance(p, dict) and isinstance(t, dict) and sorted(p) == sorted(t):
         for k in sorted(p):
-            _prefix_axes(p[k], t[k], out, prefix, tree, what, fname)
+            _prefix_axes(p[k], t[k], out, path + (k,), what, fname)
     elif isinstance(p, (list, tuple)) and isinstance(t, (list, tuple)) and len(p) == len(t):
-        for pc, tc in zip(p, t):
-            _prefix_axes(pc, tc, out, prefix, tree, what, fname)
+        for i, (pc, tc) in enumerate(zip(p, t)):
+            _prefix_axes(pc, tc, out, path + (i,), what, fname)
     else:
         raise ValueError(
-            f"vmap({fname}): {what}={prefix!r} is not a pytree prefix of the "
-            f"{'arguments' if what == 'in_axes' else 'outputs'}, whose structure is "
-            f"{_tree.tree_structure(tree)} (use an int, None, or a matching container)")
+            f"vmap({fname}): {what}{''.join(f'[{k!r}]' for k in path)}={p!r} is not a pytree "
+            f"prefix of {_prefix_owner(what, path)}, whose structure is "
+            f"{_tree.tree_structure(t)} (use an int, None, or a matching container)")
+
+
+def _prefix_owner(what, path) -> str:
+    """Which argument (or output) a mismatching in_axes (out_axes) entry belongs to."""
+    if what != "in_axes":
+        return "the outputs" if not path else f"output{''.join(f'[{k!r}]' for k in path)}"
+    if not path:
+        return "the positional arguments"
+    rest = "".join(f"[{k!r}]" for k in path[1:])
+    return f"argument {path[0]}" + (f" (at {rest})" if rest else "")
 
 
 def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None = None,
@@ -107,7 +117,8 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
     """Vectorize `f` over a batch axis of its arguments, with NumPy's batched kernels.
 
     `in_axes` / `out_axes`: an int (negative allowed), None (not mapped), or a pytree prefix
-    of the arguments / outputs. `axis_size` gives the batch size when no input is mapped;
+    of the positional arguments / outputs; keyword arguments are mapped over axis 0 (as in
+    JAX). `axis_size` gives the batch size when no input is mapped;
     `chunk_size` processes the batch in chunks of at most that many (same result, less memory).
 
     Example:
@@ -121,7 +132,8 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
         trees = []
 
         def fun(ins):
-            out = f(*_tree.tree_unflatten(in_tree, ins))
+            out = (f(*_tree.tree_unflatten(in_tree, ins)) if type(in_tree) is not tuple
+                   else _call_with_kwargs(f, in_tree, ins))
             out_leaves, out_tree = _tree.tree_flatten(out)
             trees.append(out_tree)
             return out_leaves, ([out_axes] * len(out_leaves) if _is_leaf_axis(out_axes)
@@ -129,12 +141,16 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
         outs, placed_axes = batch_flat(name, fun, leaves, axes, size)
         return outs, trees[0], placed_axes
 
-    def vmapped(*args):
+    def vmapped(*args, **kwargs):
         leaves, in_tree = _tree.tree_flatten(args)
         axes = ([in_axes] * len(leaves) if _is_leaf_axis(in_axes) else _broadcast_prefix(
             tuple(in_axes) if isinstance(in_axes, list) else in_axes, args, "in_axes", name))
+        if kwargs:  # as in JAX: keyword arguments are mapped over their axis 0
+            kw_leaves, kw_tree = _tree.tree_flatten(kwargs)
+            leaves, axes = leaves + kw_leaves, axes + [0] * len(kw_leaves)
+            in_tree = (in_tree, kw_tree)
         leaves = [x if ax is None else _as_batchable(x) for x, ax in zip(leaves, axes)]
-        size = _batch_size(name, leaves, axes, axis_size)
+        size = _batch_size(name, leaves, axes, axis_size, (args, kwargs))
         if chunk_size is None or size <= chunk_size:
             outs, out_tree, _ = run(leaves, in_tree, axes, size)
         else:
@@ -143,6 +159,13 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
 
     vmapped.__name__ = f"vmap({name})"
     return vmapped
+
+
+def _call_with_kwargs(f, trees, ins):
+    """`f(*args, **kwargs)` from the flat leaves of the positional and keyword arguments."""
+    args_tree, kw_tree = trees
+    n = args_tree.num_leaves
+    return f(*_tree.tree_unflatten(args_tree, ins[:n]), **_tree.tree_unflatten(kw_tree, ins[n:]))
 
 
 def batch_flat(name, fun, leaves, axes, size):
@@ -164,15 +187,14 @@ def _as_batchable(x):
     return np.asarray(x)
 
 
-def _batch_size(name, leaves, axes, axis_size):
+def _batch_size(name, leaves, axes, axis_size, call=None):
     sizes: dict = {}
     for i, (x, ax) in enumerate(zip(leaves, axes)):
         if ax is None:
             continue
         shape = aval_of(x).shape
         if not -len(shape) <= ax < len(shape):
-            raise ValueError(f"vmap({name}): in_axes={ax} is out of range for input leaf {i} of "
-                             f"shape {shape} (it has {len(shape)} axes)")
+            raise ValueError(_axis_error(name, ax, i, shape, call))
         sizes.setdefault(shape[ax], []).append((i, shape))
     if len(sizes) > 1:
         desc = "; ".join(f"size {n} for leaves {[i for i, _ in v]} (shapes {[s for _, s in v]})"
@@ -191,26 +213,53 @@ def _batch_size(name, leaves, axes, axis_size):
     return axis_size
 
 
+def _axis_error(name, ax, i, shape, call) -> str:
+    """The message for a mapped axis out of range, naming the argument that holds leaf `i`
+    of `call` = (args, kwargs)."""
+    msg = (f"vmap({name}): in_axes={ax} is out of range for input leaf {i} of shape {shape} "
+           f"(it has {len(shape)} axes)")
+    if call is None:
+        return msg
+    args, kwargs = call
+    for pos, a in enumerate(args):
+        n = len(_tree.tree_leaves(a))
+        if i < n:
+            return f"{msg}, in argument {pos}"
+        i -= n
+    for key in sorted(kwargs):  # (flattening order)
+        i -= len(_tree.tree_leaves(kwargs[key]))
+        if i < 0:
+            break
+    return (f"vmap({name}): keyword argument {key!r} is mapped over axis 0 (as every keyword "
+            f"argument is), but it has shape {shape}; pass it positionally with an in_axes "
+            "entry (None: not mapped) instead")
+
+
 def _place_output(name, trace, o, ax, size):
     """Move the batch axis of output `o` to `ax`; returns (value, its batch axis or None)."""
     if type(o) is BatchTracer and o._trace is trace:
         if ax is None:
             raise ValueError(f"vmap({name}): an output varies over the batch but its out_axes "
                              "is None")
-        nd = aval_of(o.val).ndim
-        if not -nd <= ax < nd:
-            raise ValueError(f"vmap({name}): out_axes={ax} is out of range for an output with "
-                             f"{nd} axes (batch included)")
+        _check_out_axis(name, ax, aval_of(o.val).ndim)
         from ..lax.shape import moveaxis
-        return moveaxis(o.val, o.bdim, ax), ax % nd
+        return moveaxis(o.val, o.bdim, ax), ax % aval_of(o.val).ndim
     if ax is None:
         return o, None
     from ..lax.shape import broadcast_in_dim
     o = _as_batchable(o)
     shape = aval_of(o).shape
+    # an output that does not depend on the batch is broadcast along it, at the same place
+    _check_out_axis(name, ax, len(shape) + 1)
     ax = ax % (len(shape) + 1)
     out_shape = shape[:ax] + (size,) + shape[ax:]
     return broadcast_in_dim(o, out_shape, tuple(i for i in range(len(out_shape)) if i != ax)), ax
+
+
+def _check_out_axis(name, ax, nd):
+    if not -nd <= ax < nd:
+        raise ValueError(f"vmap({name}): out_axes={ax} is out of range for an output with "
+                         f"{nd} axes (batch included): use an axis in [{-nd}, {nd})")
 
 
 def _run_chunked(run, leaves, in_tree, axes, size, chunk):

@@ -13,19 +13,24 @@ import numpy as np
 from ..core.ir import ShapedArray, aval_of
 from .. import tree as _tree
 from .ad import (_as_array, _fun_name, _split_aux, check_holomorphic_inputs, check_output_kind,
-                 diff_leaves, jvp_flat, vjp)
+                 diff_leaves, float0, jvp_flat, tangent_dtype, vjp)
 from .batching import batch_flat, vmap
 
 
 def _basis(avals, dtype):
-    """Rows of the identity over the concatenated leaves, split and shaped per leaf."""
+    """Rows of the identity over the concatenated leaves, split and shaped per leaf, each in
+    its leaf's tangent dtype (float0 zeros for integer leaves), as jvp / vjp require."""
     sizes = [a.size for a in avals]
     eye = np.eye(sum(sizes), dtype=dtype)
-    if len(avals) == 1:
-        return [eye.reshape((len(eye),) + avals[0].shape)]
     out, start = [], 0
     for a, n in zip(avals, sizes):
-        out.append(eye[:, start:start + n].reshape((len(eye),) + a.shape))
+        shape = (len(eye),) + a.shape
+        want = tangent_dtype(a.dtype)
+        if want is float0:
+            out.append(np.zeros(shape, float0))
+        else:
+            block = eye if len(avals) == 1 else eye[:, start:start + n]
+            out.append(block.reshape(shape).astype(want, copy=False))
         start += n
     return out
 

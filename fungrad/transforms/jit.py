@@ -14,11 +14,13 @@ transform (`grad(jit(f))`, `vmap(jit(f))`, ...) the compiled graph is bound as t
 from __future__ import annotations
 
 import gc
+import inspect
 import os
 import sys
+import threading
 import warnings
 from collections import namedtuple
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -35,6 +37,10 @@ from .staging import IR, StagingTrace, StagingTracer, eval_graph
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CacheInfo = namedtuple("CacheInfo", "hits misses size")
+# Serializes compiles (traces, derived graphs) and cache insertions across threads, so one
+# signature compiles once. Reentrant: tracing a jitted function may compile the jitted
+# functions it calls. Cache hits never take it (a dict lookup is atomic).
+_compile_lock = threading.RLock()
 
 
 # ----------------------------------------------------------------------------- staging
@@ -120,7 +126,10 @@ class Call:
     def derived(self, key, make):
         c = self._derived.get(key)
         if c is None:
-            c = self._derived[key] = make()
+            with _compile_lock:
+                c = self._derived.get(key)  # another thread may have made it meanwhile
+                if c is None:
+                    c = self._derived[key] = make()
         return c
 
 
@@ -157,7 +166,28 @@ def _jit_batch(vals, dims, axis_size, call):
 jit_call_p.batch = _jit_batch
 
 
-def _jvp_graph_fun(call, nonzero):
+def _eval_inlined(graph: Graph, args) -> list:
+    """`eval_graph`, except that a nested `jit_call` runs its graph's equations instead of
+    binding the call, so tracing this yields no call equations (see `_Split`)."""
+    env = dict(zip(map(id, graph.invars), args))
+
+    def read(v):
+        return v.value if type(v) is Literal else env[id(v)]
+
+    for eqn in graph.eqns:
+        ins = [read(v) for v in eqn.inputs]
+        if eqn.prim is jit_call_p:
+            outs = _eval_inlined(eqn.params["call"].graph_before, ins)
+        elif eqn.prim.multiple_results:
+            outs = eqn.prim.bind(*ins, **eqn.params)
+        else:
+            outs = [eqn.prim.bind(*ins, **eqn.params)]
+        for v, o in zip(eqn.outputs, outs):
+            env[id(v)] = o
+    return [read(v) for v in graph.outvars]
+
+
+def _jvp_graph_fun(call, nonzero, evaluate=eval_graph):
     """fun(*primals, *nonzero tangents) -> primal outs + nonzero tangent outs, and a list
     (filled while tracing) of which tangent outputs are nonzero."""
     n = len(call.in_avals)
@@ -169,7 +199,7 @@ def _jvp_graph_fun(call, nonzero):
         with new_trace(trace):
             ins = [JVPTracer(trace, p, next(tangents)) if nz else p
                    for p, nz in zip(primals, nonzero)]
-            p_out, t_out = split_jvp_outputs(eval_graph(call.graph_before, ins), trace)
+            p_out, t_out = split_jvp_outputs(evaluate(call.graph_before, ins), trace)
         out_nonzero[:] = [t is not ZERO for t in t_out]
         return p_out + [t for t in t_out if t is not ZERO]
     return fun, out_nonzero
@@ -205,10 +235,15 @@ jit_call_p.jvp = _jit_jvp
 class _Split:
     """A JVP graph split by partial evaluation: `known` (compiled, primal inputs only) gives
     the primal outputs and residuals; `unknown` (linear in the tangents) is evaluated later
-    on (residuals, tangents)."""
+    on (residuals, tangents).
+
+    The split goes equation by equation, so the JVP graph is staged with nested jitted calls
+    inlined: the JVP of a nested call is one `jit_call` equation taking primals and tangents
+    and returning both, which belongs to neither part (it used to land whole in `unknown`,
+    leaving the known part's primal outputs undefined)."""
 
     def __init__(self, call, nonzero, t_avals):
-        fun, out_nz = _jvp_graph_fun(call, nonzero)
+        fun, out_nz = _jvp_graph_fun(call, nonzero, _eval_inlined)
         graph, _ = stage_flat(fun, call.in_avals + t_avals)
         self.out_nonzero = list(out_nz)
         # (not `optimize`d: the linear part is transposed later, and the passes may relax the
@@ -223,6 +258,7 @@ class _Split:
             else:
                 unknown_eqns.append(eqn)
         n_out = len(call.out_avals)
+        _check_known(call, graph.outvars[:n_out], known, unknown_eqns)
         residuals, seen = [], set()
         for eqn in unknown_eqns:
             for v in eqn.inputs:
@@ -238,6 +274,18 @@ class _Split:
         self.known = Call(Graph(graph.invars[:n], known_eqns, graph.outvars[:n_out] + residuals),
                           f"fwd_{call.name}", array_module=call.array_module)
         self.unknown = dce(Graph(residuals + graph.invars[n:], unknown_eqns, t_outs))
+
+
+def _check_known(call, primal_outs, known, unknown_eqns):
+    """Every primal output must come from the known part; an equation whose outputs mix
+    primal and tangent values (a higher-order primitive's JVP) cannot be split."""
+    missing = {v for v in primal_outs if type(v) is Var and v not in known}
+    if missing:
+        prims = sorted({e.prim.name for e in unknown_eqns if missing & set(e.outputs)})
+        raise NotImplementedError(
+            f"reverse mode through jit({call.name}): the JVP of {', '.join(prims)} mixes "
+            "primal and tangent values in one equation, which partial evaluation cannot split. "
+            "Call the function without jit under grad/vjp, or use fg.jvp / fg.jacfwd.")
 
 
 def _jit_linearize(call, primals, nz_tangents, nonzero):
@@ -321,6 +369,8 @@ class Jitted:
         self.__name__ = f"jit({_fun_name(f)})"
         self.__doc__ = getattr(f, "__doc__", None)
         self.__wrapped__ = f
+        static_argnums, static_argnames = _resolve_static(f, self.__name__, static_argnums,
+                                                          static_argnames)
         self._static_argnums = frozenset(static_argnums)
         self._static_argnames = frozenset(static_argnames)
         self._donate_argnums = frozenset(donate_argnums)
@@ -355,7 +405,12 @@ class Jitted:
         key = (treedef, sig, static)
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._compile(key, args, kwargs, leaves, treedef, static)
+            with _compile_lock:
+                entry = self._cache.get(key)  # another thread may have compiled it meanwhile
+                if entry is None:
+                    entry = self._compile(key, args, kwargs, leaves, treedef, static)
+                else:
+                    self._hits += 1
         else:
             self._hits += 1
         return entry, leaves, traced, scalars
@@ -365,12 +420,10 @@ class Jitted:
         return {i % nargs for i in self._static_argnums if -nargs <= i < nargs}
 
     def _split_args(self, args, kwargs):
+        # a static position beyond the call's positional arguments was passed by keyword
+        # (its name is in _static_argnames) or left to its default
         nargs = len(args)
         static_pos = self._static_positions(nargs)
-        for i in self._static_argnums:
-            if not -nargs <= i < nargs:
-                raise ValueError(f"{self.__name__}: static_argnums={sorted(self._static_argnums)}"
-                                 f" but it was called with {nargs} positional argument(s)")
         static = []
         for i in sorted(static_pos):
             static.append(("arg", i, _hashable(self.__name__, f"argument {i}", args[i])))
@@ -475,6 +528,42 @@ class Jitted:
         return f"<{self.__name__}>"
 
 
+_NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _resolve_static(f, fname, argnums, argnames):
+    """(static_argnums, static_argnames), each completed from the other through `f`'s
+    signature (as JAX does), so a static parameter is static whether it is passed by
+    position or by keyword. A name `f` does not have, or a position beyond its positional
+    parameters, raises ValueError now (JAX only warns; a typo would otherwise leave the
+    argument traced and fail later, far from its cause)."""
+    try:
+        params = inspect.signature(f).parameters
+    except (TypeError, ValueError):  # no signature (some builtins): take them as given
+        return tuple(argnums), tuple(argnames)
+    kinds = [p.kind for p in params.values()]
+    positional = [n for n, p in params.items() if p.kind in _POSITIONAL]
+    nums, names = set(argnums), set(argnames)
+    for name in argnames:
+        if name in positional:
+            nums.add(positional.index(name))
+        elif not (name in params and params[name].kind in _NAMED
+                  or inspect.Parameter.VAR_KEYWORD in kinds):
+            valid = [n for n, p in params.items() if p.kind in _NAMED]
+            raise ValueError(f"{fname}: static_argnames contains {name!r}, which is not a "
+                             f"parameter of {_fun_name(f)}; its parameters that can be passed "
+                             f"by name are {valid}")
+    for i in argnums:
+        if 0 <= i < len(positional):
+            if params[positional[i]].kind in _NAMED:
+                names.add(positional[i])
+        elif not (-len(positional) <= i < 0 or inspect.Parameter.VAR_POSITIONAL in kinds):
+            raise ValueError(f"{fname}: static_argnums contains {i}, but {_fun_name(f)} takes "
+                             f"{len(positional)} positional parameter(s) {positional}")
+    return tuple(sorted(nums)), tuple(sorted(names))
+
+
 def _hashable(fname, what, value):
     try:
         hash(value)
@@ -522,7 +611,9 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     The signature is the pytree structure, shapes and dtypes of the arguments, the values
     of the static ones, and the backend. Arrays `f` closes over become constants. Python
     control flow on traced values raises an error (use `fnp.where`, or mark
-    the argument static). Arguments in `donate_argnums` may be overwritten.
+    the argument static). A static parameter may be named by position (`static_argnums`) or
+    by name (`static_argnames`) and then passed either way; a name `f` does not have raises
+    ValueError. Arguments in `donate_argnums` may be overwritten.
 
     Example:
         >>> step = fg.jit(lambda w, x: w - 0.1 * fg.grad(loss)(w, x))
