@@ -110,7 +110,7 @@ BINARY = [
     ("arctan2", np.arctan2, lambda x, y, z: div(y, _sum_squares(x, y)),
      lambda x, y, z: neg(div(x, _sum_squares(x, y)))),
     ("logaddexp", np.logaddexp, lambda x, y, z: exp(sub(x, z)), lambda x, y, z: exp(sub(y, z))),
-    ("hypot", np.hypot, lambda x, y, z: div(x, z), lambda x, y, z: div(y, z)),
+    ("hypot", np.hypot, lambda x, y, z: _hypot_dx(x, z), lambda x, y, z: _hypot_dx(y, z)),
     ("floor_divide", np.floor_divide, None, None),
     ("lt", np.less, None, None),
     ("le", np.less_equal, None, None),
@@ -143,6 +143,13 @@ def _sum_squares(x, y):
     xx = x * x if type(x) in PY_SCALARS else mul(x, x)
     yy = y * y if type(y) in PY_SCALARS else mul(y, y)
     return add(xx, yy)
+
+
+def _hypot_dx(x, z):
+    # x / hypot(x, y), and 0 at the origin: hypot is a norm there, 0 its finite one-sided
+    # slope (as abs'(0) = sign(0) = 0); x / z would be 0 / 0 = NaN
+    at_zero = eq(z, 0)
+    return select(at_zero, 0.0, div(x, select(at_zero, 1.0, z)))
 
 
 def _reciprocal(y):

@@ -8,7 +8,7 @@ import numpy as np
 from ..lax import reduce as R
 from ..lax.shape import reshape
 from ._base import cast, is_traced, normalize_axis
-from ._elementwise import FUNCTIONS as _F
+from ._elementwise import FUNCTIONS as _F, where as _where
 
 
 @functools.lru_cache(maxsize=None)
@@ -104,11 +104,24 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """`numpy.std`: the square root of `var`.
 
+    Where the variance is 0 (a reduction over one element, or equal elements) the
+    derivative is 0, as HIPS autograd gives for one element: std is a norm of `a - mean`
+    there, and 0 is its finite one-sided choice (sqrt's infinite slope times var's zero
+    slope would be NaN, and one batch of one would poison training).
+
     Example: `fnp.std(x, axis=0)`
     """
     if not is_traced(a):
         return np.std(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    return _F["sqrt"](var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    v = var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    return _sqrt_zero_slope_at_zero(v)
+
+
+def _sqrt_zero_slope_at_zero(v):
+    """sqrt(v) with derivative 0 where v == 0: the `where` keeps the infinite slope of the
+    sqrt branch out of the derivative (NaN stays NaN: NaN == 0 is False)."""
+    zero = _F["equal"](v, 0.0)
+    return _where(zero, 0.0, _F["sqrt"](_where(zero, 1.0, v)))
 
 
 def _arg_extremum(name, np_fn, prim):
