@@ -10,8 +10,9 @@ import numpy as _np
 
 from numpy import (bool_, complex64, complex128, dtype, e, euler_gamma, finfo, float16,
                    float32, float64, iinfo, inf, int8, int16, int32, int64, intp, issubdtype,
-                   nan, ndarray, newaxis, pi, promote_types, uint8, uint16, uint32, uint64,
-                   floating, integer, inexact, number, result_type, shape, ndim, size)
+                   nan, ndarray, newaxis, pi, uint8, uint16, uint32, uint64,
+                   floating, integer, inexact, number, shape, ndim, size)
+from ._dtypes import result_type, promote_types
 from ._elementwise import FUNCTIONS as _ELEMENTWISE, where, clip, round, around
 from ._elementwise import *  # noqa: F401,F403  (the table's functions)
 from ._reductions import (sum, prod, max, min, amax, amin, mean, var, std, argmax, argmin)

@@ -16,15 +16,18 @@ from .ad import _as_array, _split_aux, diff_leaves, jvp_flat, vjp
 from .batching import batch_flat, vmap
 
 
-def _basis(avals, dtype):
-    """Rows of the identity over the concatenated leaves, split and shaped per leaf."""
+def _basis(avals):
+    """Rows of the identity over the concatenated leaves, split and shaped per leaf, each
+    in its leaf's dtype (a tangent has its primal's dtype: float32 and float64 leaves mix)."""
     sizes = [a.size for a in avals]
-    eye = np.eye(sum(sizes), dtype=dtype)
+    total = sum(sizes)
     if len(avals) == 1:
-        return [eye.reshape((len(eye),) + avals[0].shape)]
+        return [np.eye(total, dtype=avals[0].dtype).reshape((total,) + avals[0].shape)]
     out, start = [], 0
     for a, n in zip(avals, sizes):
-        out.append(eye[:, start:start + n].reshape((len(eye),) + a.shape))
+        block = np.zeros((total, n), a.dtype)
+        block[start:start + n] = np.eye(n, dtype=a.dtype)
+        out.append(block.reshape((total,) + a.shape))
         start += n
     return out
 
@@ -70,7 +73,6 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         single, nums, leaves, in_tree = diff_leaves("jacfwd", f, args, argnums)
         g = _partial(f, args, nums, in_tree, has_aux)
         avals = [aval_of(x) for x in leaves]
-        dtype = np.result_type(*[a.dtype for a in avals])
         state = {}
 
         def g_flat(ins):
@@ -81,7 +83,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             out_tree, _, t_out, _ = jvp_flat(g_flat, leaves, tangents, "jacfwd")
             state["out_tree"] = out_tree
             return t_out
-        basis = _basis(avals, dtype)
+        basis = _basis(avals)
         if chunk_size is None:
             t_out = _push_basis(push, basis)
         else:
@@ -122,8 +124,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         out, f_vjp = res[0], res[1]
         out_leaves, out_tree = _tree.tree_flatten(out)
         o_avals = [aval_of(o) for o in out_leaves]
-        dtype = np.result_type(*[a.dtype for a in o_avals])
-        basis = _basis(o_avals, dtype)
+        basis = _basis(o_avals)
         cts = vmap(lambda *c: f_vjp(_tree.tree_unflatten(out_tree, c)),
                    chunk_size=chunk_size)(*basis)
         # cts[i]: (M,) + Si for each input leaf; row block of output o is So
