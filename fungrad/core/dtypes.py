@@ -47,13 +47,20 @@ def _first_narrow_seen():
         callback()
 
 
+# Transforms and fnp call these per argument or per op with np.dtype instances: they read
+# `.kind` directly (no np.dtype() conversion, no helper call) and convert anything else.
+
 def is_floating(dtype) -> bool:
     """A real float dtype, bfloat16 and ml_dtypes' other floats included.
 
     Example: `is_floating(np.float16)` is True; `is_floating(np.int32)` is False.
     """
-    dt = np.dtype(dtype)
-    return dt.kind == "f" or _is_ml_float(dt)
+    try:
+        k = dtype.kind
+    except AttributeError:
+        dtype = np.dtype(dtype)
+        k = dtype.kind
+    return k == "f" or (k == "V" and _is_ml_float(dtype))
 
 
 def is_inexact(dtype) -> bool:
@@ -61,9 +68,12 @@ def is_inexact(dtype) -> bool:
 
     Example: `is_inexact(np.complex64)` is True; `is_inexact(np.bool_)` is False.
     """
-    dt = np.dtype(dtype)
-    k = dt.kind
-    return k == "f" or k == "c" or _is_ml_float(dt)
+    try:
+        k = dtype.kind
+    except AttributeError:
+        dtype = np.dtype(dtype)
+        k = dtype.kind
+    return k == "f" or k == "c" or (k == "V" and _is_ml_float(dtype))
 
 
 def kind(dtype) -> str:
@@ -71,8 +81,12 @@ def kind(dtype) -> str:
 
     Example: `kind(ml_dtypes.bfloat16)` is 'f'.
     """
-    dt = np.dtype(dtype)
-    return "f" if _is_ml_float(dt) else dt.kind
+    try:
+        k = dtype.kind
+    except AttributeError:
+        dtype = np.dtype(dtype)
+        k = dtype.kind
+    return "f" if k == "V" and _is_ml_float(dtype) else k
 
 
 @functools.lru_cache(maxsize=None)
@@ -98,8 +112,13 @@ def result_type(*operands) -> np.dtype:
     `result_type(ml_dtypes.bfloat16, 1.0)` is bfloat16.
     """
     for o in operands:
-        if type(o) not in _WEAK and np.dtype(o).kind == "V":
-            # weak scalars enter the cached key by type (0 == 0.0 == False as keys)
-            return _narrow_result(tuple(type(o) if type(o) in _WEAK else np.dtype(o)
-                                        for o in operands))
+        if type(o) not in _WEAK:
+            try:
+                k = o.kind
+            except AttributeError:
+                k = np.dtype(o).kind
+            if k == "V":
+                # weak scalars enter the cached key by type (0 == 0.0 == False as keys)
+                return _narrow_result(tuple(type(o) if type(o) in _WEAK else np.dtype(o)
+                                            for o in operands))
     return np.result_type(*operands)
