@@ -226,3 +226,16 @@ def test_hypot_derivative_at_the_origin_is_zero():
     np.testing.assert_allclose(gy, [0.0, 0.8])
     np.testing.assert_array_equal(fg.grad(lambda x: fnp.sum(fnp.hypot(x, 0.0)))(
         np.array([0.0, -2.0])), [0.0, -1.0])
+
+
+@pytest.mark.parametrize("dtype", NARROW, ids=str)
+def test_mean_and_var_of_narrow_floats_accumulate_in_float32(dtype):
+    """A float16 sum of 10000 tens overflows (NumPy's float16 mean accumulates in float32);
+    bfloat16 sums stall at 256 ulps (4096 + 1 == 4096)."""
+    x = np.full(10000, 10.0, dtype)
+    for fn, want in ((fnp.mean, 10.0), (fnp.var, 0.0), (fnp.std, 0.0)):
+        for got in (fg.jit(fn)(x), fg.jvp(fn, (x,), (x,))[0]):
+            assert got.dtype == dtype and float(got) == want, (fn.__name__, got)
+    g = fg.grad(fnp.mean)(x)
+    assert g.dtype == dtype
+    np.testing.assert_allclose(g.astype(np.float64), 1e-4, rtol=1e-2)
