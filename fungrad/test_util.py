@@ -6,12 +6,12 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import tree as _tree
+from .core.dtypes import is_inexact
 from .transforms.ad import jvp, vjp
 
-_DEFAULT_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 2e-2,
-                np.dtype(np.float16): 1e-1}
-_DEFAULT_EPS = {np.dtype(np.float64): 1e-5, np.dtype(np.float32): 2e-3,
-                np.dtype(np.float16): 1e-1}
+# by the itemsize of the narrowest float argument (float16 and bfloat16 are 2 bytes)
+_DEFAULT_TOL = {8: 1e-6, 4: 2e-2, 2: 1e-1}
+_DEFAULT_EPS = {8: 1e-5, 4: 2e-3, 2: 1e-1}
 
 
 def _random_array(rng, x):
@@ -75,14 +75,16 @@ def check_grads(f: Callable, args: Sequence, order: int = 1, modes=("fwd", "rev"
     args = tuple(args)
     leaves = _tree.tree_leaves(args)
     dtypes = [np.asarray(x).dtype for x in leaves]
-    if not leaves or not all(np.issubdtype(d, np.inexact) for d in dtypes):
+    if not leaves or not all(is_inexact(d) for d in dtypes):
         raise TypeError(f"check_grads: all arguments must be float or complex arrays, got "
                         f"dtypes {dtypes}")
-    low = min((np.finfo(d).dtype for d in dtypes), key=lambda d: d.itemsize)
-    tol = _DEFAULT_TOL.get(low, 1e-6)
+    # complex arguments: the precision of their real and imaginary parts
+    low = min((np.finfo(d).dtype if d.kind == "c" else d for d in dtypes),
+              key=lambda d: d.itemsize)
+    tol = _DEFAULT_TOL.get(low.itemsize, 1e-6)
     atol = tol if atol is None else atol
     rtol = tol if rtol is None else rtol
-    eps = _DEFAULT_EPS.get(low, 1e-5) if eps is None else eps
+    eps = _DEFAULT_EPS.get(low.itemsize, 1e-5) if eps is None else eps
     rng = np.random.default_rng(seed)
     name = getattr(f, "__name__", "f")
     tangents = _random_like(rng, args)

@@ -10,12 +10,13 @@ A primitive or fnp function without a spec fails `test_every_*_has_a_spec`.
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import fungrad as fg
 import fungrad.numpy as fnp
 from fungrad import tree
 from fungrad.test_util import check_grads
+from fungrad.core.dtypes import is_inexact
 from fungrad.core.primitive import registered_primitives
 
 from checker.registry import COMPLEX_CASES, COMPLEX_REJECTED, CREATION, FNP, PRIM
@@ -74,7 +75,7 @@ def _as64(x):
 
 def _traced_value(case, args):
     """Run the function with every argument traced (JVP with zero tangents)."""
-    tangents = tuple(np.zeros_like(a) if np.asarray(a).dtype.kind in "fc"
+    tangents = tuple(np.zeros_like(a) if is_inexact(np.asarray(a).dtype)
                      else np.zeros(np.shape(a), fg.float0) for a in args)
     return fg.jvp(lambda *a: case.fn(*a), args, tangents)[0]
 
@@ -130,7 +131,7 @@ def _pair(xs, ys):
 def _in_tangent_dtype(a, t):
     """`t` as a tangent of `a`: its dtype, or float0 zeros for integer and bool values."""
     a = np.asarray(a)
-    return np.asarray(t, a.dtype) if a.dtype.kind in "fc" else np.zeros(a.shape, fg.float0)
+    return np.asarray(t, a.dtype) if is_inexact(a.dtype) else np.zeros(a.shape, fg.float0)
 
 
 def _directions(args, rng):
@@ -337,3 +338,94 @@ def test_complex_derivatives(name, data):
     case = data.draw(COMPLEX_CASES[name])
     _check_first_order(case)
     _check_second_order(case)
+
+
+# ----------------------------------------------------------------------------- narrow floats
+try:
+    import ml_dtypes
+    NARROW = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)]
+except ImportError:  # the `test` extra installs it; float16 is checked without it
+    NARROW = [np.dtype(np.float16)]
+# loose tolerances, relative to the largest magnitude of the float64 reference: narrow
+# kernels round every intermediate (float16: 2**-11, bfloat16: 2**-8 relative)
+NARROW_TOL = {"float16": 2e-2, "bfloat16": 1e-1}
+# specs that compute on a plain (untraced) array with NumPy: `fnp.empty_like(x) * 0.0` is
+# NumPy's own product, and NumPy with ml_dtypes makes bfloat16 * 0.0 float32
+NARROW_SKIP = {"empty_like"}
+
+
+def _narrow_args(args, dtype):
+    return tuple(a.astype(dtype) if a.dtype == np.float64 else a for a in args)
+
+
+def _expected_dtype(out16, dtype):
+    """The dtype a narrow-float result should have: NumPy's own for float16 inputs (NEP 50
+    knows float16), with bfloat16 standing where float16 stands (fnp's promotion rule)."""
+    dt = np.asarray(out16).dtype
+    return dtype if dt == np.float16 else dt
+
+
+def _assert_narrow_close(what, got, want, tol):
+    got, want = _as64(got), _as64(want)
+    if want.dtype == np.bool_:  # comparisons of the same (rounded) values
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        return
+    scale = 1.0 + (np.max(np.abs(want)) if want.size else 0.0)
+    err = np.max(np.abs(got - want)) if want.size else 0.0
+    assert err <= tol * scale, f"{what}: max error {err:.3g} > {tol} * {scale:.3g}"
+
+
+@settings(max_examples=1, phases=(Phase.generate,), **SETTINGS)
+@given(data=st.data())
+def test_narrow_floats_keep_their_dtype(data):
+    """float16 and bfloat16 inputs, one example per spec: traced values, make_ir's abstract
+    dtypes, jit, vmap, JVP and VJP all keep the dtype NumPy gives float16 (bfloat16 where
+    float16 stands), and their values approximate float64 (so no derivative is silently
+    zero). One test over all specs: hypothesis' per-test overhead would dominate."""
+    failures = []
+    for kind, name in ALL:
+        case = _draw(data, kind, name)
+        if name in NARROW_SKIP or not any(a.dtype == np.float64 for a in case.args):
+            continue
+        try:
+            _check_narrow(case)
+        except Exception as e:  # report every failing spec at once
+            failures.append(f"{kind} {name}: {type(e).__name__}: {e}")
+    assert not failures, "\n".join(failures)
+
+
+def _check_narrow(case):
+    rng = np.random.default_rng(2)
+    for dtype in NARROW:
+        tol = NARROW_TOL[dtype.name]
+        args = _narrow_args(case.args, dtype)
+        args64 = tuple(_as64(a) if a.dtype == dtype else a for a in args)
+        want = tree.tree_leaves(case.fn(*args64))
+        expected = [_expected_dtype(o, dtype)
+                    for o in tree.tree_leaves(case.fn(*_narrow_args(case.args, np.float16)))]
+        traced = tree.tree_leaves(_traced_value(case, args))
+        ir = fg.make_ir(case.fn)(*args)
+        jitted = tree.tree_leaves(fg.jit(case.fn)(*args))
+        batched = tree.tree_leaves(fg.vmap(case.fn)(*[np.stack([a, a]) for a in args]))
+        for i, w in enumerate(want):
+            for what, got in (("traced", traced[i]), ("jit", jitted[i]),
+                              ("vmap", np.asarray(batched[i])[1])):
+                assert np.asarray(got).dtype == expected[i], (what, dtype, np.asarray(got).dtype)
+                _assert_narrow_close(f"{what} value ({dtype})", got, w, tol)
+            assert ir.graph.outvars[i].aval.dtype == expected[i], (dtype, ir.graph.outvars[i])
+        if not case.diff:
+            continue
+        tangents = tuple(rng.standard_normal(a.shape).astype(a.dtype) for a in args)
+        _, t_out = fg.jvp(case.fn, args, tangents)
+        _, t_want = fg.jvp(case.fn, args64, tuple(_as64(t) for t in tangents))
+        out, f_vjp = fg.vjp(case.fn, *args)
+        ct = tree.tree_map(lambda o: rng.standard_normal(np.shape(o)).astype(
+            np.asarray(o).dtype), out)
+        cts = f_vjp(ct)
+        ct_want = fg.vjp(case.fn, *args64)[1](tree.tree_map(_as64, ct))
+        for i, (g, w) in enumerate(zip(tree.tree_leaves(t_out), tree.tree_leaves(t_want))):
+            assert np.asarray(g).dtype == expected[i], ("jvp", dtype, np.asarray(g).dtype)
+            _assert_narrow_close(f"jvp ({dtype})", g, w, tol)
+        for a, g, w in zip(args, cts, ct_want):
+            assert np.asarray(g).dtype == a.dtype, ("vjp", dtype, np.asarray(g).dtype)
+            _assert_narrow_close(f"vjp ({dtype})", g, w, tol)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dtypes import is_inexact
 from ..core.ir import Eqn, Graph, Literal, Var
 from ..core.trace import Tracer
 
@@ -56,7 +57,7 @@ def is_zero_array(v) -> bool:
     if type(v) is not Literal or isinstance(v.value, Tracer):
         return False
     x = v.value
-    return (type(x) is np.ndarray and x.dtype.kind in "fc" and x.size <= _FOLD_MAX_SIZE
+    return (type(x) is np.ndarray and is_inexact(x.dtype) and x.size <= _FOLD_MAX_SIZE
             and not x.any())
 
 
@@ -143,6 +144,9 @@ def simplify_graph(graph: Graph) -> tuple[Graph, bool]:
             eqn = Eqn(eqn.prim, ins, eqn.params, eqn.outputs, eqn.source)
         if _foldable(eqn):
             value = eqn.prim.impl(*[v.value for v in ins], **eqn.params)
+            out_dtype = eqn.outputs[0].aval.dtype
+            if type(value) is np.ndarray and value.dtype != out_dtype:
+                value = value.astype(out_dtype)  # NumPy computes bfloat16 + 1.0 in float32
             if type(value) is np.ndarray and value.size > 1 and (value == value.flat[0]).all():
                 # a constant with one value is kept as a broadcast view (no memory)
                 value = np.broadcast_to(value.flat[0], value.shape)

@@ -29,6 +29,12 @@ def _batched_plan(x_ndim, y_ndim, dimension_numbers):
     return xf, yf, list(lb) + xf + list(lc), list(rb) + list(rc) + yf
 
 
+def _matmul(x, y):
+    # NumPy has no matmul kernel for ml_dtypes floats: it computes bfloat16 in float32
+    out = np.matmul(x, y)
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
 def _dot_impl(x, y, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     if not lb:
@@ -38,9 +44,9 @@ def _dot_impl(x, y, dimension_numbers):
             # transposed) views: BLAS reads the strides, nothing is copied
             yo = y if rc[0] == 0 else y.T
             if x.ndim > 2:  # one GEMM over the flattened leading dims, not one GEMV per row
-                return np.matmul(x.reshape(-1, x.shape[-1]), yo).reshape(
+                return _matmul(x.reshape(-1, x.shape[-1]), yo).reshape(
                     x.shape[:-1] + yo.shape[1:])
-            return np.matmul(x if lc[0] == x.ndim - 1 else x.T, yo)
+            return _matmul(x if lc[0] == x.ndim - 1 else x.T, yo)
         return np.tensordot(x, y, axes=(lc, rc))
     xf, yf, x_perm, y_perm = _batched_plan(x.ndim, y.ndim, dimension_numbers)
     bshape = [x.shape[i] for i in lb]
@@ -56,8 +62,10 @@ def _dot_impl(x, y, dimension_numbers):
     if k == 1:  # batched outer products (e.g. per-example weight gradients): the small
         # operands are made contiguous so the large output is written in one fast pass
         xs, ys = np.ascontiguousarray(xt.reshape(b, m)), np.ascontiguousarray(yt.reshape(b, n))
+        if xs.dtype.kind == "V":  # np.einsum rejects ml_dtypes floats
+            return (xs[:, :, None] * ys[:, None, :]).reshape(bshape + xfs + yfs)
         return np.einsum("bm,bn->bmn", xs, ys).reshape(bshape + xfs + yfs)
-    return np.matmul(xt, yt).reshape(bshape + xfs + yfs)
+    return _matmul(xt, yt).reshape(bshape + xfs + yfs)
 
 
 def _dot_aval(x, y, dimension_numbers):
@@ -178,7 +186,8 @@ def _dot_emit(ctx, ins, out, dimension_numbers):
     through `impl`, which picks its kernel from the dimension numbers."""
     (lc, rc), (lb, rb) = dimension_numbers
     (xa, ya), (x, y) = ctx.in_avals, ins
-    if not lb and len(lc) == 1 and 1 <= xa.ndim <= 2 and 1 <= ya.ndim <= 2:
+    if not lb and len(lc) == 1 and 1 <= xa.ndim <= 2 and 1 <= ya.ndim <= 2 and (
+            xa.dtype.kind != "V"):  # no matmul kernel for ml_dtypes floats: see _matmul
         xo = x if lc[0] == xa.ndim - 1 else f"{x}.T"
         yo = y if rc[0] == 0 else f"{y}.T"
         return f"np.matmul({xo}, {yo}{f', out={out}' if out else ''})"

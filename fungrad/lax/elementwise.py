@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..core.dtypes import is_inexact, on_first_narrow_float
 from ..core.ir import PY_SCALARS, ShapedArray, Var, aval_of
 from ..transforms import ad as _ad
 from ..core.primitive import MINUS_ONE, ONE, Primitive
@@ -109,10 +110,10 @@ BINARY = [
     ("pow", np.power, lambda x, y, z: _pow_dx(x, y), lambda x, y, z: mul(z, _safe_log(x))),
     ("maximum", np.maximum, lambda x, y, z: _pick(gt, x, y), lambda x, y, z: _pick(gt, y, x)),
     ("minimum", np.minimum, lambda x, y, z: _pick(lt, x, y), lambda x, y, z: _pick(lt, y, x)),
-    ("arctan2", np.arctan2, lambda x, y, z: div(y, add(mul(x, x), mul(y, y))),
-     lambda x, y, z: div(neg(x), add(mul(x, x), mul(y, y)))),
+    ("arctan2", np.arctan2, lambda x, y, z: div(y, _sum_squares(x, y)),
+     lambda x, y, z: neg(div(x, _sum_squares(x, y)))),
     ("logaddexp", np.logaddexp, lambda x, y, z: exp(sub(x, z)), lambda x, y, z: exp(sub(y, z))),
-    ("hypot", np.hypot, lambda x, y, z: div(x, z), lambda x, y, z: div(y, z)),
+    ("hypot", np.hypot, lambda x, y, z: _hypot_dx(x, z), lambda x, y, z: _hypot_dx(y, z)),
     ("floor_divide", np.floor_divide, None, None),
     ("lt", np.less, None, None),
     ("le", np.less_equal, None, None),
@@ -143,6 +144,22 @@ def _pick(cmp, x, y):
     dt = _dtype_of(x) if not isinstance(x, (int, float)) else _dtype_of(y)
     return add(convert_element_type(cmp(x, y), new_dtype=dt),
                mul(convert_element_type(eq(x, y), new_dtype=dt), 0.5))
+
+
+def _sum_squares(x, y):
+    # Coefficients never bind a primitive on weak Python operands only: mul(1.91, 1.91) or
+    # neg(1.91) is a strong float64 0-d array, which would promote a float32 tangent (and
+    # break the operand-shape invariant under vmap). Squares of weak operands stay Python.
+    xx = x * x if type(x) in PY_SCALARS else mul(x, x)
+    yy = y * y if type(y) in PY_SCALARS else mul(y, y)
+    return add(xx, yy)
+
+
+def _hypot_dx(x, z):
+    # x / hypot(x, y), and 0 at the origin: hypot is a norm there, 0 its finite one-sided
+    # slope (as abs'(0) = sign(0) = 0); x / z would be 0 / 0 = NaN
+    at_zero = eq(z, 0)
+    return select(at_zero, 0.0, div(x, select(at_zero, 1.0, z)))
 
 
 def _reciprocal(y):
@@ -296,7 +313,7 @@ def _convert_jvp(primals, tangents, new_dtype):
     x, = primals
     t, = tangents
     out = convert_element_type(x, new_dtype)
-    if not np.issubdtype(new_dtype, np.inexact) or not np.issubdtype(_dtype_of(x), np.inexact):
+    if not is_inexact(new_dtype) or not is_inexact(_dtype_of(x)):
         return out, ZERO
     return out, _convert_linear(t, new_dtype)
 
@@ -426,9 +443,43 @@ for _p in ELEMENTWISE_PRIMITIVES:
     _p.batch = _elementwise_batch(_p)
 
 
+# --------------------------------------------------------------------------- narrow floats
+def _keep_narrow(kernel):
+    """`kernel` (a ufunc or np.where) whose float result keeps the dtype of an ml_dtypes
+    float operand. NumPy with ml_dtypes computes bfloat16 + 1.0 in float32 and
+    np.where(p, bfloat16, 0.0) in float64; fungrad's rule is that a weak Python scalar
+    takes the array's dtype (the result equals bfloat16 arithmetic: ml_dtypes computes in
+    float32 and rounds)."""
+    def impl(*args):
+        out = kernel(*args)
+        for a in args:
+            dt = getattr(a, "dtype", None)
+            if dt is not None and dt.kind == "V":
+                return out if out.dtype == dt or out.dtype == _BOOL else out.astype(dt)
+        return out
+    return impl
+
+
+def _install_narrow_kernels():
+    # batching rules hold their primitive's impl, so they are rebuilt with the new one
+    for p in ELEMENTWISE_PRIMITIVES:
+        if p is not convert_element_type_p:
+            p.impl = _keep_narrow(p.impl)
+            p.batch = _elementwise_batch(p)
+
+
 # --------------------------------------------------------------------------- jit codegen
+def _narrow_cast(ctx):
+    """`.astype(...)` keeping an ml_dtypes float result's dtype (see `_keep_narrow`)."""
+    dt = ctx.out_avals[0].dtype
+    return f".astype({ctx.dtype(dt)}, copy=False)" if dt.kind == "V" else ""
+
+
 def _ufunc_emit(np_fn):
     def emit(ctx, ins, out, **params):
+        cast = _narrow_cast(ctx)
+        if cast:
+            return f"{ctx.fn(np_fn)}({', '.join(ins)}){cast}"
         return f"{ctx.fn(np_fn)}({', '.join(ins)}{f', out={out}' if out else ''})"
     return emit
 
@@ -438,7 +489,7 @@ for _p in ELEMENTWISE_PRIMITIVES:
     if isinstance(_p.impl, np.ufunc):
         _p.emit = _ufunc_emit(_p.impl)
         _p.accepts_out = "inplace"
-select_p.emit = lambda ctx, ins, out: f"np.where({', '.join(ins)})"
+select_p.emit = lambda ctx, ins, out: f"np.where({', '.join(ins)}){_narrow_cast(ctx)}"
 
 
 def _convert_emit(ctx, ins, out, new_dtype):
@@ -477,3 +528,6 @@ simplify_rules[div_p] = _drop_identity(1, False, (1,))
 simplify_rules[neg_p] = _neg_of_neg
 simplify_rules[convert_element_type_p] = lambda eqn, ins, producers: (
     ins[0] if can_stand_for(ins[0], eqn.outputs[0]) else None)
+
+
+on_first_narrow_float(_install_narrow_kernels)  # last: the emit rules above hold the ufuncs

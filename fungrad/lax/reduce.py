@@ -9,6 +9,7 @@ from ..transforms.ad import ZERO
 from .elementwise import (convert_element_type, div, eq, mul, mul_p)
 from .shape import broadcast_in_dim, broadcast_in_dim_p
 from ..compiler.passes import can_stand_for, simplify_rules
+from ..core.dtypes import is_inexact
 
 
 def _reduced_shape(shape, axes):
@@ -243,7 +244,7 @@ def _simplify_sum(eqn, ins, producers):
     shape, bdims = prev.params["shape"], prev.params["broadcast_dimensions"]
     added = [d for d in range(len(shape)) if d not in bdims]
     if sorted(eqn.params["axes"]) != added or x.aval.shape != out.aval.shape or (
-            x.aval.dtype != out.aval.dtype or x.aval.dtype.kind not in "fc"):
+            x.aval.dtype != out.aval.dtype or not is_inexact(x.aval.dtype)):
         return None
     n = 1
     for d in added:

@@ -9,7 +9,8 @@ On plain arrays every function is NumPy's own; on traced values it promotes dtyp
 import numpy as _np
 
 from numpy import (dtype, e, euler_gamma, finfo, iinfo, inf, issubdtype, nan, ndarray, newaxis,
-                   pi, promote_types, floating, integer, inexact, number, result_type)
+                   pi, floating, integer, inexact, number)
+from ._dtypes import result_type, promote_types
 from ._scalar_types import SCALAR_TYPES as _SCALAR_TYPES
 from ._elementwise import FUNCTIONS as _ELEMENTWISE, where, clip, round, around, divmod
 from ._elementwise import *  # noqa: F401,F403  (the table's functions)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import dtypes as _dtypes
 from ..core.ir import PY_SCALARS, aval_of
 from ..core.trace import Tracer
 from ..lax.elementwise import convert_element_type
@@ -63,8 +64,9 @@ def _promotion_operand(x):
 
 
 def result_type(*xs):
-    """NumPy 2 promotion: Python scalars (and traced weak values) are weak."""
-    return np.result_type(*[_promotion_operand(x) for x in xs])
+    """NumPy 2 promotion: Python scalars (and traced weak values) are weak; bfloat16
+    promotes like float16 (`core.dtypes.result_type`)."""
+    return _dtypes.result_type(*[_promotion_operand(x) for x in xs])
 
 
 def cast(x, dtype):
@@ -72,7 +74,7 @@ def cast(x, dtype):
     if is_weak(x):
         # keep it a weak Python scalar, but of the computing kind (True * 1.5 -> 1.0 * 1.5),
         # so derivative rules never apply bool arithmetic to it
-        kind = np.dtype(dtype).kind
+        kind = _dtypes.kind(dtype)
         return float(x) if kind == "f" else complex(x) if kind == "c" else (
             int(x) if kind in "iu" else x)
     if isinstance(x, Tracer):

@@ -6,15 +6,19 @@ import functools
 
 import numpy as np
 
+from ..core.dtypes import is_floating
 from ..lax import reduce as R
 from ..lax.shape import reshape
 from ._base import cast, is_traced, lift, normalize_axis
-from ._elementwise import FUNCTIONS as _F
+from ._elementwise import FUNCTIONS as _F, where as _where
 
 
 @functools.lru_cache(maxsize=None)
 def _sum_dtype(np_fn, dtype):
     return np_fn(np.ones((1,), dtype)).dtype
+
+
+_F32 = np.dtype(np.float32)
 
 
 def _keepdims(y, shape, axes):
@@ -69,8 +73,17 @@ min = _extremum("min", np.min, R.reduce_min_p)
 amax, amin = max, min
 
 
+def _mean_dtypes(a, dtype):
+    """(result dtype, accumulation dtype) of mean/var: NumPy's result dtype; float16 and
+    bfloat16 accumulate in float32 (NumPy does for float16's mean, JAX for both)."""
+    dt = np.dtype(dtype) if dtype is not None else np.mean(np.ones((1,), a.aval.dtype)).dtype
+    return dt, (_F32 if dtype is None and is_floating(dt) and dt.itemsize < 4 else dt)
+
+
 def mean(a, axis=None, dtype=None, keepdims=False):
-    """`numpy.mean`; integers average in float64.
+    """`numpy.mean`; integers average in float64; float16 and bfloat16 accumulate in
+    float32 and return their own dtype (as NumPy does for float16: a float16 sum of 10000
+    tens would overflow).
 
     Example: `fnp.mean(x, axis=0)`
     """
@@ -79,16 +92,18 @@ def mean(a, axis=None, dtype=None, keepdims=False):
         return np.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
     shape = a.aval.shape
     axes = normalize_axis("mean", axis, len(shape))
-    dt = np.dtype(dtype) if dtype is not None else np.mean(np.ones((1,), a.aval.dtype)).dtype
+    dt, acc = _mean_dtypes(a, dtype)
     n = 1
     for i in axes:
         n *= shape[i]
-    total = sum(cast(a, dt), axis=axes, keepdims=keepdims)
-    return total if n == 1 else _F["divide"](total, float(n))  # x / 1.0 == x exactly
+    total = sum(cast(a, acc), axis=axes, keepdims=keepdims)
+    out = total if n == 1 else _F["divide"](total, float(n))  # x / 1.0 == x exactly
+    return cast(out, dt)
 
 
 def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """`numpy.var` (population variance unless `ddof`).
+    """`numpy.var` (population variance unless `ddof`); float16 and bfloat16 accumulate in
+    float32, as in `mean`.
 
     Example: `fnp.var(x, axis=0, ddof=1)`
     """
@@ -97,12 +112,14 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
         return np.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
     shape = a.aval.shape
     axes = normalize_axis("var", axis, len(shape))
-    m = mean(a, axis=axes, dtype=dtype, keepdims=True)
-    d = _F["subtract"](cast(a, m.dtype), m)
+    dt, acc = _mean_dtypes(a, dtype)
+    a = cast(a, acc)
+    d = _F["subtract"](a, mean(a, axis=axes, keepdims=True))
     n = 1
     for i in axes:
         n *= shape[i]
-    return _F["divide"](sum(_abs2(d), axis=axes, keepdims=keepdims), float(n - ddof))
+    v = _F["divide"](sum(_abs2(d), axis=axes, keepdims=keepdims), float(n - ddof))
+    return cast(v, np.finfo(dt).dtype if dt.kind == "c" else dt)  # complex: a real variance
 
 
 def _abs2(d):
@@ -116,12 +133,25 @@ def _abs2(d):
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """`numpy.std`: the square root of `var`.
 
+    Where the variance is 0 (a reduction over one element, or equal elements) the
+    derivative is 0, as HIPS autograd gives for one element: std is a norm of `a - mean`
+    there, and 0 is its finite one-sided choice (sqrt's infinite slope times var's zero
+    slope would be NaN, and one batch of one would poison training).
+
     Example: `fnp.std(x, axis=0)`
     """
     a = lift(a)
     if not is_traced(a):
         return np.std(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    return _F["sqrt"](var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    v = var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    return _sqrt_zero_slope_at_zero(v)
+
+
+def _sqrt_zero_slope_at_zero(v):
+    """sqrt(v) with derivative 0 where v == 0: the `where` keeps the infinite slope of the
+    sqrt branch out of the derivative (NaN stays NaN: NaN == 0 is False)."""
+    zero = _F["equal"](v, 0.0)
+    return _where(zero, 0.0, _F["sqrt"](_where(zero, 1.0, v)))
 
 
 def _arg_extremum(name, np_fn, prim):

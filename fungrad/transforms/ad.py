@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..core.dtypes import is_inexact
 from ..core.ir import Eqn, Graph, Literal, Var, aval_of
 from ..core.check import check_graph
 from ..core.primitive import MINUS_ONE, ONE
@@ -147,10 +148,8 @@ class LinearizeTrace(JVPTrace):
 
 # ----------------------------------------------------------------------------- helpers
 
-def is_float(dtype) -> bool:
-    """Float or complex (bfloat16 and other ml_dtypes floats have kind 'V' but a float name)."""
-    k = dtype.kind
-    return k == "f" or k == "c" or (k == "V" and "float" in dtype.name)
+# float or complex, bfloat16 included: the dtypes that carry tangents (one test everywhere)
+is_float = is_inexact
 
 
 def _as_array(x):

@@ -17,20 +17,24 @@ from .ad import (_as_array, _fun_name, _split_aux, check_holomorphic_inputs, che
 from .batching import batch_flat, vmap
 
 
-def _basis(avals, dtype):
+def _basis(avals):
     """Rows of the identity over the concatenated leaves, split and shaped per leaf, each in
-    its leaf's tangent dtype (float0 zeros for integer leaves), as jvp / vjp require."""
+    its leaf's tangent dtype (float32 and float64 leaves mix; float0 zeros for integer
+    leaves), as jvp / vjp require."""
     sizes = [a.size for a in avals]
-    eye = np.eye(sum(sizes), dtype=dtype)
+    total = sum(sizes)
     out, start = [], 0
     for a, n in zip(avals, sizes):
-        shape = (len(eye),) + a.shape
+        shape = (total,) + a.shape
         want = tangent_dtype(a.dtype)
         if want is float0:
             out.append(np.zeros(shape, float0))
+        elif len(avals) == 1:
+            out.append(np.eye(total, dtype=want).reshape(shape))
         else:
-            block = eye if len(avals) == 1 else eye[:, start:start + n]
-            out.append(block.reshape(shape).astype(want, copy=False))
+            block = np.zeros((total, n), want)
+            block[start:start + n] = np.eye(n, dtype=want)
+            out.append(block.reshape(shape))
         start += n
     return out
 
@@ -92,7 +96,6 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         _check_fwd_inputs(f, leaves, holomorphic)
         g = _partial(f, args, nums, in_tree, has_aux)
         avals = [aval_of(x) for x in leaves]
-        dtype = np.result_type(*[a.dtype for a in avals])
         state = {}
 
         def g_flat(ins):
@@ -103,7 +106,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             out_tree, _, t_out, _ = jvp_flat(g_flat, leaves, tangents, "jacfwd")
             state["out_tree"] = out_tree
             return t_out
-        basis = _basis(avals, dtype)
+        basis = _basis(avals)
         if chunk_size is None:
             t_out = _push_basis(push, basis)
         else:
@@ -155,8 +158,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         o_avals = [aval_of(o) for o in out_leaves]
         for a in o_avals:
             check_output_kind("jacrev", _fun_name(f), a, holomorphic)
-        dtype = np.result_type(*[a.dtype for a in o_avals])
-        basis = _basis(o_avals, dtype)
+        basis = _basis(o_avals)
         cts = vmap(lambda *c: f_vjp(_tree.tree_unflatten(out_tree, c)),
                    chunk_size=chunk_size)(*basis)
         # cts[i]: (M,) + Si for each input leaf; row block of output o is So
