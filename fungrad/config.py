@@ -10,15 +10,21 @@ class Config:
 
     - `jit_retrace_warning` (int or None, default 10): warn when a jitted function has been
       traced more than this many times, naming the argument whose signature changed.
+    - `jit_cache_size` (int >= 1 or None, default 64): compiled signatures each jitted
+      function keeps; beyond that the least recently used one is dropped (None: no limit).
     """
 
     def __init__(self):
-        self._values = {"jit_retrace_warning": 10}
+        self._values = {"jit_retrace_warning": 10, "jit_cache_size": 64}
 
     def update(self, name: str, value) -> None:
         if name not in self._values:
             raise KeyError(f"fg.config: unknown option {name!r}; options are "
                            f"{sorted(self._values)}")
+        if name == "jit_cache_size" and not (
+                value is None or (type(value) is int and value >= 1)):
+            raise ValueError(f"fg.config: jit_cache_size must be an int >= 1 or None (no "
+                             f"limit), got {value!r}")
         self._values[name] = value
 
     def __getattr__(self, name):

@@ -18,6 +18,7 @@ import numpy as np
 from ..core.ir import Eqn, Graph, Literal, Var, aval_of
 from ..core.primitive import MINUS_ONE, ONE
 from ..core.trace import Trace, Tracer, new_trace
+from .fresh import fresh_leaves, fresh_tree, graph_arrays
 from .staging import StagingTrace, StagingTracer, eval_graph
 from .. import tree as _tree
 from ..backend import array_module
@@ -191,8 +192,11 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
         out = f(*_tree.tree_unflatten(p_tree, ins))
         return _split_aux(f, out) if has_aux else (out, None)
     out_tree, p_out, t_out, aux = jvp_flat(flat_fun, p_leaves, t_leaves, _fun_name(f))
+    ins = p_leaves + t_leaves
+    outs = fresh_leaves(p_out + t_out, ins)  # (no output shares memory with an input)
+    p_out, t_out = outs[:len(p_out)], outs[len(p_out):]
     res = (_tree.tree_unflatten(out_tree, p_out), _tree.tree_unflatten(out_tree, t_out))
-    return res + (aux,) if has_aux else res
+    return res + (fresh_tree(aux, ins + outs),) if has_aux else res
 
 
 def jvp_flat(fun, p_leaves, t_leaves, name):
@@ -289,13 +293,10 @@ def linearize_flat(fun, primals, has_aux=False):
     return p_out, Graph(invars, lin.eqns, outvars), aux
 
 
-def backward_pass(graph: Graph, cts_out, consume: bool = False) -> list:
+def backward_pass(graph: Graph, cts_out) -> list:
     """Transpose a linear graph: cotangents of its outputs -> cotangents of its inputs.
 
-    Cotangents absent from the result (None) are symbolic zeros. With `consume=True` (a
-    graph used once, as in `grad`) each equation is removed from the graph as it is
-    transposed, so the residuals it holds die as soon as the pass no longer needs them
-    (otherwise every forward intermediate would live until the pass ends).
+    Cotangents absent from the result (None) are symbolic zeros.
     """
     ct_env = {}
     for v, ct in zip(graph.outvars, cts_out):
@@ -303,7 +304,7 @@ def backward_pass(graph: Graph, cts_out, consume: bool = False) -> list:
             prev = ct_env.get(v)
             ct_env[v] = ct if prev is None else add_any(prev, ct)
     pop = ct_env.pop
-    for eqn in _popped(graph.eqns) if consume else reversed(graph.eqns):
+    for eqn in reversed(graph.eqns):
         prim = eqn.prim
         if prim.multiple_results:
             cts = [pop(v, None) for v in eqn.outputs]
@@ -322,16 +323,7 @@ def backward_pass(graph: Graph, cts_out, consume: bool = False) -> list:
             if ct is not None and type(v) is Var:
                 prev = ct_env.get(v)
                 ct_env[v] = ct if prev is None else add_any(prev, ct)
-        # the locals would keep this equation's cotangents (and, consumed, its residuals)
-        # alive while the next rule allocates
-        eqn = inputs = cts = cts_in = ct = prev = None
     return [ct_env.get(v) for v in graph.invars]
-
-
-def _popped(eqns):
-    """The equations last to first, each removed from `eqns` as it is handed out."""
-    while eqns:
-        yield eqns.pop()
 
 
 def _check_cotangent(f, i, ct, aval):
@@ -378,10 +370,15 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         cts = backward_pass(graph, ct_leaves)
         cts = [_as_array(c) if c is not None else _zeros_for(v.aval, p)
                for c, v, p in zip(cts, graph.invars, leaves)]
+        cts = fresh_leaves(cts, ct_leaves + kept)
         return tuple(_tree.tree_unflatten(in_tree, cts))
 
-    out = _tree.tree_unflatten(out_tree, [_as_array(o) for o in p_out])
-    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+    kept = leaves + graph_arrays(graph)  # what the caller holds or vjp_fn reads
+    p_out = fresh_leaves([_as_array(o) for o in p_out], kept)
+    out = _tree.tree_unflatten(out_tree, p_out)
+    if has_aux:
+        return out, vjp_fn, fresh_tree(aux, kept + p_out)
+    return out, vjp_fn
 
 
 def linearize(f: Callable, *primals: Any) -> tuple:
@@ -415,9 +412,11 @@ def linearize(f: Callable, *primals: Any) -> tuple:
         outs = eval_graph(live, [_as_array(t) for t in t_leaves])
         outs = [_as_array(o) if v is not None else _zeros_for(aval_of(p), p)
                 for o, v, p in zip(outs, graph.outvars, p_out)]
-        return _tree.tree_unflatten(out_tree, outs)
+        return _tree.tree_unflatten(out_tree, fresh_leaves(outs, t_leaves + kept))
 
-    return _tree.tree_unflatten(out_tree, [_as_array(o) for o in p_out]), f_jvp
+    kept = leaves + graph_arrays(graph)  # what the caller holds or f_jvp reads
+    p_out = fresh_leaves([_as_array(o) for o in p_out], kept)
+    return _tree.tree_unflatten(out_tree, p_out), f_jvp
 
 
 def _normalize_argnums(f, argnums, nargs):
@@ -461,13 +460,16 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
 
         (out,), graph, aux = linearize_flat(flat_fun, leaves, has_aux)
         seed = _seed_one(out)
-        cts = backward_pass(graph, [seed], consume=True)  # used once: free residuals early
+        cts = backward_pass(graph, [seed])
         grads = [_as_array(c) if c is not None else _zeros_for(v.aval, p)
                  for c, v, p in zip(cts, graph.invars, leaves)]
+        ins = leaves + _tree.tree_leaves(([a for i, a in enumerate(args) if i not in nums],
+                                          kwargs))
+        grads = fresh_leaves(grads + [_as_array(out)], ins)
+        out = grads.pop()
         g = _tree.tree_unflatten(in_tree, grads)
         g = g[0] if single else g
-        out = _as_array(out)
-        return ((out, aux), g) if has_aux else (out, g)
+        return ((out, fresh_tree(aux, ins + grads + [out])), g) if has_aux else (out, g)
 
     value_and_grad_f.__name__ = f"value_and_grad({name})"
     return value_and_grad_f
