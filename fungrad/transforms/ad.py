@@ -463,8 +463,8 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
         cts = backward_pass(graph, [seed])
         grads = [_as_array(c) if c is not None else _zeros_for(v.aval, p)
                  for c, v, p in zip(cts, graph.invars, leaves)]
-        ins = leaves + _tree.tree_leaves(([a for i, a in enumerate(args) if i not in nums],
-                                          kwargs))
+        others = [a for i, a in enumerate(args) if i not in nums]
+        ins = leaves + _tree.tree_leaves((others, kwargs)) if others or kwargs else leaves
         grads = fresh_leaves(grads + [_as_array(out)], ins)
         out = grads.pop()
         g = _tree.tree_unflatten(in_tree, grads)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.ir import Literal
 from .. import tree as _tree
 
 
@@ -90,6 +91,5 @@ def fresh_tree(tree, ins: list):
 def graph_arrays(graph) -> list:
     """The NumPy arrays a kept graph (vjp's or linearize's) holds as constants: the caller
     must not receive them, or writing into an output would change the next `vjp_fn` call."""
-    from ..core.ir import Literal
     return [v.value for e in graph.eqns for v in e.inputs
             if type(v) is Literal and type(v.value) is np.ndarray]

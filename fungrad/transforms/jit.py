@@ -14,6 +14,7 @@ transform (`grad(jit(f))`, `vmap(jit(f))`, ...) the compiled graph is bound as t
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import sys
 import warnings
@@ -315,12 +316,13 @@ class Lowered:
 
 class _Entry:
     __slots__ = ("call", "in_tree", "out_tree", "lifted", "donated", "leaf_names",
-                 "const_roots")
+                 "const_roots", "used")
 
     def __init__(self, call, in_tree, out_tree, lifted, donated=(), leaf_names=()):
         self.call, self.in_tree, self.out_tree, self.lifted = call, in_tree, out_tree, lifted
         self.donated = donated  # positions of the donated leaves
         self.leaf_names = leaf_names  # "argument 0", ... per leaf (for donation warnings)
+        self.used = 0  # when it was last used (a tick of its Jitted's clock; for LRU)
         # memory the compiled code reads as constants: a donated argument must not overlap it
         self.const_roots = frozenset(
             id(memory_root(c)) for c in call.fn.__globals__.values()
@@ -347,8 +349,11 @@ class Jitted:
         self._donate_argnums = frozenset(donate_argnums)
         self._simple = not (self._static_argnums or self._static_argnames
                             or self._donate_argnums)
-        self._cache: dict = {}  # in least- to most-recently-used order (LRU eviction)
-        self._mru = None  # the most recently used entry (the last one in `_cache`)
+        self._cache: dict = {}
+        # LRU eviction without touching the dict on a hit (hits stay safe across threads):
+        # an entry records a tick of `_clock` when it is used after a different one
+        self._mru = None
+        self._clock = itertools.count()
         self._hits = self._misses = 0
         self._last_key = None
         self._warned = False
@@ -384,9 +389,9 @@ class Jitted:
             entry = self._compile(key, args, kwargs, leaves, treedef, static)
         else:
             self._hits += 1
-            if entry is not self._mru:  # (calls with one signature skip the reordering)
-                self._cache[key] = self._cache.pop(key)
+            if entry is not self._mru:  # (repeated calls with one signature skip this)
                 self._mru = entry
+                entry.used = next(self._clock)
         return entry, leaves, traced, scalars
 
     # ------------------------------------------------------------------ misses
@@ -464,9 +469,12 @@ class Jitted:
         cache = self._cache
         cache[key] = entry
         self._mru = entry
+        entry.used = next(self._clock)
         size = config.jit_cache_size
-        while size is not None and len(cache) > size:
-            del cache[next(iter(cache))]
+        if size is not None and len(cache) > size:
+            by_age = sorted(list(cache.items()), key=lambda kv: kv[1].used)
+            for k, _ in by_age[:len(by_age) - size]:
+                cache.pop(k, None)
 
     def _donated_leaves(self, args, kwargs, static_pos) -> tuple:
         """(positions of the donated arguments' leaves among all argument leaves, a name for
