@@ -216,6 +216,14 @@ def test_cache_is_lru_bounded_and_frees_generated_code():
         fg.config.update("jit_retrace_warning", 10)
     with pytest.raises(ValueError, match="jit_cache_size must be an int >= 1 or None"):
         fg.config.update("jit_cache_size", 0)
+    fg.config.update("jit_cache_size", None)  # no limit
+    try:
+        jf = fg.jit(lru_bounded_fn)
+        for n in range(1, 6):
+            jf(np.ones(n))
+        assert jf.cache_info().size == 5 and jf.cache_info().maxsize is None
+    finally:
+        fg.config.update("jit_cache_size", 64)
 
 
 def test_retrace_warning_names_the_changed_argument():

@@ -35,6 +35,8 @@ from .fresh import memory_root
 from .staging import IR, StagingTrace, StagingTracer, eval_graph
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 class CacheInfo(namedtuple("CacheInfo", "hits misses size")):
     """`(hits, misses, size)`, and `.maxsize`: the bound on `size` (`fg.config.jit_cache_size`
     when it was asked; None: no limit). A 3-tuple, so `info == (hits, misses, size)` holds."""
