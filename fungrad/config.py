@@ -12,15 +12,21 @@ class Config:
       traced more than this many times, naming the argument whose signature changed.
     - `check_graphs` (bool, default False): type-check every graph that jit, make_ir and
       reverse mode stage, and every optimized graph (`fungrad.core.check`); the tests set it.
+    - `jit_cache_size` (int >= 1 or None, default 64): compiled signatures each jitted
+      function keeps; beyond that the least recently used one is dropped (None: no limit).
     """
 
     def __init__(self):
-        self._values = {"jit_retrace_warning": 10, "check_graphs": False}
+        self._values = {"jit_retrace_warning": 10, "jit_cache_size": 64, "check_graphs": False}
 
     def update(self, name: str, value) -> None:
         if name not in self._values:
             raise KeyError(f"fg.config: unknown option {name!r}; options are "
                            f"{sorted(self._values)}")
+        if name == "jit_cache_size" and not (
+                value is None or (type(value) is int and value >= 1)):
+            raise ValueError(f"fg.config: jit_cache_size must be an int >= 1 or None (no "
+                             f"limit), got {value!r}")
         self._values[name] = value
 
     def __getattr__(self, name):

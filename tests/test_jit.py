@@ -1,5 +1,6 @@
 """jit: caching, static arguments, errors, composition with every transform, the passes,
 the buffer plan, generated code and its tracebacks."""
+import gc
 import traceback
 import warnings
 
@@ -174,7 +175,8 @@ def test_traced_boolean_mask_names_the_fix():
 
 def test_edge_signatures():
     assert fg.jit(lambda x: None)(X) is None
-    assert fg.jit(lambda x: x)(X) is X  # an input returned as is, like eagerly
+    same = fg.jit(lambda x: x)(X)  # an input returned is a copy (API: outputs are fresh)
+    assert same is not X and not np.shares_memory(same, X) and same.flags.writeable
     assert fg.jit(lambda x: 3.0)(X).dtype == np.float64
     assert fg.jit(lambda x: fnp.sum(x))(np.zeros((0, 3))) == 0.0
     np.testing.assert_array_equal(fg.jit(lambda i: i * 2 + 1)(np.arange(3)), [1, 3, 5])
@@ -189,6 +191,70 @@ def test_branching_on_a_traced_value_names_the_fix():
 
     with pytest.raises(TypeError, match=r"fnp.where.*static_argnums"):
         fg.jit(f)(X)
+
+
+def test_retrace_warning_fires_once_at_the_users_call():
+    def retraced_fn(x, y):
+        return fnp.sum(x) + fnp.sum(y)
+    jf = fg.jit(retraced_fn)
+    fg.config.update("jit_retrace_warning", 2)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for n in range(1, 8):
+                jf(np.ones(3), np.ones(n))  # the line the warning must point at
+        ours = [w for w in caught if "retraced_fn" in str(w.message)]
+        assert len(ours) == 1
+        assert ours[0].filename == __file__
+        assert "argument 1 (leaf 0) changed from f64[2] to f64[3]" in str(ours[0].message)
+    finally:
+        fg.config.update("jit_retrace_warning", 10)
+
+
+def _linecache_entries(fname):
+    import linecache
+    return [k for k in list(linecache.cache) if k.startswith("<fungrad.jit") and f"{fname} " in k]
+
+
+def test_cache_is_lru_bounded_and_frees_generated_code():
+    def lru_bounded_fn(x):
+        return fnp.tanh(x) * 2.0
+    fg.config.update("jit_cache_size", 3)
+    fg.config.update("jit_retrace_warning", None)
+    try:
+        jf = fg.jit(lru_bounded_fn)
+        for n in range(1, 11):
+            jf(np.ones(n))
+        info = jf.cache_info()
+        assert (info.misses, info.size, info.maxsize) == (10, 3, 3)
+        assert len(_linecache_entries("lru_bounded_fn")) == 3
+        jf(np.ones(8))  # a hit makes 8 the most recently used ...
+        jf(np.ones(11))  # ... so this miss evicts 9, not 8
+        jf(np.ones(8))
+        assert jf.cache_info()[:2] == (2, 11)
+        jf(np.ones(9))
+        assert jf.cache_info()[:2] == (2, 12)
+        jf.clear_cache()
+        assert _linecache_entries("lru_bounded_fn") == []
+        jf(np.ones(2))
+        fg.grad(lambda x: fnp.sum(jf(x)))(np.ones(2))  # derived code (the reverse split)
+        assert len(_linecache_entries("lru_bounded_fn")) == 2
+        del jf
+        gc.collect()
+        assert _linecache_entries("lru_bounded_fn") == []
+    finally:
+        fg.config.update("jit_cache_size", 64)
+        fg.config.update("jit_retrace_warning", 10)
+    with pytest.raises(ValueError, match="jit_cache_size must be an int >= 1 or None"):
+        fg.config.update("jit_cache_size", 0)
+    fg.config.update("jit_cache_size", None)  # no limit
+    try:
+        jf = fg.jit(lru_bounded_fn)
+        for n in range(1, 6):
+            jf(np.ones(n))
+        assert jf.cache_info().size == 5 and jf.cache_info().maxsize is None
+    finally:
+        fg.config.update("jit_cache_size", 64)
 
 
 def test_retrace_warning_names_the_changed_argument():
@@ -431,7 +497,7 @@ def test_shape_chains_simplify():
         y = fnp.transpose(fnp.transpose(x))
         return fnp.reshape(fnp.reshape(y, (12,)), (4, 3)) * 1.0
     low = fg.jit(f).lower(X)
-    assert low.ir.graph.eqns == [] and "return (a, )" in low.source
+    assert low.ir.graph.eqns == [] and "return (a.copy(), )" in low.source  # (a fresh output)
 
 
 def test_sum_of_broadcast_becomes_a_product():

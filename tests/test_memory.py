@@ -56,3 +56,22 @@ def test_outputs_freed_when_dropped():
     ref = weakref.ref(out if out.base is None else out.base)
     del out
     assert ref() is None
+
+
+def test_deleting_a_jitted_function_frees_its_generated_code():
+    """Generated source lives in linecache (for tracebacks) only as long as its code."""
+    import linecache
+
+    def freed_with_jitted(x):
+        return fnp.sin(x) * 2.0
+
+    def entries():
+        return [k for k in list(linecache.cache) if "jit_freed_with_jitted " in k]
+    jf = fg.jit(freed_with_jitted)
+    for n in range(1, 4):
+        jf(np.ones(n))
+    assert len(entries()) == 3
+    ref = weakref.ref(jf.lower(np.ones(1)).call.fn)
+    del jf
+    gc.collect()
+    assert entries() == [] and ref() is None

@@ -16,10 +16,30 @@ longer needed, with `out=`. Liveness decides which buffers are free:
   accepts `out=` may take a buffer of a group that died earlier, of the same shape and dtype.
 
 User arrays and constants are never owned, so they are never written (unless donated).
+
+The plan also decides how each graph output is returned (`output_modes`): the caller gets
+fresh, writable memory that it shares with nothing else it holds. An output is returned as
+it is when it is (a writable view of) a buffer this graph allocated and no earlier output
+uses; it is copied when it is an input, a constant, a view of one, a broadcast (stride-0,
+read-only) view, or memory an earlier output already returns (`return y, y`). An output in
+a donated input's memory is returned as a new view object (`.view()`), because the caller's
+donated array itself is marked read-only after the call (see `fg.jit`).
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 from ..core.ir import Graph, Var
+
+# Primitives whose output may be a view of their operand that is still writable and has no
+# self-overlap (an output of one of these, in memory this graph owns, needs no copy). Any
+# other primitive without `fresh_output` (broadcast_in_dim's stride-0 views, primitives
+# added later) is treated as giving a view the caller must not receive.
+WRITABLE_VIEWS = frozenset({"reshape", "transpose", "getitem", "stop_gradient"})
+
+# `writes`: {equation index: Var whose buffer the equation writes its output into};
+# `outputs`: per graph output, "" (return as is), "copy" or "view" (see the module doc)
+BufferPlan = namedtuple("BufferPlan", "writes outputs")
 
 
 class _Groups:
@@ -42,8 +62,8 @@ class _Groups:
             self.parent[rb] = ra
 
 
-def plan_buffers(graph: Graph, donated=frozenset()) -> dict:
-    """{equation index: Var whose buffer the equation writes its output into}."""
+def plan_buffers(graph: Graph, donated=frozenset()) -> BufferPlan:
+    """Which equations write into which dead buffers, and how each output is returned."""
     eqns = graph.eqns
     n = len(eqns)
     last_use: dict = {}
@@ -55,7 +75,10 @@ def plan_buffers(graph: Graph, donated=frozenset()) -> dict:
 
     groups = _Groups()
     owned_roots = set(v for v in graph.invars if v in donated)
-    for eqn in eqns:
+    made_by: dict = {}  # Var -> the equation that made it
+    for i, eqn in enumerate(eqns):
+        for o in eqn.outputs:
+            made_by[o] = i
         if eqn.prim.fresh_output and not eqn.prim.multiple_results:
             owned_roots.add(eqn.outputs[0])
         else:
@@ -103,4 +126,35 @@ def plan_buffers(graph: Graph, donated=frozenset()) -> dict:
         for g in released_at.get(i, ()):
             if g not in taken:
                 pool.setdefault((g.aval.shape, g.aval.dtype), []).append(g)
-    return plan
+    return BufferPlan(plan, _output_modes(graph, groups, owned_roots, made_by, plan, donated))
+
+
+def _output_modes(graph, groups, owned_roots, made_by, plan, donated) -> list:
+    """Per output: "" (fresh memory no earlier output returns), "copy" or "view"."""
+    eqns = graph.eqns
+
+    def plain(v) -> bool:  # owned memory, reached through writable views only
+        if v in owned_roots:
+            return True
+        i = made_by.get(v)
+        if i is None or eqns[i].prim.name not in WRITABLE_VIEWS:
+            return False
+        return all(plain(u) for u in eqns[i].inputs if type(u) is Var)
+
+    returned: set = set()
+    modes = []
+    for v in graph.outvars:
+        if type(v) is not Var:
+            modes.append("copy")  # a constant: the next call returns it again
+            continue
+        g = groups.find(v)
+        if g not in owned_roots or g in returned or not plain(v):
+            modes.append("copy")
+            continue
+        returned.add(g)
+        # the memory behind the group: a buffer it was written into, followed to its owner
+        mem = g
+        while made_by.get(mem) in plan:
+            mem = groups.find(plan[made_by[mem]])
+        modes.append("view" if mem in donated else "")
+    return modes

@@ -4,7 +4,9 @@ Each equation is one line, `out = <expression>`, written by its primitive's `emi
 (or a call of its `impl` where it has none), with the user's source line as a comment.
 Constants (arrays, dtypes, functions) live in the function's globals under short names.
 The source is registered with `linecache`, so a traceback inside generated code shows the
-line that failed and, in its comment, the line of the user's function that produced it.
+line that failed and, in its comment, the line of the user's function that produced it; the
+entry is removed when the generated function is freed (its jit cache entry evicted or
+cleared, or the jitted function deleted).
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import itertools
 import keyword
 import linecache
 import math
+import weakref
 
 import numpy as np
 
@@ -112,6 +115,7 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
 
     params = [define(v) for v in graph.invars]
     plan = plan_buffers(graph, donated)
+    writes = plan.writes
     fname = "jit_" + "".join(c if c.isalnum() else "_" for c in name)
     lines = [f"def {fname}({', '.join(params)}):"]
     for i, eqn in enumerate(graph.eqns):
@@ -120,7 +124,7 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         ctx.in_avals = [v.aval for v in eqn.inputs]
         ctx.out_avals = [o.aval for o in eqn.outputs]
         if prim.emit is not None:
-            buf = names[plan[i]] if i in plan else None
+            buf = names[writes[i]] if i in writes else None
             expr = prim.emit(ctx, ins, buf, **eqn.params)
         else:
             expr = _generic_call(ctx, prim, ins, eqn.params)
@@ -129,13 +133,20 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         comment = f"  # {eqn.source}" if eqn.source else ""
         lines.append(f"    {lhs} = {expr}{comment}")
     results = []
-    for v in graph.outvars:
+    for v, mode in zip(graph.outvars, plan.outputs):
         s = atom(v)
-        # a constant output is copied: the caller may write to it, the next call reuses it
-        results.append(f"{s}.copy()" if type(v) is Literal and hasattr(v.value, "copy") else s)
+        # the caller gets memory it shares with nothing it holds (see buffers.py): inputs,
+        # constants, broadcasts and a second return of one buffer are copied
+        if mode and (type(v) is Var or hasattr(v.value, "copy")):
+            s = f"{s}.{mode}()"
+        results.append(s)
     lines.append(f"    return ({''.join(r + ', ' for r in results)})")
     source = "\n".join(lines) + "\n"
     filename = f"<fungrad.jit {fname} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
-    return Compiled(namespace[fname], source, graph, filename)
+    # taken out of its own globals (no cycle: it is freed as soon as its cache entry is),
+    # and its source leaves linecache with it
+    fn = namespace.pop(fname)
+    weakref.finalize(fn, linecache.cache.pop, filename, None).atexit = False
+    return Compiled(fn, source, graph, filename)

@@ -22,6 +22,7 @@ from ..core.primitive import MINUS_ONE, ONE
 from ..config import config
 from ..core.trace import Trace, Tracer, new_trace
 from ..errors import ConcretizationError, NonScalarOutputError
+from .fresh import fresh_leaves, fresh_tree, graph_arrays
 from .staging import StagingTrace, StagingTracer, eval_graph
 from .. import tree as _tree
 from ..backend import array_module
@@ -233,8 +234,11 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
         out = f(*_tree.tree_unflatten(p_tree, ins))
         return _split_aux(f, out) if has_aux else (out, None)
     out_tree, p_out, t_out, aux = jvp_flat(flat_fun, p_leaves, t_leaves, _fun_name(f))
+    ins = p_leaves + t_leaves
+    outs = fresh_leaves(p_out + t_out, ins)  # (no output shares memory with an input)
+    p_out, t_out = outs[:len(p_out)], outs[len(p_out):]
     res = (_tree.tree_unflatten(out_tree, p_out), _tree.tree_unflatten(out_tree, t_out))
-    return res + (aux,) if has_aux else res
+    return res + (fresh_tree(aux, ins + outs),) if has_aux else res
 
 
 def jvp_flat(fun, p_leaves, t_leaves, name):
@@ -403,10 +407,15 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         cts = backward_pass(graph, ct_leaves)
         cts = [_as_array(c) if c is not None else _zeros_for(v.aval, p)
                for c, v, p in zip(cts, graph.invars, leaves)]
+        cts = fresh_leaves(cts, ct_leaves + kept)
         return tuple(_tree.tree_unflatten(in_tree, cts))
 
-    out = _tree.tree_unflatten(out_tree, [_as_array(o) for o in p_out])
-    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+    kept = leaves + graph_arrays(graph)  # what the caller holds or vjp_fn reads
+    p_out = fresh_leaves([_as_array(o) for o in p_out], kept)
+    out = _tree.tree_unflatten(out_tree, p_out)
+    if has_aux:
+        return out, vjp_fn, fresh_tree(aux, kept + p_out)
+    return out, vjp_fn
 
 
 def linearize(f: Callable, *primals: Any) -> tuple:
@@ -442,9 +451,11 @@ def linearize(f: Callable, *primals: Any) -> tuple:
         outs = eval_graph(live, t_leaves)
         outs = [_as_array(o) if v is not None else _zeros_for(aval_of(p), p)
                 for o, v, p in zip(outs, graph.outvars, p_out)]
-        return _tree.tree_unflatten(out_tree, outs)
+        return _tree.tree_unflatten(out_tree, fresh_leaves(outs, t_leaves + kept))
 
-    return _tree.tree_unflatten(out_tree, [_as_array(o) for o in p_out]), f_jvp
+    kept = leaves + graph_arrays(graph)  # what the caller holds or f_jvp reads
+    p_out = fresh_leaves([_as_array(o) for o in p_out], kept)
+    return _tree.tree_unflatten(out_tree, p_out), f_jvp
 
 
 def _normalize_argnums(f, argnums, nargs):
@@ -492,10 +503,13 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
         cts = backward_pass(graph, [seed])
         grads = [_as_array(c) if c is not None else _zeros_for(v.aval, p)
                  for c, v, p in zip(cts, graph.invars, leaves)]
+        others = [a for i, a in enumerate(args) if i not in nums]
+        ins = leaves + _tree.tree_leaves((others, kwargs)) if others or kwargs else leaves
+        grads = fresh_leaves(grads + [_as_array(out)], ins)
+        out = grads.pop()
         g = _tree.tree_unflatten(in_tree, grads)
         g = g[0] if single else g
-        out = _as_array(out)
-        return ((out, aux), g) if has_aux else (out, g)
+        return ((out, fresh_tree(aux, ins + grads + [out])), g) if has_aux else (out, g)
 
     value_and_grad_f.__name__ = f"value_and_grad({name})"
     return value_and_grad_f

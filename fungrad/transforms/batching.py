@@ -16,6 +16,7 @@ from ..core.trace import Trace, Tracer, new_trace
 from ..errors import ConcretizationError
 from .. import tree as _tree
 from .ad import _as_array, _fun_name
+from .fresh import fresh_leaves
 
 
 class BatchTracer(Tracer):
@@ -155,7 +156,8 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
             outs, out_tree, _ = run(leaves, in_tree, axes, size)
         else:
             outs, out_tree = _run_chunked(run, leaves, in_tree, axes, size, chunk_size)
-        return _tree.tree_unflatten(out_tree, [_as_array(o) for o in outs])
+        outs = fresh_leaves([_as_array(o) for o in outs], leaves)
+        return _tree.tree_unflatten(out_tree, outs)
 
     vmapped.__name__ = f"vmap({name})"
     return vmapped

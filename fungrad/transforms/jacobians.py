@@ -15,6 +15,7 @@ from .. import tree as _tree
 from .ad import (_as_array, _fun_name, _split_aux, check_holomorphic_inputs, check_output_kind,
                  diff_leaves, float0, jvp_flat, tangent_dtype, vjp)
 from .batching import batch_flat, vmap
+from .fresh import fresh_tree
 
 
 def _basis(avals):
@@ -117,7 +118,8 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                 check_output_kind("jacfwd", _fun_name(f), ShapedArray(a.shape[:-1], a.dtype), True)
         blocks = [_split_last(o, avals, aval_of(o).shape[:-1]) for o in t_out]
         jac = _assemble(blocks, state["out_tree"], in_tree, single)
-        return (jac, _aux_value(g, leaves, has_aux)) if has_aux else jac
+        return _fresh_result(jac, _aux_value(g, leaves, has_aux) if has_aux else None, args,
+                             has_aux)
 
     return jac_f
 
@@ -130,6 +132,16 @@ def _push_basis(push, basis):
         return outs, [-1] * len(outs)
     outs, _ = batch_flat("jacfwd", fun, basis, [0] * len(basis), len(basis[0]))
     return [_as_array(o) for o in outs]
+
+
+def _fresh_result(jac, aux, args, has_aux):
+    """The Jacobian (and aux): fresh arrays that share memory with no argument (a Jacobian
+    block may be a view of a basis or an input, or an unbatched zero broadcast)."""
+    ins = _tree.tree_leaves(args)
+    if not has_aux:
+        return fresh_tree(jac, ins)
+    jac = fresh_tree(jac, ins)
+    return jac, fresh_tree(aux, ins + _tree.tree_leaves(jac))
 
 
 def _aux_value(g, leaves, has_aux):
@@ -171,7 +183,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                 blocks[k].append(reshape(rows, a.shape + aval_of(leaves[i]).shape))
             start += a.size
         jac = _assemble(blocks, out_tree, in_tree, single)
-        return (jac, res[2]) if has_aux else jac
+        return _fresh_result(jac, res[2] if has_aux else None, args, has_aux)
 
     return jac_f
 

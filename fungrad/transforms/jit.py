@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import itertools
 import os
 import sys
 import threading
@@ -33,10 +34,26 @@ from ..compiler.passes import dce, optimize
 from .. import tree as _tree
 from ..config import config
 from .ad import ZERO, JVPTrace, JVPTracer, _as_array, _fun_name, split_jvp_outputs
+from .fresh import memory_root
 from .staging import IR, StagingTrace, StagingTracer, eval_graph
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CacheInfo = namedtuple("CacheInfo", "hits misses size")
+
+
+class CacheInfo(namedtuple("CacheInfo", "hits misses size")):
+    """`(hits, misses, size)`, and `.maxsize`: the bound on `size` (`fg.config.jit_cache_size`
+    when it was asked; None: no limit). A 3-tuple, so `info == (hits, misses, size)` holds."""
+
+    def __new__(cls, hits, misses, size, maxsize=None):
+        self = super().__new__(cls, hits, misses, size)
+        self.maxsize = maxsize
+        return self
+
+    def __repr__(self):
+        return (f"CacheInfo(hits={self.hits}, misses={self.misses}, size={self.size}, "
+                f"maxsize={self.maxsize})")
+
+
 # Serializes compiles (traces, derived graphs) and cache insertions across threads, so one
 # signature compiles once. Reentrant: tracing a jitted function may compile the jitted
 # functions it calls. Cache hits never take it (a dict lookup is atomic).
@@ -355,10 +372,25 @@ class Lowered:
 
 
 class _Entry:
-    __slots__ = ("call", "in_tree", "out_tree", "lifted")
+    __slots__ = ("call", "in_tree", "out_tree", "lifted", "donated", "leaf_names",
+                 "const_roots", "used")
 
-    def __init__(self, call, in_tree, out_tree, lifted):
+    def __init__(self, call, in_tree, out_tree, lifted, donated=(), leaf_names=()):
         self.call, self.in_tree, self.out_tree, self.lifted = call, in_tree, out_tree, lifted
+        self.donated = donated  # positions of the donated leaves
+        self.leaf_names = leaf_names  # "argument 0", ... per leaf (for donation warnings)
+        self.used = 0  # when it was last used (a tick of its Jitted's clock; for LRU)
+        # memory the compiled code reads as constants: a donated argument must not overlap it
+        self.const_roots = frozenset(
+            id(memory_root(c)) for c in call.fn.__globals__.values()
+            if type(c) is np.ndarray) if donated else frozenset()
+
+    def undonated(self) -> Call:
+        """The same graph compiled without donation: under an outer transform or jit the
+        operands are not the caller's to give (as in JAX, donation is then ignored)."""
+        c = self.call
+        return c.derived("undonated", lambda: Call(c.graph_before, c.name,
+                                                    array_module=c.array_module))
 
 
 class Jitted:
@@ -377,8 +409,13 @@ class Jitted:
         self._simple = not (self._static_argnums or self._static_argnames
                             or self._donate_argnums)
         self._cache: dict = {}
+        # LRU eviction without touching the dict on a hit (hits stay safe across threads):
+        # an entry records a tick of `_clock` when it is used after a different one
+        self._mru = None
+        self._clock = itertools.count()
         self._hits = self._misses = 0
         self._last_key = None
+        self._warned = False
 
     # ------------------------------------------------------------------ the hot path
     def __call__(self, *args, **kwargs):
@@ -388,7 +425,10 @@ class Jitted:
             for i in scalars:
                 leaves[i] = np.asarray(leaves[i])
         if traced or entry.lifted:
-            outs = jit_call_p.bind(*leaves, *entry.lifted, call=entry.call)
+            call = entry.undonated() if entry.donated else entry.call
+            outs = jit_call_p.bind(*leaves, *entry.lifted, call=call)
+        elif entry.donated:
+            outs = _call_donating(self.__name__, entry, leaves)
         else:
             outs = entry.call.fn(*leaves)
         return _tree.tree_unflatten(entry.out_tree, [_as_array(o) for o in outs])
@@ -413,6 +453,9 @@ class Jitted:
                     self._hits += 1
         else:
             self._hits += 1
+            if entry is not self._mru:  # (repeated calls with one signature skip this)
+                self._mru = entry
+                entry.used = next(self._clock)
         return entry, leaves, traced, scalars
 
     # ------------------------------------------------------------------ misses
@@ -469,40 +512,61 @@ class Jitted:
         gc.disable()
         try:
             graph, lifted = stage_flat(fun, in_avals)
-            donated = self._donated_vars(graph, args, static_pos) if self._donate_argnums else ()
+            donated, names = (self._donated_leaves(args, kwargs, static_pos)
+                              if self._donate_argnums else ((), ()))
             from ..backend import array_module
-            call = Call(graph, _fun_name(f), frozenset(donated), array_module(*leaves))
+            call = Call(graph, _fun_name(f), frozenset(graph.invars[k] for k in donated),
+                        array_module(*leaves))
         finally:
             if gc_was_enabled:
                 gc.enable()
-        entry = _Entry(call, treedef, out_tree_box[0], lifted)
+        entry = _Entry(call, treedef, out_tree_box[0], lifted, donated, names)
         if not lifted:  # a graph closing over an outer transform's values is not reusable
-            self._cache[key] = entry
+            self._insert(key, entry)
         return entry
 
-    def _donated_vars(self, graph, args, static_pos):
+    def _insert(self, key, entry):
+        """Cache `entry`, dropping the least recently used ones beyond `jit_cache_size`
+        (their generated code, and its linecache entry, are freed with them)."""
+        cache = self._cache
+        cache[key] = entry
+        self._mru = entry
+        entry.used = next(self._clock)
+        size = config.jit_cache_size
+        if size is not None and len(cache) > size:
+            by_age = sorted(list(cache.items()), key=lambda kv: kv[1].used)
+            for k, _ in by_age[:len(by_age) - size]:
+                cache.pop(k, None)
+
+    def _donated_leaves(self, args, kwargs, static_pos) -> tuple:
+        """(positions of the donated arguments' leaves among all argument leaves, a name for
+        every leaf: "argument 1", "argument 0 (leaf 2)", "argument 'lr'")."""
         nargs = len(args)
         donate = {i % nargs for i in self._donate_argnums if -nargs <= i < nargs}
-        out, k = [], 0
-        for i, a in enumerate(args):
-            if i in static_pos:
-                continue
+        out, names = [], []
+        named = [(i, f"argument {i}", a) for i, a in enumerate(args) if i not in static_pos]
+        named += [(None, f"argument {k!r}", kwargs[k]) for k in sorted(kwargs)
+                  if k not in self._static_argnames]
+        for i, name, a in named:
             n = len(_tree.tree_leaves(a))
             if i in donate:
-                out.extend(graph.invars[k:k + n])
-            k += n
-        return out
+                out.extend(range(len(names), len(names) + n))
+            names.extend([name] if n == 1 else [f"{name} (leaf {j})" for j in range(n)])
+        return tuple(out), tuple(names)
 
     def _warn_retrace(self, key, args, kwargs):
+        """Warn once per jitted function, at the user's call (__call__ or lower -> _lookup ->
+        _compile -> here), when it has been traced more than `jit_retrace_warning` times."""
         limit = config.jit_retrace_warning
-        if not limit or self._misses <= limit or self._last_key is None:
+        if not limit or self._misses <= limit or self._last_key is None or self._warned:
             return
+        self._warned = True
         what = _what_changed(self._last_key, key, args, self._static_positions(len(args)))
         warnings.warn(f"{self.__name__} has been traced {self._misses} times: {what}. Each new "
                       "signature (pytree structure, shapes, dtypes, static values) compiles "
                       "again; keep shapes fixed (pad batches) or mark configuration "
                       "arguments static. (fg.config.update('jit_retrace_warning', None) "
-                      "silences this.)", stacklevel=4)
+                      "silences this.)", stacklevel=5)
 
     # ------------------------------------------------------------------ introspection
     def lower(self, *args, **kwargs) -> Lowered:
@@ -511,11 +575,14 @@ class Jitted:
         return Lowered(entry.call, entry.in_tree, entry.out_tree)
 
     def cache_info(self) -> CacheInfo:
-        """(hits, misses, size): calls served from the cache, traces, cached signatures."""
-        return CacheInfo(self._hits, self._misses, len(self._cache))
+        """(hits, misses, size, maxsize): calls served from the cache, traces, cached
+        signatures, and the bound on them (`fg.config.jit_cache_size`; None: no limit)."""
+        return CacheInfo(self._hits, self._misses, len(self._cache), config.jit_cache_size)
 
     def clear_cache(self) -> None:
+        """Drop every compiled signature (and its generated code)."""
         self._cache.clear()
+        self._mru = None
         self._last_key = None
 
     def __get__(self, obj, objtype=None):  # jit on a method binds like a function
@@ -562,6 +629,47 @@ def _resolve_static(f, fname, argnums, argnames):
             raise ValueError(f"{fname}: static_argnums contains {i}, but {_fun_name(f)} takes "
                              f"{len(positional)} positional parameter(s) {positional}")
     return tuple(sorted(nums)), tuple(sorted(names))
+
+
+# ----------------------------------------------------------------------------- donation
+def _donation_blocker(i, x, leaves, roots, const_roots, names) -> str | None:
+    """Why donated leaf `i` (a NumPy array) cannot be written, or None if it can."""
+    if not x.flags.writeable:
+        return ("it is read-only (an array donated to an earlier call is marked read-only "
+                "after it: its contents are undefined)")
+    r = roots[i]
+    if id(r) in const_roots:
+        return "it shares memory with an array the function closes over"
+    for j, y in enumerate(leaves):
+        if j != i and roots[j] is r and np.may_share_memory(x, y):
+            return f"it shares memory with {names[j]}"
+    return None
+
+
+def _call_donating(name, entry, leaves):
+    """Call a compiled function that may write into its donated leaves. A donated leaf that
+    is read-only or overlaps another argument (or a constant) is copied first, with a
+    warning; the others are marked read-only afterwards: their contents are undefined (the
+    NumPy stand-in for JAX deleting a donated buffer)."""
+    leaves = list(leaves)
+    roots = [memory_root(y) if type(y) is np.ndarray else None for y in leaves]
+    consumed = []
+    for i in entry.donated:
+        x = leaves[i]
+        if type(x) is not np.ndarray:
+            continue  # (CuPy arrays are donated as they are)
+        why = _donation_blocker(i, x, leaves, roots, entry.const_roots, entry.leaf_names)
+        if why is None:
+            consumed.append(x)
+            continue
+        warnings.warn(f"{name}: donated {entry.leaf_names[i]} ({_sig_str((x.shape, x.dtype))})"
+                      f" was not donated: {why}. It is copied instead and left unchanged; "
+                      "donate a fresh array (e.g. the previous call's output).", stacklevel=3)
+        leaves[i] = x.copy()
+    outs = entry.call.fn(*leaves)
+    for x in consumed:
+        x.flags.writeable = False
+    return outs
 
 
 def _hashable(fname, what, value):
@@ -613,7 +721,17 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     control flow on traced values raises an error (use `fnp.where`, or mark
     the argument static). A static parameter may be named by position (`static_argnums`) or
     by name (`static_argnames`) and then passed either way; a name `f` does not have raises
-    ValueError. Arguments in `donate_argnums` may be overwritten.
+    ValueError.
+
+    Donation: the NumPy arrays of the arguments in `donate_argnums` lend their memory to the
+    compiled code, which may write intermediates and outputs into it (saving allocations,
+    as in JAX). After the call a donated array is *consumed*: its contents are undefined
+    (an output may live in its memory) and it is marked read-only, so writing to it raises
+    and donating it again is refused. Reuse the output instead: `w = step(w, x)`. A donated
+    array that is read-only or shares memory with another argument is not donated (it is
+    copied, with a warning), and under an outer transform or jit donation is ignored.
+    Outputs are always fresh, writable arrays that share memory with no argument (except
+    a donated one) and with no other output.
 
     Example:
         >>> step = fg.jit(lambda w, x: w - 0.1 * fg.grad(loss)(w, x))
