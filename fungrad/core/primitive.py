@@ -5,9 +5,6 @@ import sys
 
 from .trace import Tracer, check_alive
 
-# Constant coefficients of elementwise primitives (see `Primitive.coefficients`): the
-# tangent passes through unchanged (add) or negated (sub), with no multiply recorded.
-ONE, MINUS_ONE = "one", "minus_one"
 
 # Every primitive, by name, registered when it is created: the registry checker walks it, so a
 # primitive of fungrad's cannot escape the tests. Defining a name again replaces the entry
@@ -41,7 +38,7 @@ class Primitive:
     - `same_aval`: output shape/dtype equal those of the traced operands (elementwise).
     """
     __slots__ = ("name", "impl", "abstract_eval", "jvp", "transpose", "batch", "emit",
-                 "multiple_results", "same_aval", "coefficients", "fresh_output", "accepts_out",
+                 "multiple_results", "same_aval", "linearize", "fresh_output", "accepts_out",
                  "module", "__weakref__")
 
     def __init__(self, name: str, multiple_results: bool = False, module: str | None = None):
@@ -54,9 +51,10 @@ class Primitive:
         # True when the output's shape and dtype are always those of its traced operands
         # (elementwise ops of equal-typed operands): staging then skips abstract_eval.
         self.same_aval = False
-        # Elementwise primitives: d out / d operand_i as functions of (*operands, out), so
-        # reverse mode can record `t_i * c_i` without tracing the JVP rule (see ad.py).
-        self.coefficients = None
+        # Reverse mode's shortcut (elementwise primitives): `linearize(eqns, primals, tvars,
+        # **params) -> (out, out_tangent_var)` appends the tangent's linear equations itself,
+        # without tracing the JVP rule (see ad.LinearizeTrace).
+        self.linearize = None
         self.impl = self.abstract_eval = self.jvp = self.transpose = None
         self.batch = self.emit = None
         self.fresh_output = self.accepts_out = False

@@ -12,15 +12,17 @@ import math
 import numpy as np
 
 from ..core.dtypes import is_inexact, on_first_narrow_float
-from ..core.ir import PY_SCALARS, ShapedArray, Var, aval_of
-from ..transforms import ad as _ad
-from ..core.primitive import MINUS_ONE, ONE, Primitive
-from ..transforms.ad import ZERO
+from ..core.ir import PY_SCALARS, Eqn, Literal, ShapedArray, Var, aval_of
+from ..core.primitive import Primitive
+from ..core.ad_util import ZERO
 from ..core.trace import Tracer
 from ..compiler.passes import can_stand_for, is_scalar_const, is_zero_array, simplify_rules
 from .shape import broadcast_in_dim, moveaxis
 
 _BOOL = np.dtype(bool)
+# Constant coefficients in the tables: the tangent passes through unchanged (add) or negated
+# (sub), with no multiply recorded.
+ONE, MINUS_ONE = "one", "minus_one"
 
 
 def _base_aval(name, avals):
@@ -59,79 +61,159 @@ def _zero_jvp(prim):
     return jvp
 
 
+# --------------------------------------------------------------------------- rows
+# primitives with a bool output (the others output their operands' dtype)
+_BOOL_OUT = {"logical_not", "isfinite", "isnan", "lt", "le", "eq", "ne", "gt", "ge",
+             "logical_and", "logical_or", "logical_xor"}
+
+
+def _coefficient_jvp(prim, coefficients):
+    """JVP of an elementwise primitive: sum_i t_i * coefficient_i(*operands, out)."""
+    bind = prim.bind
+
+    def jvp(primals, tangents):
+        z = bind(*primals)
+        out = ZERO
+        for c, t in zip(coefficients, tangents):
+            if t is ZERO:
+                continue
+            term = t if c is ONE else neg(t) if c is MINUS_ONE else mul(t, c(*primals, z))
+            out = term if out is ZERO else add(out, term)
+        return z, out
+    return jvp
+
+
+def _elementwise(name, fn, coefficients):
+    p = _make(name, fn, (_bool_aval if name in _BOOL_OUT else _same_aval)(name),
+              name not in _BOOL_OUT)
+    if coefficients[0] is None:
+        p.jvp = _zero_jvp(p)
+    else:
+        p.jvp = _coefficient_jvp(p, coefficients)
+        p.linearize = _coefficient_linearize(p, coefficients)
+    return p, p.bind
+
+
+def _unary(name, fn, derivative):
+    """One row of the unary table: (primitive, its bind)."""
+    return _elementwise(name, fn, (derivative,))
+
+
+def _binary(name, fn, d_x, d_y):
+    """One row of the binary table: (primitive, its bind)."""
+    return _elementwise(name, fn, (d_x, d_y))
+
+
+def _coefficient_linearize(prim, coefficients):
+    """Reverse mode's shortcut for an elementwise primitive (see ad.LinearizeTrace): compute
+    the output and append the linear equations `t_i * c_i`, `neg t`, `add` to `eqns`."""
+    bind = prim.bind
+
+    def rule(eqns, primals, tvars):
+        z = bind(*primals)
+        out = None
+        for c, v in zip(coefficients, tvars):
+            if v is None:
+                continue
+            if c is not ONE:
+                w = Var(v.aval)
+                if c is MINUS_ONE:
+                    eqns.append(Eqn(neg_p, [v], {}, [w]))
+                else:
+                    eqns.append(Eqn(mul_p, [v, Literal(c(*primals, z))], {}, [w]))
+                v = w
+            if out is None:
+                out = v
+            else:
+                w = Var(v.aval)
+                eqns.append(Eqn(add_p, [out, v], {}, [w]))
+                out = w
+        return z, out
+    return rule
+
+
 # --------------------------------------------------------------------------- unary table
 # name, NumPy function, derivative d(out)/dx as f(x, out); None = zero derivative.
 # (The derivative is a coefficient: the JVP is t * coefficient, see _coefficient_jvp.)
-UNARY = [
-    ("sin", np.sin, lambda x, y: cos(x)),
-    ("cos", np.cos, lambda x, y: neg(sin(x))),
-    ("tan", np.tan, lambda x, y: add(1.0, mul(y, y))),
-    ("arcsin", np.arcsin, lambda x, y: div(1.0, sqrt(sub(1.0, mul(x, x))))),
-    ("arccos", np.arccos, lambda x, y: div(-1.0, sqrt(sub(1.0, mul(x, x))))),
-    ("arctan", np.arctan, lambda x, y: div(1.0, add(1.0, mul(x, x)))),
-    ("sinh", np.sinh, lambda x, y: cosh(x)),
-    ("cosh", np.cosh, lambda x, y: sinh(x)),
-    ("tanh", np.tanh, lambda x, y: sub(1.0, mul(y, y))),
-    ("arcsinh", np.arcsinh, lambda x, y: div(1.0, sqrt(add(mul(x, x), 1.0)))),
-    ("arccosh", np.arccosh, lambda x, y: div(1.0, _arccosh_den(x))),
-    ("arctanh", np.arctanh, lambda x, y: div(1.0, sub(1.0, mul(x, x)))),
-    ("exp", np.exp, lambda x, y: y),
-    ("exp2", np.exp2, lambda x, y: mul(y, math.log(2.0))),
-    ("expm1", np.expm1, lambda x, y: add(y, 1.0)),
-    ("log", np.log, lambda x, y: div(1.0, x)),
-    ("log2", np.log2, lambda x, y: div(1.0 / math.log(2.0), x)),
-    ("log10", np.log10, lambda x, y: div(1.0 / math.log(10.0), x)),
-    ("log1p", np.log1p, lambda x, y: div(1.0, add(x, 1.0))),
-    ("sqrt", np.sqrt, lambda x, y: div(0.5, y)),
-    ("square", np.square, lambda x, y: mul(x, 2.0)),
-    ("reciprocal", np.reciprocal, lambda x, y: neg(mul(y, y))),
-    ("abs", np.abs, lambda x, y: sign(x)),  # replaced by _abs_jvp below (complex z)
-    ("sign", np.sign, None),
-    ("floor", np.floor, None),
-    ("ceil", np.ceil, None),
-    ("round", np.round, None),
-    ("logical_not", np.logical_not, None),
-    ("isfinite", np.isfinite, None),
-    ("isnan", np.isnan, None),
-    ("invert", np.invert, None),  # bitwise not (logical not on bool)
-]
-_BOOL_OUT = {"logical_not", "isfinite", "isnan", "lt", "le", "eq", "ne", "gt", "ge",
-             "logical_and", "logical_or", "logical_xor"}
+sin_p, sin = _unary("sin", np.sin, lambda x, y: cos(x))
+cos_p, cos = _unary("cos", np.cos, lambda x, y: neg(sin(x)))
+tan_p, tan = _unary("tan", np.tan, lambda x, y: add(1.0, mul(y, y)))
+arcsin_p, arcsin = _unary("arcsin", np.arcsin, lambda x, y: div(1.0, sqrt(sub(1.0, mul(x, x)))))
+arccos_p, arccos = _unary("arccos", np.arccos, lambda x, y: div(-1.0, sqrt(sub(1.0, mul(x, x)))))
+arctan_p, arctan = _unary("arctan", np.arctan, lambda x, y: div(1.0, add(1.0, mul(x, x))))
+sinh_p, sinh = _unary("sinh", np.sinh, lambda x, y: cosh(x))
+cosh_p, cosh = _unary("cosh", np.cosh, lambda x, y: sinh(x))
+tanh_p, tanh = _unary("tanh", np.tanh, lambda x, y: sub(1.0, mul(y, y)))
+arcsinh_p, arcsinh = _unary("arcsinh", np.arcsinh,
+    lambda x, y: div(1.0, sqrt(add(mul(x, x), 1.0))))
+arccosh_p, arccosh = _unary("arccosh", np.arccosh, lambda x, y: div(1.0, _arccosh_den(x)))
+arctanh_p, arctanh = _unary("arctanh", np.arctanh, lambda x, y: div(1.0, sub(1.0, mul(x, x))))
+exp_p, exp = _unary("exp", np.exp, lambda x, y: y)
+exp2_p, exp2 = _unary("exp2", np.exp2, lambda x, y: mul(y, math.log(2.0)))
+expm1_p, expm1 = _unary("expm1", np.expm1, lambda x, y: add(y, 1.0))
+log_p, log = _unary("log", np.log, lambda x, y: div(1.0, x))
+log2_p, log2 = _unary("log2", np.log2, lambda x, y: div(1.0 / math.log(2.0), x))
+log10_p, log10 = _unary("log10", np.log10, lambda x, y: div(1.0 / math.log(10.0), x))
+log1p_p, log1p = _unary("log1p", np.log1p, lambda x, y: div(1.0, add(x, 1.0)))
+sqrt_p, sqrt = _unary("sqrt", np.sqrt, lambda x, y: div(0.5, y))
+square_p, square = _unary("square", np.square, lambda x, y: mul(x, 2.0))
+reciprocal_p, reciprocal = _unary("reciprocal", np.reciprocal, lambda x, y: neg(mul(y, y)))
+abs_p, abs = _unary("abs", np.abs, lambda x, y: sign(x))  # JVP replaced below (complex z)
+sign_p, sign = _unary("sign", np.sign, None)
+floor_p, floor = _unary("floor", np.floor, None)
+ceil_p, ceil = _unary("ceil", np.ceil, None)
+round_p, round = _unary("round", np.round, None)
+logical_not_p, logical_not = _unary("logical_not", np.logical_not, None)
+isfinite_p, isfinite = _unary("isfinite", np.isfinite, None)
+isnan_p, isnan = _unary("isnan", np.isnan, None)
+invert_p, invert = _unary("invert", np.invert, None)
+UNARY = [sin_p, cos_p, tan_p, arcsin_p, arccos_p, arctan_p, sinh_p, cosh_p, tanh_p, arcsinh_p,
+    arccosh_p, arctanh_p, exp_p, exp2_p, expm1_p, log_p, log2_p, log10_p, log1p_p, sqrt_p,
+    square_p, reciprocal_p, abs_p, sign_p, floor_p, ceil_p, round_p, logical_not_p, isfinite_p,
+    isnan_p, invert_p]
 
 
 # --------------------------------------------------------------------------- binary table
 # name, NumPy function, d(out)/dx and d(out)/dy as f(x, y, out); None = zero derivative;
 # ONE / MINUS_ONE mark the constant coefficients of add and sub (no multiply is recorded).
-BINARY = [
-    ("add", np.add, ONE, ONE),
-    ("sub", np.subtract, ONE, MINUS_ONE),
-    ("mul", np.multiply, lambda x, y, z: y, lambda x, y, z: x),
-    ("div", np.divide, lambda x, y, z: _reciprocal(y), lambda x, y, z: neg(div(z, y))),
-    ("pow", np.power, lambda x, y, z: _pow_dx(x, y), lambda x, y, z: mul(z, _safe_log(x))),
-    ("maximum", np.maximum, lambda x, y, z: _pick(gt, x, y), lambda x, y, z: _pick(gt, y, x)),
-    ("minimum", np.minimum, lambda x, y, z: _pick(lt, x, y), lambda x, y, z: _pick(lt, y, x)),
-    ("arctan2", np.arctan2, lambda x, y, z: div(y, _sum_squares(x, y)),
-     lambda x, y, z: neg(div(x, _sum_squares(x, y)))),
-    ("logaddexp", np.logaddexp, lambda x, y, z: exp(sub(x, z)), lambda x, y, z: exp(sub(y, z))),
-    ("hypot", np.hypot, lambda x, y, z: _hypot_dx(x, z), lambda x, y, z: _hypot_dx(y, z)),
-    ("floor_divide", np.floor_divide, None, None),
-    ("lt", np.less, None, None),
-    ("le", np.less_equal, None, None),
-    ("eq", np.equal, None, None),
-    ("ne", np.not_equal, None, None),
-    ("gt", np.greater, None, None),
-    ("ge", np.greater_equal, None, None),
-    ("logical_and", np.logical_and, None, None),
-    ("logical_or", np.logical_or, None, None),
-    ("logical_xor", np.logical_xor, None, None),
-    # x % y = x - floor(x / y) * y (Python's sign convention, as np.remainder)
-    ("rem", np.remainder, ONE, lambda x, y, z: neg(floor_divide(x, y))),
-    ("bitwise_and", np.bitwise_and, None, None),
-    ("bitwise_or", np.bitwise_or, None, None),
-    ("bitwise_xor", np.bitwise_xor, None, None),
-    ("left_shift", np.left_shift, None, None),
-    ("right_shift", np.right_shift, None, None),
-]
+add_p, add = _binary("add", np.add, ONE, ONE)
+sub_p, sub = _binary("sub", np.subtract, ONE, MINUS_ONE)
+mul_p, mul = _binary("mul", np.multiply, lambda x, y, z: y, lambda x, y, z: x)
+div_p, div = _binary("div", np.divide,
+    lambda x, y, z: _reciprocal(y), lambda x, y, z: neg(div(z, y)))
+pow_p, pow = _binary("pow", np.power,
+    lambda x, y, z: _pow_dx(x, y), lambda x, y, z: mul(z, _safe_log(x)))
+maximum_p, maximum = _binary("maximum", np.maximum,
+    lambda x, y, z: _pick(gt, x, y), lambda x, y, z: _pick(gt, y, x))
+minimum_p, minimum = _binary("minimum", np.minimum,
+    lambda x, y, z: _pick(lt, x, y), lambda x, y, z: _pick(lt, y, x))
+arctan2_p, arctan2 = _binary("arctan2", np.arctan2,
+    lambda x, y, z: div(y, _sum_squares(x, y)), lambda x, y, z: neg(div(x, _sum_squares(x, y))))
+logaddexp_p, logaddexp = _binary("logaddexp", np.logaddexp,
+    lambda x, y, z: exp(sub(x, z)), lambda x, y, z: exp(sub(y, z)))
+hypot_p, hypot = _binary("hypot", np.hypot,
+    lambda x, y, z: _hypot_dx(x, z), lambda x, y, z: _hypot_dx(y, z))
+floor_divide_p, floor_divide = _binary("floor_divide", np.floor_divide, None, None)
+lt_p, lt = _binary("lt", np.less, None, None)
+le_p, le = _binary("le", np.less_equal, None, None)
+eq_p, eq = _binary("eq", np.equal, None, None)
+ne_p, ne = _binary("ne", np.not_equal, None, None)
+gt_p, gt = _binary("gt", np.greater, None, None)
+ge_p, ge = _binary("ge", np.greater_equal, None, None)
+logical_and_p, logical_and = _binary("logical_and", np.logical_and, None, None)
+logical_or_p, logical_or = _binary("logical_or", np.logical_or, None, None)
+logical_xor_p, logical_xor = _binary("logical_xor", np.logical_xor, None, None)
+# x % y = x - floor(x / y) * y (Python's sign convention, as np.remainder)
+rem_p, rem = _binary("rem", np.remainder, ONE, lambda x, y, z: neg(floor_divide(x, y)))
+bitwise_and_p, bitwise_and = _binary("bitwise_and", np.bitwise_and, None, None)
+bitwise_or_p, bitwise_or = _binary("bitwise_or", np.bitwise_or, None, None)
+bitwise_xor_p, bitwise_xor = _binary("bitwise_xor", np.bitwise_xor, None, None)
+left_shift_p, left_shift = _binary("left_shift", np.left_shift, None, None)
+right_shift_p, right_shift = _binary("right_shift", np.right_shift, None, None)
+BINARY = [add_p, sub_p, mul_p, div_p, pow_p, maximum_p, minimum_p, arctan2_p, logaddexp_p,
+    hypot_p, floor_divide_p, lt_p, le_p, eq_p, ne_p, gt_p, ge_p, logical_and_p, logical_or_p,
+    logical_xor_p, rem_p, bitwise_and_p, bitwise_or_p, bitwise_xor_p, left_shift_p,
+    right_shift_p]
 
 
 def _dtype_of(x):
@@ -196,45 +278,9 @@ def _safe_log(x):
     return select(eq(x, 0), 0.0, log(select(eq(x, 0), 1.0, x)))
 
 
-def _coefficient_jvp(prim, coefficients):
-    """JVP of an elementwise primitive: sum_i t_i * coefficient_i(*operands, out)."""
-    bind = prim.bind
-
-    def jvp(primals, tangents):
-        z = bind(*primals)
-        out = ZERO
-        for c, t in zip(coefficients, tangents):
-            if t is ZERO:
-                continue
-            term = t if c is ONE else neg(t) if c is MINUS_ONE else mul(t, c(*primals, z))
-            out = term if out is ZERO else add(out, term)
-        return z, out
-    return jvp
-
-
-def _elementwise(name, fn, coefficients):
-    p = _make(name, fn, (_bool_aval if name in _BOOL_OUT else _same_aval)(name),
-              name not in _BOOL_OUT)
-    if coefficients[0] is None:
-        p.jvp = _zero_jvp(p)
-    else:
-        p.jvp = _coefficient_jvp(p, coefficients)
-        p.coefficients = coefficients
-    _ns[name + "_p"] = p
-    _ns[name] = p.bind
-
-
-_ns = globals()
-for _name, _fn, _d in UNARY:
-    _elementwise(_name, _fn, (_d,))
-for _name, _fn, _dx, _dy in BINARY:
-    _elementwise(_name, _fn, (_dx, _dy))
-
 # neg is linear: its own row.
 neg_p = _make("neg", np.negative, _same_aval("neg"), True)
 neg = neg_p.bind
-_ad.add_any = add  # cotangent accumulation in the backward pass
-_ad.LinearizeTrace.mul_p, _ad.LinearizeTrace.add_p, _ad.LinearizeTrace.neg_p = mul_p, add_p, neg_p
 neg_p.jvp = lambda primals, tangents: (neg(primals[0]), neg(tangents[0]))
 neg_p.transpose = lambda ct, x: [neg(ct)]
 
@@ -396,11 +442,11 @@ def _abs_aval(x):
 
 
 # abs and sign are not holomorphic on complex operands: no `t * coefficient` shortcut
-abs_p.jvp, abs_p.coefficients = _abs_jvp, None
+abs_p.jvp, abs_p.linearize = _abs_jvp, None
 abs_p.abstract_eval, abs_p.same_aval = _abs_aval, False
 sign_p.jvp = _sign_jvp
 
-ELEMENTWISE_PRIMITIVES = ([_ns[n + "_p"] for n, *_ in UNARY] + [_ns[n + "_p"] for n, *_ in BINARY]
+ELEMENTWISE_PRIMITIVES = (UNARY + BINARY
                           + [neg_p, select_p, convert_element_type_p, real_p, imag_p, conj_p])
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..core.primitive import Primitive
-from ..transforms.ad import ZERO
+from ..core.ad_util import ZERO
 from .. import tree as _tree
 
 stop_gradient_p = Primitive("stop_gradient")

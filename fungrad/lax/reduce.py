@@ -5,7 +5,7 @@ import numpy as np
 
 from ..core.ir import Eqn, Literal, ShapedArray, aval_of
 from ..core.primitive import Primitive
-from ..transforms.ad import ZERO
+from ..core.ad_util import ZERO
 from .elementwise import (convert_element_type, div, eq, mul, mul_p)
 from .shape import broadcast_in_dim, broadcast_in_dim_p
 from ..compiler.passes import can_stand_for, simplify_rules

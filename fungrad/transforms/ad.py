@@ -16,9 +16,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..core.dtypes import is_inexact
-from ..core.ir import Eqn, Graph, Literal, Var, aval_of
+from ..core.ir import Graph, Literal, Var, aval_of
 from ..core.check import check_graph
-from ..core.primitive import MINUS_ONE, ONE
+from ..core.ad_util import ZERO, add_any, float0
 from ..config import config
 from ..core.trace import Trace, Tracer, new_trace
 from ..errors import ConcretizationError, NonScalarOutputError
@@ -26,20 +26,6 @@ from .fresh import fresh_leaves, fresh_tree, graph_arrays
 from .staging import StagingTrace, StagingTracer, eval_graph
 from .. import tree as _tree
 from ..backend import array_module
-
-
-class Zero:
-    """The symbolic zero tangent / cotangent."""
-    __slots__ = ()
-
-    def __repr__(self):
-        return "ZERO"
-
-
-ZERO = Zero()
-
-# dtype of cotangents for integer/bool inputs, as in JAX: an empty structured dtype
-float0 = np.dtype([("float0", np.void, 0)])
 
 
 class JVPTracer(Tracer):
@@ -96,21 +82,20 @@ class JVPTrace(Trace):
 class LinearizeTrace(JVPTrace):
     """JVP whose tangents are `StagingTracer`s of `lin` (reverse mode's forward pass).
 
-    Elementwise primitives (those with `coefficients`) take a shortcut that records the
-    same linear equations the traced JVP rule would (`t * c`, `neg t`, `add`), without
-    binding them through the staging trace: this is the hot path of eager `grad`.
+    A primitive with a `linearize` rule (elementwise ones) takes a shortcut: the rule computes
+    the output and appends the linear equations of its tangent to `lin.eqns` directly (what
+    its traced JVP rule would record), without binding them through the staging trace: this
+    is the hot path of eager `grad`.
     """
     __slots__ = ("lin",)
-    # the linear primitives the shortcut records; set once by lax.elementwise
-    mul_p = add_p = neg_p = None
 
     def __init__(self, lin):
         super().__init__()
         self.lin = lin
 
     def process_primitive(self, prim, args, params):
-        coefficients = prim.coefficients
-        if coefficients is None:
+        rule = prim.linearize
+        if rule is None:
             return JVPTrace.process_primitive(self, prim, args, params)
         lin = self.lin
         primals = []
@@ -125,26 +110,8 @@ class LinearizeTrace(JVPTrace):
             else:
                 primals.append(a)
                 tvars.append(None)
-        z = prim.bind(*primals)
-        eqns = lin.eqns
-        out = None
-        for c, v in zip(coefficients, tvars):
-            if v is None:
-                continue
-            if c is not ONE:
-                w = Var(v.aval)
-                if c is MINUS_ONE:
-                    eqns.append(Eqn(self.neg_p, [v], {}, [w]))
-                else:
-                    eqns.append(Eqn(self.mul_p, [v, Literal(c(*primals, z))], {}, [w]))
-                v = w
-            if out is None:
-                out = v
-            else:
-                w = Var(v.aval)
-                eqns.append(Eqn(self.add_p, [out, v], {}, [w]))
-                out = w
-        return JVPTracer(self, z, StagingTracer(lin, out))
+        z, v = rule(lin.eqns, primals, tvars, **params)
+        return JVPTracer(self, z, StagingTracer(lin, v))
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -201,9 +168,6 @@ def check_tangent(where: str, what: str, t, aval):
                         f"{'float0' if want is float0 else want.name}; pass a tangent of that "
                         f"dtype {fix}")
     return t
-
-
-add_any = None  # cotangent accumulation: lax.elementwise sets it to `add` (it imports us)
 
 
 def _fun_name(f) -> str:

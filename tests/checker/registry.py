@@ -16,6 +16,7 @@ import fungrad.numpy as fnp
 from fungrad.numpy import _elementwise as fnp_elementwise
 from fungrad.lax import elementwise as E, reduce as R, shape as S, indexing as I, dot as D
 from fungrad.lax.misc import stop_gradient_p
+from fungrad.core.ad_util import add_any_p
 import fungrad as fg
 
 from .strategies import (COMPLEX, DEFAULT, NONSCALAR, SHAPES, arrays, away_from_zero, axis_for,
@@ -483,7 +484,7 @@ PRIM_UNARY_DOMAINS = dict(UNARY_DOMAINS)
 def _prim_elementwise(draw, name):
     prim = getattr(E, name + "_p")
     shape = draw(SHAPES)
-    n_in = {"select": 3}.get(name, 2 if name in [b[0] for b in E.BINARY] else 1)
+    n_in = {"select": 3}.get(name, 2 if name in [p.name for p in E.BINARY] else 1)
     if name == "select":
         pred = draw(arrays(shape)) > 0
         return Case(lambda a, b: prim.bind(pred, a, b), (draw(arrays(shape)),
@@ -617,6 +618,12 @@ def _prim_dot_general(draw, name):
     ]))
     return Case(_bind(D.dot_general_p, dimension_numbers=dn), (draw(arrays(sa)),
                                                                draw(arrays(sb))))
+
+
+@spec(PRIM, "add_any")
+def _prim_add_any(draw, name):
+    shape = draw(SHAPES)
+    return Case(_bind(add_any_p), (draw(arrays(shape)), draw(arrays(shape))))
 
 
 @spec(PRIM, "stop_gradient")
