@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import cmath
 import math
+import sys
 
 import numpy as np
 
@@ -47,8 +48,8 @@ def _bool_aval(name):
     return rule
 
 
-def _make(name, impl, abstract_eval, same_aval=False):
-    p = Primitive(name)
+def _make(name, impl, abstract_eval, same_aval=False, module=None):
+    p = Primitive(name, module=module or __name__)
     p.impl = impl
     p.abstract_eval = abstract_eval
     p.same_aval = same_aval
@@ -75,7 +76,7 @@ def _coefficient_jvp(prim, coefficients):
         z = bind(*primals)
         out = ZERO
         for c, t in zip(coefficients, tangents):
-            if t is ZERO:
+            if t is ZERO or c is None:  # (None: this operand's derivative is zero)
                 continue
             term = t if c is ONE else neg(t) if c is MINUS_ONE else mul(t, c(*primals, z))
             out = term if out is ZERO else add(out, term)
@@ -83,9 +84,11 @@ def _coefficient_jvp(prim, coefficients):
     return jvp
 
 
-def _elementwise(name, fn, coefficients):
-    p = _make(name, fn, (_bool_aval if name in _BOOL_OUT else _same_aval)(name),
-              name not in _BOOL_OUT)
+def _elementwise(name, fn, coefficients, bool_output=None, module=None):
+    if bool_output is None:
+        bool_output = name in _BOOL_OUT
+    p = _make(name, fn, (_bool_aval if bool_output else _same_aval)(name), not bool_output,
+              module)
     if coefficients[0] is None:
         p.jvp = _zero_jvp(p)
     else:
@@ -113,7 +116,7 @@ def _coefficient_linearize(prim, coefficients):
         z = bind(*primals)
         out = None
         for c, v in zip(coefficients, tvars):
-            if v is None:
+            if v is None or c is None:
                 continue
             if c is not ONE:
                 w = Var(v.aval)
@@ -128,7 +131,7 @@ def _coefficient_linearize(prim, coefficients):
                 w = Var(v.aval)
                 eqns.append(Eqn(add_p, [out, v], {}, [w]))
                 out = w
-        return z, out
+        return z, out  # (out is None: no operand with a tangent has a derivative)
     return rule
 
 
@@ -451,7 +454,7 @@ ELEMENTWISE_PRIMITIVES = (UNARY + BINARY
 
 
 # --------------------------------------------------------------------------- batching
-def _elementwise_batch(prim):
+def elementwise_batch(prim):
     """Batch an elementwise primitive: batched operands share the first batched operand's
     batch axis; unbatched array operands are broadcast along it (a NumPy view)."""
     bind, impl = prim.bind, prim.impl
@@ -486,7 +489,7 @@ def _elementwise_batch(prim):
 
 
 for _p in ELEMENTWISE_PRIMITIVES:
-    _p.batch = _elementwise_batch(_p)
+    _p.batch = elementwise_batch(_p)
 
 
 # --------------------------------------------------------------------------- narrow floats
@@ -511,7 +514,7 @@ def _install_narrow_kernels():
     for p in ELEMENTWISE_PRIMITIVES:
         if p is not convert_element_type_p:
             p.impl = _keep_narrow(p.impl)
-            p.batch = _elementwise_batch(p)
+            p.batch = elementwise_batch(p)
 
 
 # --------------------------------------------------------------------------- jit codegen
@@ -530,11 +533,15 @@ def _ufunc_emit(np_fn):
     return emit
 
 
+def _set_emit(p):
+    p.fresh_output = True
+    if isinstance(p.impl, np.ufunc):
+        p.emit = _ufunc_emit(p.impl)
+        p.accepts_out = "inplace"
+
+
 for _p in ELEMENTWISE_PRIMITIVES:
-    _p.fresh_output = True
-    if isinstance(_p.impl, np.ufunc):
-        _p.emit = _ufunc_emit(_p.impl)
-        _p.accepts_out = "inplace"
+    _set_emit(_p)
 select_p.emit = lambda ctx, ins, out: f"np.where({', '.join(ins)}){_narrow_cast(ctx)}"
 
 
@@ -577,3 +584,26 @@ simplify_rules[convert_element_type_p] = lambda eqn, ins, producers: (
 
 
 on_first_narrow_float(_install_narrow_kernels)  # last: the emit rules above hold the ufuncs
+
+
+# --------------------------------------------------------------------------- for fungrad.extend
+def elementwise_primitive(name: str, impl, derivatives, bool_output: bool = False,
+                          module: str | None = None) -> Primitive:
+    """A new elementwise primitive with every rule, as this module's table rows get them.
+
+    `impl` computes on arrays (a NumPy ufunc gets jit's in-place `out=` code); `derivatives`
+    has one entry per operand: d(out)/d(operand) as a function of `(*operands, out)` written
+    with primitives (so it differentiates again), or None where the derivative is zero.
+    `module` names the defining module (the caller's by default).
+
+    Example:
+        >>> cube_p = elementwise_primitive("cube", lambda x: x ** 3,
+        ...                                [lambda x, y: mul(mul(x, x), 3.0)])
+        >>> cube = cube_p.bind
+    """
+    if module is None:
+        module = sys._getframe(1).f_globals.get("__name__", "")
+    p, _ = _elementwise(name, impl, tuple(derivatives), bool_output, module)
+    p.batch = elementwise_batch(p)
+    _set_emit(p)
+    return p

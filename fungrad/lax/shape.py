@@ -9,7 +9,7 @@ from ..compiler.passes import broadcast_sources, can_stand_for, simplify_rules
 from ..core.ad_util import ZERO
 
 
-def _linear_jvp(prim):
+def linear_jvp(prim):
     """The JVP of a primitive that is linear in its (single) array operand."""
     bind = prim.bind
 
@@ -48,7 +48,7 @@ def _broadcast_aval(x, shape, broadcast_dimensions):
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
 broadcast_in_dim_p.impl = _broadcast_impl
 broadcast_in_dim_p.abstract_eval = _broadcast_aval
-broadcast_in_dim_p.jvp = _linear_jvp(broadcast_in_dim_p)
+broadcast_in_dim_p.jvp = linear_jvp(broadcast_in_dim_p)
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
@@ -80,7 +80,7 @@ def _reshape_impl(x, new_sizes):
 
 reshape_p = Primitive("reshape")
 reshape_p.impl = _reshape_impl
-reshape_p.jvp = _linear_jvp(reshape_p)
+reshape_p.jvp = linear_jvp(reshape_p)
 
 
 def _reshape_aval(x, new_sizes):
@@ -106,7 +106,7 @@ transpose_p.impl = lambda x, permutation: (x.transpose(permutation) if hasattr(x
                                            else np.transpose(x, permutation))
 transpose_p.abstract_eval = lambda x, permutation: ShapedArray(
     tuple(x.shape[p] for p in permutation), x.dtype)
-transpose_p.jvp = _linear_jvp(transpose_p)
+transpose_p.jvp = linear_jvp(transpose_p)
 transpose_p.transpose = lambda ct, x, permutation: [
     transpose(ct, tuple(np.argsort(permutation)))]
 

@@ -85,7 +85,8 @@ class LinearizeTrace(JVPTrace):
     A primitive with a `linearize` rule (elementwise ones) takes a shortcut: the rule computes
     the output and appends the linear equations of its tangent to `lin.eqns` directly (what
     its traced JVP rule would record), without binding them through the staging trace: this
-    is the hot path of eager `grad`.
+    is the hot path of eager `grad`. The rule returns (output, tangent Var or None for a
+    zero tangent).
     """
     __slots__ = ("lin",)
 
@@ -111,7 +112,7 @@ class LinearizeTrace(JVPTrace):
                 primals.append(a)
                 tvars.append(None)
         z, v = rule(lin.eqns, primals, tvars, **params)
-        return JVPTracer(self, z, StagingTracer(lin, v))
+        return z if v is None else JVPTracer(self, z, StagingTracer(lin, v))
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -243,19 +243,28 @@ def _place_output(name, trace, o, ax, size):
         if ax is None:
             raise ValueError(f"vmap({name}): an output varies over the batch but its out_axes "
                              "is None")
-        _check_out_axis(name, ax, aval_of(o.val).ndim)
-        from ..lax.shape import moveaxis
-        return moveaxis(o.val, o.bdim, ax), ax % aval_of(o.val).ndim
+        nd = aval_of(o.val).ndim
+        _check_out_axis(name, ax, nd)
+        return _moveaxis(o.val, o.bdim, ax % nd), ax % nd
     if ax is None:
         return o, None
-    from ..lax.shape import broadcast_in_dim
     o = _as_batchable(o)
     shape = aval_of(o).shape
     # an output that does not depend on the batch is broadcast along it, at the same place
     _check_out_axis(name, ax, len(shape) + 1)
     ax = ax % (len(shape) + 1)
-    out_shape = shape[:ax] + (size,) + shape[ax:]
-    return broadcast_in_dim(o, out_shape, tuple(i for i in range(len(out_shape)) if i != ax)), ax
+    return np.broadcast_to(o.reshape(shape[:ax] + (1,) + shape[ax:]),
+                           shape[:ax] + (size,) + shape[ax:]), ax
+
+
+# The array operations below work on NumPy/CuPy arrays and on tracers alike (tracers take
+# NumPy's methods and functions to fungrad.numpy), so this module needs nothing from lax.
+def _moveaxis(x, src: int, dst: int):
+    if src == dst:
+        return x
+    perm = [i for i in range(aval_of(x).ndim) if i != src]
+    perm.insert(dst, src)
+    return x.transpose(tuple(perm))
 
 
 def _check_out_axis(name, ax, nd):
@@ -266,15 +275,14 @@ def _check_out_axis(name, ax, nd):
 
 def _run_chunked(run, leaves, in_tree, axes, size, chunk):
     """`run` on consecutive chunks of the batch, outputs joined along their batch axes."""
-    from ..lax.indexing import slice_along
-    from ..lax.shape import concatenate
     parts = []
     for start in range(0, size, chunk):
         stop = min(start + chunk, size)
-        sliced = [x if ax is None else slice_along(x, ax % aval_of(x).ndim, start, stop)
+        sliced = [x if ax is None else x[(slice(None),) * (ax % aval_of(x).ndim)
+                                         + (slice(start, stop),)]
                   for x, ax in zip(leaves, axes)]
         parts.append(run(sliced, in_tree, axes, stop - start))
     outs0, out_tree, placed = parts[0]
-    outs = [o if ax is None else concatenate([p[0][j] for p in parts], ax)
+    outs = [o if ax is None else np.concatenate([p[0][j] for p in parts], axis=ax)
             for j, (o, ax) in enumerate(zip(outs0, placed))]
     return outs, out_tree

@@ -42,12 +42,11 @@ def _basis(avals):
 
 def _split_last(x, avals, lead_shape):
     """Split the trailing flat axis of `x` into blocks shaped like `avals`."""
-    from ..numpy import reshape
     out, start = [], 0
     for a in avals:
         block = x if len(avals) == 1 else x[(Ellipsis, slice(start, start + a.size))]
         shape = tuple(lead_shape) + a.shape
-        out.append(block if aval_of(block).shape == shape else reshape(block, shape))
+        out.append(block if aval_of(block).shape == shape else block.reshape(shape))
         start += a.size
     return out
 
@@ -174,13 +173,12 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         cts = vmap(lambda *c: f_vjp(_tree.tree_unflatten(out_tree, c)),
                    chunk_size=chunk_size)(*basis)
         # cts[i]: (M,) + Si for each input leaf; row block of output o is So
-        from ..numpy import reshape
         blocks = [[] for _ in out_leaves]
         start = 0
         for k, a in enumerate(o_avals):
             for i, c in enumerate(cts):
                 rows = c[start:start + a.size]
-                blocks[k].append(reshape(rows, a.shape + aval_of(leaves[i]).shape))
+                blocks[k].append(rows.reshape(a.shape + aval_of(leaves[i]).shape))
             start += a.size
         jac = _assemble(blocks, out_tree, in_tree, single)
         return _fresh_result(jac, res[2] if has_aux else None, args, has_aux)
