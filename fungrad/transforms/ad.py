@@ -161,10 +161,12 @@ def check_tangent(where: str, what: str, t, aval):
                          f"{aval.shape} (primal is {aval.str_short()}, {what.split()[0]} is "
                          f"{ta.str_short()})")
     if ta.dtype != want:
-        fix = (f"(e.g. t.astype(np.{want.name}))" if want is not float0 else
+        fix = ((f"(e.g. t.astype(np.{want.name}))" if want.kind != "V" else
+                "(e.g. t.astype(primal.dtype))") if want is not float0 else
                "(integer and bool values have no derivative: pass "
                "np.zeros(shape, fg.float0))")
-        raise TypeError(f"{where}: {what} has dtype {ta.dtype.name}, but its primal has dtype "
+        got = "float0" if ta.dtype == float0 else ta.dtype.name
+        raise TypeError(f"{where}: {what} has dtype {got}, but its primal has dtype "
                         f"{aval.dtype.name}, whose tangents have dtype "
                         f"{'float0' if want is float0 else want.name}; pass a tangent of that "
                         f"dtype {fix}")
