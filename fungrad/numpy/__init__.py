@@ -5,29 +5,60 @@
 
 On plain arrays every function is NumPy's own; on traced values it promotes dtypes
 (NEP 50) and broadcasts here, then binds primitives that see explicit shapes.
-"""
-import numpy as _np
 
-from numpy import (dtype, e, euler_gamma, finfo, iinfo, inf, issubdtype, nan, ndarray, newaxis,
-                   pi, floating, integer, inexact, number)
+Every public name is imported explicitly below and listed in `__all__`, so linters and
+go-to-definition find its definition (tests/test_namespace.py keeps the two in step).
+"""
+from numpy import (dtype, e, euler_gamma, finfo, iinfo, inf, issubdtype, nan, ndarray, newaxis, pi,
+                   floating, integer, inexact, number)
 from ._dtypes import result_type, promote_types
-from ._scalar_types import SCALAR_TYPES as _SCALAR_TYPES
-from ._elementwise import FUNCTIONS as _ELEMENTWISE, where, clip, round, around, divmod
-from ._elementwise import *  # noqa: F401,F403  (the table's functions)
+# fnp.float32, fnp.int64, ...: NumPy's types that also convert traced values
+from ._scalar_types import (bool_, complex64, complex128, float16, float32, float64, int8, int16,
+                            int32, int64, intp, uint8, uint16, uint32, uint64)
+# the elementwise table, then its aliases and the other elementwise functions
+from ._elementwise import (negative, sin, cos, tan, arcsin, arccos, arctan, sinh, cosh, tanh,
+                           arcsinh, arccosh, arctanh, exp, exp2, expm1, log, log2, log10, log1p,
+                           sqrt, square, reciprocal, abs, sign, floor, ceil, logical_not, isfinite,
+                           isnan, invert, add, subtract, multiply, divide, power, maximum, minimum,
+                           arctan2, logaddexp, hypot, floor_divide, less, less_equal, equal,
+                           not_equal, greater, greater_equal, logical_and, logical_or, logical_xor,
+                           remainder, bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift)
+from ._elementwise import (true_divide, absolute, pow, mod, bitwise_not, bitwise_invert,
+                           bitwise_left_shift, bitwise_right_shift, where, clip, round, around,
+                           real, imag, conj, conjugate, divmod)
 from ._reductions import (sum, prod, max, min, amax, amin, mean, var, std, argmax, argmin, any,
                           all, cumsum, cumprod, trace)
 from ._shape import (reshape, ravel, transpose, moveaxis, swapaxes, expand_dims, squeeze,
-                     broadcast_to, concatenate, stack, split, flip, atleast_1d, shape, ndim,
-                     size)
+                     broadcast_to, concatenate, stack, split, flip, atleast_1d, shape, ndim, size)
 from ._contract import matmul, dot, tensordot, outer, inner, vdot, einsum
 from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, ones_like,
-                        empty_like, full_like, arange, linspace, logspace, eye, identity, tri,
-                        copy)
-from ._indexing import getitem as _getitem
-from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero,
-                        compress, searchsorted)
+                        empty_like, full_like, arange, linspace, logspace, eye, identity, tri, copy)
+from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero, compress,
+                        searchsorted)
 from . import _operators
 
-globals().update(_ELEMENTWISE)
-globals().update(_SCALAR_TYPES)  # fnp.float32, fnp.int64, ...: also convert traced values
+__all__ = [
+    "abs", "absolute", "add", "all", "amax", "amin", "any", "arange", "arccos", "arccosh",
+    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "around",
+    "array", "asarray", "atleast_1d", "bitwise_and", "bitwise_invert", "bitwise_left_shift",
+    "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "bool_", "broadcast_to",
+    "ceil", "clip", "complex128", "complex64", "compress", "concatenate", "conj", "conjugate",
+    "copy", "cos", "cosh", "cumprod", "cumsum", "diagonal", "divide", "divmod", "dot", "dtype",
+    "e", "einsum", "empty", "empty_like", "equal", "euler_gamma", "exp", "exp2", "expand_dims",
+    "expm1", "eye", "finfo", "flip", "float16", "float32", "float64", "floating", "floor",
+    "floor_divide", "full", "full_like", "greater", "greater_equal", "hypot", "identity", "iinfo",
+    "imag", "inexact", "inf", "inner", "int16", "int32", "int64", "int8", "integer", "intp",
+    "invert", "isfinite", "isnan", "issubdtype", "left_shift", "less", "less_equal", "linspace",
+    "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logspace", "matmul", "max", "maximum", "mean", "min", "minimum", "mod",
+    "moveaxis", "multiply", "nan", "ndarray", "ndim", "negative", "newaxis", "nonzero",
+    "not_equal", "number", "ones", "ones_like", "outer", "pi", "pow", "power", "prod",
+    "promote_types", "ravel", "real", "reciprocal", "remainder", "repeat", "reshape",
+    "result_type", "right_shift", "round", "searchsorted", "shape", "sign", "sin", "sinh", "size",
+    "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "swapaxes",
+    "take", "take_along_axis", "tan", "tanh", "tensordot", "trace", "transpose", "tri",
+    "true_divide", "uint16", "uint32", "uint64", "uint8", "var", "vdot", "where", "zeros",
+    "zeros_like",
+]
+
 _operators.install(__import__(__name__, fromlist=["_"]))

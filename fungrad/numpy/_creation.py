@@ -79,7 +79,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     start, stop = lift(start), lift(stop)
     if not is_traced(start, stop):
         return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
-    from ._elementwise import FUNCTIONS as F
+    from ._elementwise import add, divide, floor, multiply, subtract
     from ._shape import broadcast_to, concatenate, expand_dims, moveaxis
     num = operator.index(num)
     if num < 0:
@@ -87,11 +87,11 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     div = num - 1 if endpoint else num
     dt = result_type(start, stop, float(num))
     start, stop = cast(start, dt), cast(stop, dt)
-    delta = F["subtract"](stop, start)
+    delta = subtract(stop, start)
     nd = len(shape_of(delta))
     t = np.arange(num, dtype=dt).reshape((-1,) + (1,) * nd)
-    step = F["divide"](delta, float(div)) if div > 0 else np.nan
-    y = F["add"](F["multiply"](t, step if div > 0 else delta), start)
+    step = divide(delta, float(div)) if div > 0 else np.nan
+    y = add(multiply(t, step if div > 0 else delta), start)
     if endpoint and num > 1:  # the last sample is exactly `stop`, as in NumPy
         last = expand_dims(broadcast_to(stop, shape_of(y)[1:]), 0)
         y = concatenate([y[:-1], last], axis=0)
@@ -99,7 +99,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         y = moveaxis(y, 0, axis)
     if dtype is not None:
         if np.issubdtype(np.dtype(dtype), np.integer):
-            y = F["floor"](y)
+            y = floor(y)
         y = cast(y, np.dtype(dtype))
     return (y, step) if retstep else y
 
@@ -114,10 +114,10 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
     start, stop, base = lift(start), lift(stop), lift(base)
     if not is_traced(start, stop, base):
         return np.logspace(start, stop, num, endpoint, base, dtype, axis)
-    from ._elementwise import FUNCTIONS as F
+    from ._elementwise import power
     if shape_of(base) != ():
         raise NotImplementedError("logspace: only a scalar base is supported on traced values")
-    y = F["power"](base, linspace(start, stop, num, endpoint, axis=axis))
+    y = power(base, linspace(start, stop, num, endpoint, axis=axis))
     return y if dtype is None else cast(y, np.dtype(dtype))
 
 

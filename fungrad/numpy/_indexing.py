@@ -255,12 +255,12 @@ def searchsorted(a, v, side="left", sorter=None):
     a, v = _lifted(a), _lifted(v)
     if not isinstance(a, Tracer) and not isinstance(v, Tracer):
         return np.searchsorted(a, v, side, sorter)
-    from ._elementwise import FUNCTIONS as F
+    from ._elementwise import less, less_equal
     from ._reductions import sum as _sum
     if sorter is not None:
         a = take(a, sorter)
     if len(np.shape(a) if not isinstance(a, Tracer) else a.aval.shape) != 1:
         raise ValueError("searchsorted: a must be 1-D")
     from ._shape import expand_dims
-    before = F["less" if side == "left" else "less_equal"](a, expand_dims(v, -1))
+    before = (less if side == "left" else less_equal)(a, expand_dims(v, -1))
     return _sum(before, axis=-1, dtype=np.intp)

@@ -87,6 +87,7 @@ def _format(self, spec):
 
 
 def install(fnp):
+    from ._indexing import getitem
     F = fnp
 
     def swap(f):
@@ -109,7 +110,7 @@ def install(fnp):
         "__rshift__": F.right_shift, "__rrshift__": swap(F.right_shift), "__invert__": F.invert,
         "__neg__": F.negative, "__pos__": lambda self: self, "__abs__": F.abs,
         "__round__": lambda self, ndigits=None: F.round(self, ndigits or 0),
-        "__getitem__": F._getitem, "__contains__": lambda self, v: bool(F.any(F.equal(self, v))),
+        "__getitem__": getitem, "__contains__": lambda self, v: bool(F.any(F.equal(self, v))),
         "__copy__": lambda self: self, "__deepcopy__": lambda self, memo=None: self,
         "sum": F.sum, "mean": F.mean, "max": F.max, "min": F.min, "prod": F.prod,
         "var": F.var, "std": F.std, "argmax": F.argmax, "argmin": F.argmin,

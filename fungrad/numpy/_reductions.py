@@ -10,7 +10,8 @@ from ..core.dtypes import is_floating
 from ..lax import reduce as R
 from ..lax.shape import reshape
 from ._base import cast, is_traced, lift, normalize_axis
-from ._elementwise import FUNCTIONS as _F, where as _where
+from ._elementwise import (add, divide, equal, imag, multiply, not_equal, real, sqrt, subtract,
+                           where as _where)
 
 
 @functools.lru_cache(maxsize=None)
@@ -97,7 +98,7 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     for i in axes:
         n *= shape[i]
     total = sum(cast(a, acc), axis=axes, keepdims=keepdims)
-    out = total if n == 1 else _F["divide"](total, float(n))  # x / 1.0 == x exactly
+    out = total if n == 1 else divide(total, float(n))  # x / 1.0 == x exactly
     return cast(out, dt)
 
 
@@ -114,20 +115,20 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     axes = normalize_axis("var", axis, len(shape))
     dt, acc = _mean_dtypes(a, dtype)
     a = cast(a, acc)
-    d = _F["subtract"](a, mean(a, axis=axes, keepdims=True))
+    d = subtract(a, mean(a, axis=axes, keepdims=True))
     n = 1
     for i in axes:
         n *= shape[i]
-    v = _F["divide"](sum(_abs2(d), axis=axes, keepdims=keepdims), float(n - ddof))
+    v = divide(sum(_abs2(d), axis=axes, keepdims=keepdims), float(n - ddof))
     return cast(v, np.finfo(dt).dtype if dt.kind == "c" else dt)  # complex: a real variance
 
 
 def _abs2(d):
     """|d|**2 elementwise, real (as NumPy's var: re**2 + im**2 for complex, smooth at 0)."""
     if d.aval.dtype.kind != "c":
-        return _F["multiply"](d, d)
-    re, im = _F["real"](d), _F["imag"](d)
-    return _F["add"](_F["multiply"](re, re), _F["multiply"](im, im))
+        return multiply(d, d)
+    re, im = real(d), imag(d)
+    return add(multiply(re, re), multiply(im, im))
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
@@ -150,8 +151,8 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
 def _sqrt_zero_slope_at_zero(v):
     """sqrt(v) with derivative 0 where v == 0: the `where` keeps the infinite slope of the
     sqrt branch out of the derivative (NaN stays NaN: NaN == 0 is False)."""
-    zero = _F["equal"](v, 0.0)
-    return _where(zero, 0.0, _F["sqrt"](_where(zero, 1.0, v)))
+    zero = equal(v, 0.0)
+    return _where(zero, 0.0, sqrt(_where(zero, 1.0, v)))
 
 
 def _arg_extremum(name, np_fn, prim):
@@ -190,7 +191,7 @@ def _logical_reduction(name, np_fn, prim, empty_value):
             out_shape = tuple(1 if i in axes else d for i, d in enumerate(shape)) if keepdims \
                 else tuple(d for i, d in enumerate(shape) if i not in axes)
             return np.full(out_shape, empty_value)
-        b = a if a.aval.dtype == np.bool_ else _F["not_equal"](a, 0)
+        b = a if a.aval.dtype == np.bool_ else not_equal(a, 0)
         if not is_traced(b):  # under AD the comparison is a constant
             return np_fn(b, axis=axis, keepdims=keepdims)
         return _reduce(name, prim, b, axes, keepdims)  # max / min of bools = any / all
@@ -241,7 +242,7 @@ def cumprod(a, axis=None, dtype=None):
     n, rest = y.aval.shape[0], y.aval.shape[1:]
     shift = 1
     while shift < n:  # y[i] = prod(a[i - 2*shift + 1 .. i]) after each step
-        y = _F["multiply"](y, concatenate([np.ones((shift,) + rest, dt), y[:n - shift]]))
+        y = multiply(y, concatenate([np.ones((shift,) + rest, dt), y[:n - shift]]))
         shift *= 2
     return moveaxis(y, 0, ax)
 

@@ -41,6 +41,19 @@ def _scalar_type(name: str):
                                              f"`fnp.{name}(x)`"})
 
 
-NAMES = ["bool_", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16",
-         "int32", "int64", "intp", "uint8", "uint16", "uint32", "uint64"]
-SCALAR_TYPES = {n: _scalar_type(n) for n in NAMES}
+# One explicit name a type, so linters and go-to-definition see them.
+bool_ = _scalar_type("bool_")
+complex64 = _scalar_type("complex64")
+complex128 = _scalar_type("complex128")
+float16 = _scalar_type("float16")
+float32 = _scalar_type("float32")
+float64 = _scalar_type("float64")
+int8 = _scalar_type("int8")
+int16 = _scalar_type("int16")
+int32 = _scalar_type("int32")
+int64 = _scalar_type("int64")
+intp = _scalar_type("intp")
+uint8 = _scalar_type("uint8")
+uint16 = _scalar_type("uint16")
+uint32 = _scalar_type("uint32")
+uint64 = _scalar_type("uint64")
