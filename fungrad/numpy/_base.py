@@ -7,7 +7,7 @@ from ..core import dtypes as _dtypes
 from ..core.ir import PY_SCALARS, aval_of
 from ..core.trace import Tracer
 from ..lax.elementwise import convert_element_type
-from ..lax.shape import broadcast_in_dim
+from ..lax.shape import broadcast_in_dim, concatenate, reshape
 
 
 
@@ -34,9 +34,24 @@ def lift(x):
     """A list/tuple holding traced values as one traced array (as `fnp.array(x)`), so every
     fnp function accepts `fnp.mean([x, x + 2])`; anything else unchanged."""
     if type(x) in SEQUENCES and has_tracer(x):
-        from ._creation import array
-        return array(x)
+        return _stack_list(x)
     return x
+
+
+def _stack_list(items):
+    """`np.array(items)` for a (nested) list holding traced values: promote the elements
+    (NEP 50), then stack them along a new leading axis."""
+    parts = [_stack_list(o) if type(o) in SEQUENCES else o for o in items]
+    parts = [p if isinstance(p, Tracer) or is_weak(p) else np.asarray(p) for p in parts]
+    shapes = {shape_of(p) for p in parts}
+    if len(shapes) != 1:
+        raise ValueError(f"setting an array element with a sequence: the elements have "
+                         f"different shapes {[shape_of(p) for p in parts]} (an array needs "
+                         "equal ones; broadcast them first)")
+    shape, dt = shapes.pop(), result_type(*parts)
+    rows = [reshape(np.asarray(p, dt) if is_weak(p) else cast(p, dt), (1,) + shape)
+            for p in parts]
+    return concatenate(rows, 0)
 
 
 def is_weak(x) -> bool:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.trace import Tracer
+from ..lax.elementwise import convert_element_type
 from ..lax.indexing import getitem_p
+from ..lax.reduce import reduce_sum
 
 
 def _index_error(msg, shape):
@@ -256,11 +258,11 @@ def searchsorted(a, v, side="left", sorter=None):
     if not isinstance(a, Tracer) and not isinstance(v, Tracer):
         return np.searchsorted(a, v, side, sorter)
     from ._elementwise import less, less_equal
-    from ._reductions import sum as _sum
     if sorter is not None:
         a = take(a, sorter)
     if len(np.shape(a) if not isinstance(a, Tracer) else a.aval.shape) != 1:
         raise ValueError("searchsorted: a must be 1-D")
     from ._shape import expand_dims
     before = (less if side == "left" else less_equal)(a, expand_dims(v, -1))
-    return _sum(before, axis=-1, dtype=np.intp)
+    counts = convert_element_type(before, np.intp)
+    return reduce_sum(counts, (counts.ndim - 1,))
