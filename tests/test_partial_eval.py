@@ -135,7 +135,8 @@ def test_equation_that_mixes_known_and_unknown_results_is_named():
 def test_required_output_that_is_an_unknown_input():
     x, t = Var(F64), Var(F64)
     graph = Graph([x, t], [], [x, t])
-    with pytest.raises(NotImplementedError, match=r"output\(s\) \[1\].*unknown graph input\(s\) \[1\]"):
+    with pytest.raises(NotImplementedError,
+                       match=r"output\(s\) \[1\].*unknown graph input\(s\) \[1\]"):
         partial_eval_graph(graph, [False, True], require_known=True)
 
 

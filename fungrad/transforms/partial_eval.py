@@ -35,7 +35,7 @@ class PartialEval:
     __slots__ = ("known", "unknown", "out_unknown", "residual_avals")
 
     def __init__(self, known: Graph, unknown: Graph, out_unknown: tuple,
-                 residual_avals: list):
+                 residual_avals: list[ShapedArray]):
         self.known = known
         self.unknown = unknown
         self.out_unknown = out_unknown
