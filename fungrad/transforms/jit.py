@@ -30,11 +30,12 @@ from ..core.check import check_graph
 from ..core.primitive import Primitive
 from ..core.trace import Tracer, new_trace
 from ..compiler.codegen import generate
-from ..compiler.passes import dce, optimize
+from ..compiler.passes import optimize
 from .. import tree as _tree
 from ..config import config
 from .ad import ZERO, JVPTrace, JVPTracer, _as_array, _fun_name, split_jvp_outputs
 from .fresh import memory_root
+from .partial_eval import partial_eval_graph
 from .staging import IR, StagingTrace, StagingTracer, eval_graph
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -250,14 +251,13 @@ jit_call_p.jvp = _jit_jvp
 
 
 class _Split:
-    """A JVP graph split by partial evaluation: `known` (compiled, primal inputs only) gives
-    the primal outputs and residuals; `unknown` (linear in the tangents) is evaluated later
-    on (residuals, tangents).
+    """A JVP graph split by `partial_eval_graph`: `known` (compiled, primal inputs only)
+    gives the primal outputs and residuals; `unknown` (linear in the tangents) is evaluated
+    later on (residuals, tangents).
 
     The split goes equation by equation, so the JVP graph is staged with nested jitted calls
     inlined: the JVP of a nested call is one `jit_call` equation taking primals and tangents
-    and returning both, which belongs to neither part (it used to land whole in `unknown`,
-    leaving the known part's primal outputs undefined)."""
+    and returning both, which belongs to neither part."""
 
     def __init__(self, call, nonzero, t_avals):
         fun, out_nz = _jvp_graph_fun(call, nonzero, _eval_inlined)
@@ -265,44 +265,19 @@ class _Split:
         self.out_nonzero = list(out_nz)
         # (not `optimize`d: the linear part is transposed later, and the passes may relax the
         # primitives' invariants, e.g. let an add broadcast an operand)
-        n = len(call.in_avals)
-        known = set(graph.invars[:n])
-        known_eqns, unknown_eqns = [], []
-        for eqn in graph.eqns:
-            if all(type(v) is not Var or v in known for v in eqn.inputs):
-                known_eqns.append(eqn)
-                known.update(eqn.outputs)
-            else:
-                unknown_eqns.append(eqn)
-        n_out = len(call.out_avals)
-        _check_known(call, graph.outvars[:n_out], known, unknown_eqns)
-        residuals, seen = [], set()
-        for eqn in unknown_eqns:
-            for v in eqn.inputs:
-                if type(v) is Var and v in known and v not in seen:
-                    seen.add(v)
-                    residuals.append(v)
-        t_outs = graph.outvars[n_out:]
-        for v in t_outs:  # a tangent output computed from primals only (or a constant)
-            if type(v) is Var and v in known and v not in seen:
-                seen.add(v)
-                residuals.append(v)
-        self.n_res = len(residuals)
-        self.known = Call(Graph(graph.invars[:n], known_eqns, graph.outvars[:n_out] + residuals),
-                          f"fwd_{call.name}", array_module=call.array_module)
-        self.unknown = dce(Graph(residuals + graph.invars[n:], unknown_eqns, t_outs))
-
-
-def _check_known(call, primal_outs, known, unknown_eqns):
-    """Every primal output must come from the known part; an equation whose outputs mix
-    primal and tangent values (a higher-order primitive's JVP) cannot be split."""
-    missing = {v for v in primal_outs if type(v) is Var and v not in known}
-    if missing:
-        prims = sorted({e.prim.name for e in unknown_eqns if missing & set(e.outputs)})
-        raise NotImplementedError(
-            f"reverse mode through jit({call.name}): the JVP of {', '.join(prims)} mixes "
-            "primal and tangent values in one equation, which partial evaluation cannot split. "
-            "Call the function without jit under grad/vjp, or use fg.jvp / fg.jacfwd.")
+        n, n_out = len(call.in_avals), len(call.out_avals)
+        n_t_out = len(graph.outvars) - n_out
+        # primal outputs must be known; every tangent output comes from the linear part, even
+        # one computed from primals only (or a constant)
+        pe = partial_eval_graph(
+            graph, [False] * n + [True] * len(t_avals),
+            instantiate=[False] * n_out + [True] * n_t_out,
+            require_known=[True] * n_out + [False] * n_t_out,
+            where=f"reverse mode through jit({call.name}): partial evaluation of its JVP",
+            hint="Call the function without jit under grad/vjp, or use fg.jvp / fg.jacfwd.")
+        self.n_res = pe.n_residuals
+        self.known = Call(pe.known, f"fwd_{call.name}", array_module=call.array_module)
+        self.unknown = pe.unknown
 
 
 def _jit_linearize(call, primals, nz_tangents, nonzero):
