@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from ..core.ir import Graph, Literal, Var, _var_name
+from ..core.ir import Graph, Var, _var_name
 from .buffers import plan_buffers
 
 _counter = itertools.count()
