@@ -26,7 +26,8 @@ import tracemalloc
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.dirname(_HERE), _HERE]  # this checkout's fungrad, then run.py
 import run as _run  # noqa: E402  (the MLP and its hand-written gradient)
 
 import fungrad as fg  # noqa: E402

@@ -289,10 +289,13 @@ def linearize_flat(fun, primals, has_aux=False):
     return p_out, Graph(invars, lin.eqns, outvars), aux
 
 
-def backward_pass(graph: Graph, cts_out) -> list:
+def backward_pass(graph: Graph, cts_out, consume: bool = False) -> list:
     """Transpose a linear graph: cotangents of its outputs -> cotangents of its inputs.
 
-    Cotangents absent from the result (None) are symbolic zeros.
+    Cotangents absent from the result (None) are symbolic zeros. With `consume=True` (a
+    graph used once, as in `grad`) each equation is removed from the graph as it is
+    transposed, so the residuals it holds die as soon as the pass no longer needs them
+    (otherwise every forward intermediate would live until the pass ends).
     """
     ct_env = {}
     for v, ct in zip(graph.outvars, cts_out):
@@ -300,7 +303,7 @@ def backward_pass(graph: Graph, cts_out) -> list:
             prev = ct_env.get(v)
             ct_env[v] = ct if prev is None else add_any(prev, ct)
     pop = ct_env.pop
-    for eqn in reversed(graph.eqns):
+    for eqn in _popped(graph.eqns) if consume else reversed(graph.eqns):
         prim = eqn.prim
         if prim.multiple_results:
             cts = [pop(v, None) for v in eqn.outputs]
@@ -319,7 +322,16 @@ def backward_pass(graph: Graph, cts_out) -> list:
             if ct is not None and type(v) is Var:
                 prev = ct_env.get(v)
                 ct_env[v] = ct if prev is None else add_any(prev, ct)
+        # the locals would keep this equation's cotangents (and, consumed, its residuals)
+        # alive while the next rule allocates
+        eqn = inputs = cts = cts_in = ct = prev = None
     return [ct_env.get(v) for v in graph.invars]
+
+
+def _popped(eqns):
+    """The equations last to first, each removed from `eqns` as it is handed out."""
+    while eqns:
+        yield eqns.pop()
 
 
 def _check_cotangent(f, i, ct, aval):
@@ -449,7 +461,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
 
         (out,), graph, aux = linearize_flat(flat_fun, leaves, has_aux)
         seed = _seed_one(out)
-        cts = backward_pass(graph, [seed])
+        cts = backward_pass(graph, [seed], consume=True)  # used once: free residuals early
         grads = [_as_array(c) if c is not None else _zeros_for(v.aval, p)
                  for c, v, p in zip(cts, graph.invars, leaves)]
         g = _tree.tree_unflatten(in_tree, grads)
