@@ -318,13 +318,20 @@ def backward_pass(graph: Graph, cts_out, consume: bool = False) -> list:
             raise NotImplementedError(f"Transpose rule for '{prim.name}' not implemented")
         inputs = eqn.inputs
         cts_in = rule(cts, *[v if type(v) is Var else v.value for v in inputs], **eqn.params)
+        sums = None  # (Var, cotangent) pairs to add to one already there
         for v, ct in zip(inputs, cts_in):
             if ct is not None and type(v) is Var:
-                prev = ct_env.get(v)
-                ct_env[v] = ct if prev is None else add_any(prev, ct)
-        # the locals would keep this equation's cotangents (and, consumed, its residuals)
-        # alive while the next rule allocates
-        eqn = inputs = cts = cts_in = ct = prev = None
+                if v in ct_env:
+                    sums = [(v, ct)] if sums is None else sums + [(v, ct)]
+                else:
+                    ct_env[v] = ct
+        # drop this equation's cotangents (and, consumed, its residuals) before the sums and
+        # the next rule allocate
+        eqn = inputs = cts = cts_in = ct = None
+        while sums:
+            v, ct = sums.pop()
+            ct_env[v] = add_any(pop(v), ct)
+            ct = None
     return [ct_env.get(v) for v in graph.invars]
 
 
