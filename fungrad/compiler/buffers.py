@@ -104,3 +104,65 @@ def plan_buffers(graph: Graph, donated=frozenset()) -> dict:
             if g not in taken:
                 pool.setdefault((g.aval.shape, g.aval.dtype), []).append(g)
     return plan
+
+
+def release_points(graph: Graph, writes: dict) -> dict:
+    """{equation index: Vars whose names the generated code deletes after that equation}.
+
+    A local name keeps its array alive until the generated function returns; deleting it
+    once the value is dead (read for the last time, and no later equation writes into its
+    buffer, `writes` being `plan_buffers`' result) lets NumPy free that memory mid-call, so
+    a dead forward temporary no longer sits beside the backward pass. Inputs (the caller
+    holds them anyway), outputs and 0-d values (NumPy scalars) keep their names.
+    """
+    end: dict = {}
+    for i, eqn in enumerate(graph.eqns):
+        for v in eqn.inputs:
+            if type(v) is Var:
+                end[v] = i
+        for o in eqn.outputs:
+            end.setdefault(o, i)  # an output nothing reads dies where it is made
+    for i, v in writes.items():
+        if end[v] < i:
+            end[v] = i
+    keep = set(graph.invars).union(v for v in graph.outvars if type(v) is Var)
+    points: dict = {}
+    for v, i in end.items():
+        if v not in keep and v.aval.shape:
+            points.setdefault(i, []).append(v)
+    return points
+
+
+def sink(graph: Graph) -> Graph:
+    """The same graph with equations moved down to just before their first reader, where
+    that extends no operand's life: each of its Var operands is a graph input or is read
+    again at or after the new place. The graph's peak memory can only fall.
+
+    Tracing records a derivative coefficient where the forward pass meets it (`cos(x)` for
+    `sin(x)`), but the backward pass reads it last: computed there, its buffer is not held
+    through the rest of the forward pass (and may take a dead forward buffer).
+    One pass from the last equation to the first; order keys tie-break by original index,
+    so a producer always stays before its readers.
+    """
+    eqns = graph.eqns
+    readers: dict = {}
+    for i, eqn in enumerate(eqns):
+        for v in eqn.inputs:
+            if type(v) is Var:
+                readers.setdefault(v, []).append(i)
+    inputs = set(graph.invars)
+    key = list(range(len(eqns)))  # equation i runs at (key[i], i)
+    moved = False
+    for i in range(len(eqns) - 1, -1, -1):
+        first = min((key[j] for o in eqns[i].outputs for j in readers.get(o, ())), default=None)
+        if first is None or first <= key[i] + 1:
+            continue  # nothing reads it, or its first reader comes right after it
+        if all(type(v) is not Var or v in inputs
+               or any(j != i and (key[j], j) > (first, i) for j in readers[v])
+               for v in eqns[i].inputs):
+            key[i] = first
+            moved = True
+    if not moved:
+        return graph
+    order = sorted(range(len(eqns)), key=lambda i: (key[i], i))
+    return Graph(graph.invars, [eqns[i] for i in order], graph.outvars)
