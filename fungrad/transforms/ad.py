@@ -303,7 +303,11 @@ def backward_pass(graph: Graph, cts_out, consume: bool = False) -> list:
             prev = ct_env.get(v)
             ct_env[v] = ct if prev is None else add_any(prev, ct)
     pop = ct_env.pop
-    for eqn in _popped(graph.eqns) if consume else reversed(graph.eqns):
+    eqns = graph.eqns
+    drop = eqns.pop if consume else None
+    for eqn in reversed(eqns):
+        if drop:
+            drop()  # this equation (the reversed iterator has passed it)
         prim = eqn.prim
         if prim.multiple_results:
             cts = [pop(v, None) for v in eqn.outputs]
@@ -325,20 +329,15 @@ def backward_pass(graph: Graph, cts_out, consume: bool = False) -> list:
                     sums = [(v, ct)] if sums is None else sums + [(v, ct)]
                 else:
                     ct_env[v] = ct
-        # drop this equation's cotangents (and, consumed, its residuals) before the sums and
-        # the next rule allocate
-        eqn = inputs = cts = cts_in = ct = None
-        while sums:
-            v, ct = sums.pop()
-            ct_env[v] = add_any(pop(v), ct)
-            ct = None
+        if sums is not None:
+            # drop this equation's cotangents (and, consumed, its residuals) before the sums
+            # allocate; the summed terms die one by one
+            eqn = inputs = cts = cts_in = ct = None
+            while sums:
+                v, ct = sums.pop()
+                ct_env[v] = add_any(pop(v), ct)
+                ct = None
     return [ct_env.get(v) for v in graph.invars]
-
-
-def _popped(eqns):
-    """The equations last to first, each removed from `eqns` as it is handed out."""
-    while eqns:
-        yield eqns.pop()
 
 
 def _check_cotangent(f, i, ct, aval):
