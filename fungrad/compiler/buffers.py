@@ -106,6 +106,9 @@ def plan_buffers(graph: Graph, donated=frozenset()) -> dict:
     return plan
 
 
+DEL_MIN_BYTES = 1 << 16  # smaller dead values keep their names until the function returns
+
+
 def release_points(graph: Graph, writes: dict) -> dict:
     """{equation index: Vars whose names the generated code deletes after that equation}.
 
@@ -113,7 +116,8 @@ def release_points(graph: Graph, writes: dict) -> dict:
     once the value is dead (read for the last time, and no later equation writes into its
     buffer, `writes` being `plan_buffers`' result) lets NumPy free that memory mid-call, so
     a dead forward temporary no longer sits beside the backward pass. Inputs (the caller
-    holds them anyway), outputs and 0-d values (NumPy scalars) keep their names.
+    holds them anyway), outputs and values under `DEL_MIN_BYTES` keep their names (deleting
+    those would gain nothing and clutter the generated source).
     """
     end: dict = {}
     for i, eqn in enumerate(graph.eqns):
@@ -128,7 +132,8 @@ def release_points(graph: Graph, writes: dict) -> dict:
     keep = set(graph.invars).union(v for v in graph.outvars if type(v) is Var)
     points: dict = {}
     for v, i in end.items():
-        if v not in keep and v.aval.shape:
+        a = v.aval
+        if v not in keep and a.size * a.dtype.itemsize >= DEL_MIN_BYTES:
             points.setdefault(i, []).append(v)
     return points
 
