@@ -140,8 +140,8 @@ def release_points(graph: Graph, writes: dict) -> dict:
 
 def sink(graph: Graph) -> Graph:
     """The same graph with equations moved down to just before their first reader, where
-    that extends no operand's life: each of its Var operands is a graph input or is read
-    again at or after the new place. The graph's peak memory can only fall.
+    that extends no operand's life: each of its Var operands is a graph input or output or
+    is read again after the new place. No value lives longer; the moved one lives shorter.
 
     Tracing records a derivative coefficient where the forward pass meets it (`cos(x)` for
     `sin(x)`), but the backward pass reads it last: computed there, its buffer is not held
@@ -155,14 +155,14 @@ def sink(graph: Graph) -> Graph:
         for v in eqn.inputs:
             if type(v) is Var:
                 readers.setdefault(v, []).append(i)
-    inputs = set(graph.invars)
+    lasting = set(graph.invars).union(v for v in graph.outvars if type(v) is Var)
     key = list(range(len(eqns)))  # equation i runs at (key[i], i)
     moved = False
     for i in range(len(eqns) - 1, -1, -1):
         first = min((key[j] for o in eqns[i].outputs for j in readers.get(o, ())), default=None)
         if first is None or first <= key[i] + 1:
             continue  # nothing reads it, or its first reader comes right after it
-        if all(type(v) is not Var or v in inputs
+        if all(type(v) is not Var or v in lasting
                or any(j != i and (key[j], j) > (first, i) for j in readers[v])
                for v in eqns[i].inputs):
             key[i] = first
