@@ -158,3 +158,70 @@ def _output_modes(graph, groups, owned_roots, made_by, plan, donated) -> list:
             mem = groups.find(plan[made_by[mem]])
         modes.append("view" if mem in donated else "")
     return modes
+
+
+DEL_MIN_BYTES = 1 << 16  # smaller dead values keep their names until the function returns
+
+
+def release_points(graph: Graph, writes: dict) -> dict:
+    """{equation index: Vars whose names the generated code deletes after that equation}.
+
+    A local name keeps its array alive until the generated function returns; deleting it
+    once the value is dead (read for the last time, and no later equation writes into its
+    buffer, `writes` being `plan_buffers`' result) lets NumPy free that memory mid-call, so
+    a dead forward temporary no longer sits beside the backward pass. Inputs (the caller
+    holds them anyway), outputs and values under `DEL_MIN_BYTES` keep their names (deleting
+    those would gain nothing and clutter the generated source).
+    """
+    end: dict = {}
+    for i, eqn in enumerate(graph.eqns):
+        for v in eqn.inputs:
+            if type(v) is Var:
+                end[v] = i
+        for o in eqn.outputs:
+            end.setdefault(o, i)  # an output nothing reads dies where it is made
+    for i, v in writes.items():
+        if end[v] < i:
+            end[v] = i
+    keep = set(graph.invars).union(v for v in graph.outvars if type(v) is Var)
+    points: dict = {}
+    for v, i in end.items():
+        a = v.aval
+        if v not in keep and a.size * a.dtype.itemsize >= DEL_MIN_BYTES:
+            points.setdefault(i, []).append(v)
+    return points
+
+
+def sink(graph: Graph) -> Graph:
+    """The same graph with equations moved down to just before their first reader, where
+    that extends no operand's life: each of its Var operands is a graph input or output or
+    is read again after the new place. No value lives longer; the moved one lives shorter.
+
+    Tracing records a derivative coefficient where the forward pass meets it (`cos(x)` for
+    `sin(x)`), but the backward pass reads it last: computed there, its buffer is not held
+    through the rest of the forward pass (and may take a dead forward buffer).
+    One pass from the last equation to the first; order keys tie-break by original index,
+    so a producer always stays before its readers.
+    """
+    eqns = graph.eqns
+    readers: dict = {}
+    for i, eqn in enumerate(eqns):
+        for v in eqn.inputs:
+            if type(v) is Var:
+                readers.setdefault(v, []).append(i)
+    lasting = set(graph.invars).union(v for v in graph.outvars if type(v) is Var)
+    key = list(range(len(eqns)))  # equation i runs at (key[i], i)
+    moved = False
+    for i in range(len(eqns) - 1, -1, -1):
+        first = min((key[j] for o in eqns[i].outputs for j in readers.get(o, ())), default=None)
+        if first is None or first <= key[i] + 1:
+            continue  # nothing reads it, or its first reader comes right after it
+        if all(type(v) is not Var or v in lasting
+               or any(j != i and (key[j], j) > (first, i) for j in readers[v])
+               for v in eqns[i].inputs):
+            key[i] = first
+            moved = True
+    if not moved:
+        return graph
+    order = sorted(range(len(eqns)), key=lambda i: (key[i], i))
+    return Graph(graph.invars, [eqns[i] for i in order], graph.outvars)

@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from ..core.ir import Graph, Var, _var_name
-from .buffers import plan_buffers
+from .buffers import plan_buffers, release_points, sink
 
 _counter = itertools.count()
 _SIMPLE = (int, bool, str, type(None))
@@ -114,8 +114,10 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         return ctx.const(x, "c")
 
     params = [define(v) for v in graph.invars]
+    graph = sink(graph)  # each value is computed where it is first needed
     plan = plan_buffers(graph, donated)
     writes = plan.writes
+    dels = release_points(graph, writes)  # dead values are freed mid-call, not at return
     fname = "jit_" + "".join(c if c.isalnum() else "_" for c in name)
     lines = [f"def {fname}({', '.join(params)}):"]
     for i, eqn in enumerate(graph.eqns):
@@ -132,6 +134,8 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         lhs = ", ".join(outs) + ("," if prim.multiple_results and len(outs) == 1 else "")
         comment = f"  # {eqn.source}" if eqn.source else ""
         lines.append(f"    {lhs} = {expr}{comment}")
+        if i in dels:
+            lines.append(f"    del {', '.join(names[v] for v in dels[i])}")
     results = []
     for v, mode in zip(graph.outvars, plan.outputs):
         s = atom(v)

@@ -305,10 +305,13 @@ def linearize_flat(fun, primals, has_aux=False):
     return p_out, graph, aux
 
 
-def backward_pass(graph: Graph, cts_out) -> list:
+def backward_pass(graph: Graph, cts_out, consume: bool = False) -> list:
     """Transpose a linear graph: cotangents of its outputs -> cotangents of its inputs.
 
-    Cotangents absent from the result (None) are symbolic zeros.
+    Cotangents absent from the result (None) are symbolic zeros. With `consume=True` (a
+    graph used once, as in `grad`) each equation is removed from the graph as it is
+    transposed, so the residuals it holds die as soon as the pass no longer needs them
+    (otherwise every forward intermediate would live until the pass ends).
     """
     ct_env = {}
     for v, ct in zip(graph.outvars, cts_out):
@@ -316,7 +319,11 @@ def backward_pass(graph: Graph, cts_out) -> list:
             prev = ct_env.get(v)
             ct_env[v] = ct if prev is None else add_any(prev, ct)
     pop = ct_env.pop
-    for eqn in reversed(graph.eqns):
+    eqns = graph.eqns
+    drop = eqns.pop if consume else None
+    for eqn in reversed(eqns):
+        if drop:
+            drop()  # this equation (the reversed iterator has passed it)
         prim = eqn.prim
         if prim.multiple_results:
             cts = [pop(v, None) for v in eqn.outputs]
@@ -331,10 +338,21 @@ def backward_pass(graph: Graph, cts_out) -> list:
             raise NotImplementedError(f"Transpose rule for '{prim.name}' not implemented")
         inputs = eqn.inputs
         cts_in = rule(cts, *[v if type(v) is Var else v.value for v in inputs], **eqn.params)
+        sums = None  # (Var, cotangent) pairs to add to one already there
         for v, ct in zip(inputs, cts_in):
             if ct is not None and type(v) is Var:
-                prev = ct_env.get(v)
-                ct_env[v] = ct if prev is None else add_any(prev, ct)
+                if v in ct_env:
+                    sums = [(v, ct)] if sums is None else sums + [(v, ct)]
+                else:
+                    ct_env[v] = ct
+        if sums is not None:
+            # drop this equation's cotangents (and, consumed, its residuals) before the sums
+            # allocate; the summed terms die one by one
+            eqn = inputs = cts = cts_in = ct = None
+            while sums:
+                v, ct = sums.pop()
+                ct_env[v] = add_any(pop(v), ct)
+                ct = None
     return [ct_env.get(v) for v in graph.invars]
 
 
@@ -467,7 +485,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
 
         (out,), graph, aux = linearize_flat(flat_fun, leaves, has_aux)
         seed = _seed_one(out)
-        cts = backward_pass(graph, [seed])
+        cts = backward_pass(graph, [seed], consume=True)  # used once: free residuals early
         grads = [_as_array(c) if c is not None else _zeros_for(v.aval, p)
                  for c, v, p in zip(cts, graph.invars, leaves)]
         others = [a for i, a in enumerate(args) if i not in nums]
