@@ -225,3 +225,10 @@ def test_donation_is_ignored_under_an_outer_transform(outer):
     outer(inner)(x)
     np.testing.assert_array_equal(x, X)
     assert x.flags.writeable
+
+
+def test_a_read_only_constant_returned_by_the_function_comes_back_writable():
+    c = np.ones(3)
+    c.flags.writeable = False
+    out, _ = fg.jvp(lambda x: (x * 2.0, c), (np.ones(3),), (np.ones(3),))
+    assert out[1].flags.writeable and not np.shares_memory(out[1], c)

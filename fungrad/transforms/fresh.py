@@ -64,7 +64,7 @@ def fresh_leaves(outs: list, ins: list) -> list:
                     else:
                         _note(owners, x)
         if o.base is None:  # owns its memory (the common case: a result NumPy allocated)
-            if id(o) not in owners:
+            if id(o) not in owners and o.flags.writeable:
                 owners[id(o)] = o
                 continue
         elif o.flags.writeable and not (0 in o.strides and o.size > 1):
