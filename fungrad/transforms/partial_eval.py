@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..config import config
+from ..core.check import check_graph
 from ..core.ir import Eqn, Graph, ShapedArray, Var
 from ..compiler.passes import dce
 
@@ -167,5 +169,8 @@ def partial_eval_graph(graph: Graph, unknown_inputs: bool | Sequence[bool], *,
     known_outs = [v for v, unk in zip(graph.outvars, out_unknown) if not unk]
     known_graph = dce(Graph(known_invars, known_eqns, known_outs + residuals))
     unknown_graph = Graph(residuals + unknown_invars, unknown_eqns, unknown_outs)
+    if config.check_graphs:
+        check_graph(known_graph, where=f"{where}: known part")
+        check_graph(unknown_graph, where=f"{where}: unknown part")
     return PartialEval(known_graph, unknown_graph, out_unknown,
                        [v.aval for v in residuals])
