@@ -47,20 +47,25 @@ def _first_narrow_seen():
         callback()
 
 
-# Transforms and fnp call these per argument or per op with np.dtype instances: they read
-# `.kind` directly (no np.dtype() conversion, no helper call) and convert anything else.
+def kind(dtype) -> str:
+    """NumPy's `dtype.kind` ('b', 'i', 'u', 'f', 'c', ...), with 'f' for ml_dtypes floats.
+
+    Example: `kind(ml_dtypes.bfloat16)` is 'f'.
+    """
+    try:  # np.dtype instances (the usual case) need no conversion
+        k = dtype.kind
+    except AttributeError:
+        dtype = np.dtype(dtype)
+        k = dtype.kind
+    return "f" if k == "V" and _is_ml_float(dtype) else k
+
 
 def is_floating(dtype) -> bool:
     """A real float dtype, bfloat16 and ml_dtypes' other floats included.
 
     Example: `is_floating(np.float16)` is True; `is_floating(np.int32)` is False.
     """
-    try:
-        k = dtype.kind
-    except AttributeError:
-        dtype = np.dtype(dtype)
-        k = dtype.kind
-    return k == "f" or (k == "V" and _is_ml_float(dtype))
+    return kind(dtype) == "f"
 
 
 def is_inexact(dtype) -> bool:
@@ -68,25 +73,8 @@ def is_inexact(dtype) -> bool:
 
     Example: `is_inexact(np.complex64)` is True; `is_inexact(np.bool_)` is False.
     """
-    try:
-        k = dtype.kind
-    except AttributeError:
-        dtype = np.dtype(dtype)
-        k = dtype.kind
-    return k == "f" or k == "c" or (k == "V" and _is_ml_float(dtype))
-
-
-def kind(dtype) -> str:
-    """NumPy's `dtype.kind` ('b', 'i', 'u', 'f', 'c', ...), with 'f' for ml_dtypes floats.
-
-    Example: `kind(ml_dtypes.bfloat16)` is 'f'.
-    """
-    try:
-        k = dtype.kind
-    except AttributeError:
-        dtype = np.dtype(dtype)
-        k = dtype.kind
-    return "f" if k == "V" and _is_ml_float(dtype) else k
+    k = kind(dtype)
+    return k == "f" or k == "c"
 
 
 @functools.lru_cache(maxsize=None)
