@@ -5,7 +5,9 @@ from .shape import SHAPE_PRIMITIVES
 from .indexing import INDEXING_PRIMITIVES
 from .dot import dot_general_p
 from .misc import MISC_PRIMITIVES
+from .random import RANDOM_PRIMITIVES
 from ..transforms.jit import jit_call_p
 
 ALL_PRIMITIVES = (ELEMENTWISE_PRIMITIVES + REDUCE_PRIMITIVES + SHAPE_PRIMITIVES
-                  + INDEXING_PRIMITIVES + [dot_general_p] + MISC_PRIMITIVES + [jit_call_p])
+                  + INDEXING_PRIMITIVES + [dot_general_p] + MISC_PRIMITIVES + RANDOM_PRIMITIVES
+                  + [jit_call_p])

@@ -16,6 +16,7 @@ import fungrad.numpy as fnp
 from fungrad.numpy import _elementwise as fnp_elementwise
 from fungrad.lax import elementwise as E, reduce as R, shape as S, indexing as I, dot as D
 from fungrad.lax.misc import stop_gradient_p
+from fungrad.lax import random as RND
 from fungrad.core.ad_util import add_any_p
 import fungrad as fg
 
@@ -629,6 +630,39 @@ def _prim_add_any(draw, name):
 @spec(PRIM, "stop_gradient")
 def _prim_stop_gradient(draw, name):
     return Case(_bind(stop_gradient_p), (draw(arrays(draw(SHAPES))),), diff=False)
+
+
+def _keys(draw, batch=()):
+    """Random-number keys (uint32, shape (*batch, 2))."""
+    words = draw(st.lists(st.integers(0, 2 ** 32 - 1), min_size=2 * int(np.prod(batch)),
+                          max_size=2 * int(np.prod(batch))))
+    return np.array(words, np.uint32).reshape(tuple(batch) + (2,))
+
+
+@spec(PRIM, "random_bits", "random_split")
+def _prim_random_bits(draw, name):
+    """Integer outputs of keys (with leading key batch dims): values, vmap over keys, jit."""
+    keys = _keys(draw, draw(st.sampled_from([(), (2,), (1, 3)])))
+    if name == "random_split":
+        return Case(_bind(RND.random_split_p, num=draw(st.integers(1, 3))), (keys,), diff=False)
+    return Case(_bind(RND.random_bits_p, shape=draw(SHAPES), width=draw(st.sampled_from([32, 64]))),
+                (keys,), diff=False)
+
+
+@spec(PRIM, "random_fold_in")
+def _prim_random_fold_in(draw, name):
+    batch = draw(st.sampled_from([(), (2,)]))
+    data = np.array(draw(st.lists(st.integers(-2 ** 40, 2 ** 40), min_size=int(np.prod(batch)),
+                                  max_size=int(np.prod(batch))))).reshape(batch)
+    return Case(_bind(RND.random_fold_in_p), (_keys(draw, batch), data), diff=False)
+
+
+@spec(PRIM, "random_gamma")
+def _prim_random_gamma(draw, name):
+    """No derivative in alpha (it raises), so alpha is a closed-over constant."""
+    batch = draw(st.sampled_from([(), (2,)]))
+    alpha = draw(arrays(batch + draw(SHAPES), uniform(0.3, 3.0)))
+    return Case(lambda k: RND.random_gamma_p.bind(k, alpha), (_keys(draw, batch),), diff=False)
 
 
 def _jit_composite(x, y):

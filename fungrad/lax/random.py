@@ -1,0 +1,179 @@
+"""Random bits from keys: the primitives under `fungrad.random`.
+
+A key is a uint32 array of shape (2,) (64 bits). Every primitive here takes keys with any
+leading batch dims, shape (*B, 2), and draws for each key on its own, so vmap over keys is
+the primitive itself (its batch rule only moves the batch axis to the front) and a batch of
+samples equals the samples of each key stacked. Each key seeds NumPy's counter-based
+`Philox` bit generator, whose stream is fixed by its algorithm (the same on every machine and
+NumPy version); the Philox key's second word says what the bits are for (samples, split, fold
+in, gamma), so the streams of one key for different purposes never overlap.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ir import ShapedArray
+from ..core.primitive import Primitive
+from ..core.ad_util import ZERO
+from .shape import broadcast_in_dim, transpose
+
+# the Philox key's second 64-bit word: one stream per purpose
+_BITS, _SPLIT, _FOLD_IN, _GAMMA = range(4)
+_U32 = np.dtype(np.uint32)
+_U64 = np.dtype(np.uint64)
+
+
+def _philox(key_pair, purpose, counter=0):
+    """The Philox generator of one key (a uint32 pair) for one purpose."""
+    k = (int(key_pair[0]) << 32) | int(key_pair[1])
+    return np.random.Philox(key=k | (purpose << 64), counter=counter)
+
+
+def _key_from_u64(words):
+    """uint64 words -> keys (..., 2) uint32 (high word first), independent of endianness."""
+    words = np.asarray(words, _U64)
+    return np.stack([(words >> np.uint64(32)).astype(_U32),
+                     (words & np.uint64(0xFFFFFFFF)).astype(_U32)], axis=-1)
+
+
+def _per_key(keys, out_shape, dtype, draw):
+    """Call `draw(key_pair, i)` for each key of `keys` (*B, 2); results fill (*B, *out_shape)."""
+    batch = keys.shape[:-1]
+    flat = np.asarray(keys).reshape(-1, 2)
+    out = np.empty((flat.shape[0],) + tuple(out_shape), dtype)
+    for i, k in enumerate(flat):
+        out[i] = draw(k, i)
+    return out.reshape(batch + tuple(out_shape))
+
+
+def _move_front(x, d):
+    """`x` with its batch axis `d` first (a transpose, no copy for NumPy arrays)."""
+    if d == 0:
+        return x
+    perm = (d,) + tuple(i for i in range(x.ndim) if i != d)
+    return transpose(x, perm)
+
+
+def _zero_jvp(prim):
+    """Integer outputs (or outputs that do not depend smoothly on the operands)."""
+    return lambda primals, tangents, **kw: (prim.bind(*primals, **kw), ZERO)
+
+
+# --------------------------------------------------------------------------- random_bits
+def _bits_impl(keys, shape, width):
+    n = int(np.prod(shape, dtype=np.int64))
+    dtype = _U32 if width == 32 else _U64
+
+    def draw(k, i):
+        raw = _philox(k, _BITS).random_raw((n + 1) // 2 if width == 32 else n)
+        if width == 64:
+            return raw.reshape(shape)
+        # both halves of each 64-bit word, by arithmetic (so the same on every byte order)
+        halves = np.stack([raw >> np.uint64(32), raw & np.uint64(0xFFFFFFFF)], axis=-1)
+        return halves.reshape(-1)[:n].astype(_U32).reshape(shape)
+    return _per_key(keys, shape, dtype, draw)
+
+
+random_bits_p = Primitive("random_bits")
+random_bits_p.impl = _bits_impl
+random_bits_p.abstract_eval = lambda keys, shape, width: ShapedArray(
+    tuple(keys.shape[:-1]) + tuple(shape), _U32 if width == 32 else _U64)
+random_bits_p.jvp = _zero_jvp(random_bits_p)
+random_bits_p.batch = lambda vals, dims, axis_size, **kw: (
+    random_bits_p.bind(_move_front(vals[0], dims[0]), **kw), 0)
+
+
+def random_bits(key, shape: tuple, width: int = 32):
+    """`shape` uniformly random unsigned integers of `width` (32 or 64) bits from `key`."""
+    return random_bits_p.bind(key, shape=tuple(int(d) for d in shape), width=int(width))
+
+
+# --------------------------------------------------------------------------- random_split
+def _split_impl(keys, num):
+    return _per_key(keys, (num, 2), _U32,
+                    lambda k, i: _key_from_u64(_philox(k, _SPLIT).random_raw(num)))
+
+
+random_split_p = Primitive("random_split")
+random_split_p.impl = _split_impl
+random_split_p.abstract_eval = lambda keys, num: ShapedArray(
+    tuple(keys.shape[:-1]) + (num, 2), _U32)
+random_split_p.jvp = _zero_jvp(random_split_p)
+random_split_p.batch = lambda vals, dims, axis_size, num: (
+    random_split_p.bind(_move_front(vals[0], dims[0]), num=num), 0)
+
+
+# --------------------------------------------------------------------------- random_fold_in
+def _fold_in_impl(keys, data):
+    data = np.broadcast_to(np.asarray(data), keys.shape[:-1]).reshape(-1)
+    mask = (1 << 64) - 1
+    return _per_key(keys, (2,), _U32, lambda k, i: _key_from_u64(
+        _philox(k, _FOLD_IN, counter=int(data[i]) & mask).random_raw(1)[0]))
+
+
+def _fold_in_batch(vals, dims, axis_size):
+    (keys, data), (dk, dd) = vals, dims
+    if dk is None:
+        keys = broadcast_in_dim(keys, (axis_size,) + tuple(keys.shape),
+                                tuple(range(1, keys.ndim + 1)))
+    else:
+        keys = _move_front(keys, dk)
+    if dd is None:
+        data = broadcast_in_dim(data, (axis_size,) + tuple(data.shape),
+                                tuple(range(1, data.ndim + 1)))
+    else:
+        data = _move_front(data, dd)
+    return random_fold_in_p.bind(keys, data), 0
+
+
+random_fold_in_p = Primitive("random_fold_in")
+random_fold_in_p.impl = _fold_in_impl
+random_fold_in_p.abstract_eval = lambda keys, data: ShapedArray(tuple(keys.shape), _U32)
+random_fold_in_p.jvp = _zero_jvp(random_fold_in_p)
+random_fold_in_p.batch = _fold_in_batch
+
+
+# --------------------------------------------------------------------------- random_gamma
+def _gamma_impl(keys, alpha):
+    """Standard gamma variates, one per entry of `alpha` (*B, *shape) for keys (*B, 2):
+    rejection sampling, so NumPy's Generator does it on the key's Philox stream."""
+    nb = keys.ndim - 1
+    alpha = np.asarray(alpha)
+    flat_alpha = alpha.reshape((-1,) + alpha.shape[nb:])
+    out_dtype = alpha.dtype if alpha.dtype in (np.float32, np.float64) else np.float64
+    return _per_key(keys, alpha.shape[nb:], alpha.dtype, lambda k, i: np.random.Generator(
+        _philox(k, _GAMMA)).standard_gamma(flat_alpha[i].astype(out_dtype), dtype=out_dtype))
+
+
+def _gamma_batch(vals, dims, axis_size):
+    (keys, alpha), (dk, da) = vals, dims
+    if dk is None:
+        keys = broadcast_in_dim(keys, (axis_size,) + tuple(keys.shape),
+                                tuple(range(1, keys.ndim + 1)))
+    else:
+        keys = _move_front(keys, dk)
+    if da is None:
+        alpha = broadcast_in_dim(alpha, (axis_size,) + tuple(alpha.shape),
+                                 tuple(range(1, alpha.ndim + 1)))
+    else:
+        alpha = _move_front(alpha, da)
+    return random_gamma_p.bind(keys, alpha), 0
+
+
+def _gamma_jvp(primals, tangents):
+    if tangents[1] is not ZERO:
+        raise NotImplementedError(
+            "fg.random.gamma (and beta, dirichlet) have no derivative with respect to the "
+            "shape parameter `a` yet; wrap it in fg.stop_gradient(a)")
+    return random_gamma_p.bind(*primals), ZERO
+
+
+random_gamma_p = Primitive("random_gamma")
+random_gamma_p.impl = _gamma_impl
+random_gamma_p.abstract_eval = lambda keys, alpha: ShapedArray(tuple(alpha.shape), alpha.dtype)
+random_gamma_p.jvp = _gamma_jvp
+random_gamma_p.batch = _gamma_batch
+
+RANDOM_PRIMITIVES = [random_bits_p, random_split_p, random_fold_in_p, random_gamma_p]
+for _p in RANDOM_PRIMITIVES:
+    _p.fresh_output = True

@@ -1,0 +1,470 @@
+"""Functional, splittable random numbers (`fg.random`): explicit keys, no hidden state.
+
+A key is a uint32 NumPy array of shape (2,): an ordinary array, so `jit` traces it (a new key
+is a new value, not a new signature) and `vmap` maps over a batch of keys. The same key gives
+the same values eagerly, under `jit` and under `vmap` (each key of a batch draws on its own),
+on every machine: the bits come from NumPy's counter-based Philox generator keyed by the key
+(`fungrad.lax.random`). Never reuse a key for two draws that should be independent: `split`
+it, or `fold_in` a step number.
+
+    >>> k = fg.random.key(0)
+    >>> k1, k2 = fg.random.split(k)
+    >>> x = fg.random.normal(k1, (3,))
+    >>> bool(np.all(x == fg.random.normal(k1, (3,))))
+    True
+
+The samplers are fungrad.numpy code on uniform bits (so `grad` flows into location, scale and
+bound parameters), except `gamma` (and `beta`, `dirichlet`, built on it), which rejection-samples
+with NumPy's Generator on the key's Philox stream and has no derivative in its shape parameter.
+`gamma`'s values are NumPy's algorithm: fixed for a NumPy version, not promised across them.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import numpy as fnp
+from .core.dtypes import is_floating
+from .core.trace import Tracer
+from .lax.random import random_bits, random_split_p, random_fold_in_p, random_gamma_p
+
+__all__ = ["key", "split", "fold_in", "bits", "uniform", "normal", "bernoulli", "categorical",
+           "randint", "permutation", "choice", "truncated_normal", "gumbel", "exponential",
+           "gamma", "beta", "dirichlet", "multivariate_normal", "orthogonal"]
+
+Array = Any  # a NumPy array or a traced value
+Shape = Sequence[int]
+_MASK32 = 0xFFFFFFFF
+
+
+# ----------------------------------------------------------------------------- keys
+def key(seed: int | Array) -> Array:
+    """A key (uint32 array of shape (2,)) from an integer seed (taken modulo 2**64).
+
+    Example:
+        >>> fg.random.key(42)
+        array([ 0, 42], dtype=uint32)
+    """
+    if isinstance(seed, (int, np.integer)):
+        s = int(seed) % (1 << 64)
+        return np.array([s >> 32, s & _MASK32], np.uint32)
+    if fnp.ndim(seed) != 0 or np.dtype(seed.dtype).kind not in "iu":
+        raise TypeError(f"fg.random.key: seed must be an integer scalar, got "
+                        f"{np.dtype(seed.dtype)}{tuple(fnp.shape(seed))}; pass an int")
+    seed = fnp.asarray(seed).astype(np.uint64)  # a traced seed: the same bits, by fnp
+    return fnp.stack([fnp.right_shift(seed, 32).astype(np.uint32), seed.astype(np.uint32)])
+
+
+def _check_key(k: Array, fn: str) -> Array:
+    shape, dtype = tuple(fnp.shape(k)), np.dtype(getattr(k, "dtype", None) or np.asarray(k).dtype)
+    if shape != (2,) or dtype != np.uint32:
+        raise TypeError(f"fg.random.{fn}: key must be a uint32 array of shape (2,) from "
+                        f"fg.random.key or fg.random.split, got {dtype}{shape}; for a batch of "
+                        f"keys, map over them with fg.vmap(lambda k: fg.random.{fn}(k, ...))(keys)")
+    return k
+
+
+def split(key: Array, num: int = 2) -> Array:
+    """`num` new independent keys, shape (num, 2), from `key`.
+
+    Example:
+        >>> k1, k2 = fg.random.split(fg.random.key(0))
+        >>> bool(np.all(k1 == k2))
+        False
+    """
+    return random_split_p.bind(_check_key(key, "split"), num=int(num))
+
+
+def fold_in(key: Array, data: int | Array) -> Array:
+    """A new key from `key` and an integer `data` (a step number, a rank): different `data`
+    give independent keys. `data` may be traced (vmap over steps, jit with a traced step).
+
+    Example:
+        >>> k = fg.random.key(0)
+        >>> bool(np.all(fg.random.fold_in(k, 1) == fg.random.fold_in(k, 2)))
+        False
+    """
+    if not isinstance(data, Tracer):
+        data = np.asarray(data)
+    if np.dtype(data.dtype).kind not in "iu" or fnp.ndim(data) != 0:
+        raise TypeError(f"fg.random.fold_in: data must be an integer scalar, got "
+                        f"{np.dtype(data.dtype)}{tuple(fnp.shape(data))}")
+    return random_fold_in_p.bind(_check_key(key, "fold_in"), data)
+
+
+def bits(key: Array, shape: Shape = (), width: int = 32) -> Array:
+    """Uniformly random unsigned integers (uint32, or uint64 for `width=64`).
+
+    Example:
+        >>> fg.random.bits(fg.random.key(0), (2,)).dtype
+        dtype('uint32')
+    """
+    if width not in (32, 64):
+        raise ValueError(f"fg.random.bits: width must be 32 or 64, got {width!r}")
+    return random_bits(_check_key(key, "bits"), _shape(shape), width)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _shape(shape) -> tuple:
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+
+
+def _float_dtype(dtype, fn: str) -> np.dtype:
+    dt = np.dtype(dtype)
+    if not is_floating(dt):
+        raise TypeError(f"fg.random.{fn}: dtype must be a float dtype (float64, float32, "
+                        f"float16, bfloat16), got {dt}")
+    return dt
+
+
+def _mantissa_bits(dt: np.dtype) -> int:
+    """Stored mantissa bits of a float dtype (ml_dtypes' floats have their own finfo)."""
+    try:
+        return int(np.finfo(dt).nmant)
+    except (ValueError, TypeError):
+        import ml_dtypes  # only reached for an ml_dtypes float, so it is installed
+        return int(ml_dtypes.finfo(dt).nmant)
+
+
+def _compute_dtype(dt: np.dtype) -> np.dtype:
+    """float64 computes in float64; narrower floats in float32, rounded once at the end."""
+    return np.dtype(np.float64) if dt == np.float64 else np.dtype(np.float32)
+
+
+def _unit(key, shape, dt, open_=False):
+    """Uniform floats of `dt`'s precision, in [0, 1) (or (0, 1) with `open_`), as the compute
+    dtype: k * 2**-p of p random bits (p = mantissa + 1), or (k + 1/2) * 2**-p of p = mantissa
+    bits; either is exact in `dt`, so rounding to `dt` never reaches 0 or 1."""
+    p = _mantissa_bits(dt) + (0 if open_ else 1)
+    width = 64 if p > 24 else 32
+    k = fnp.right_shift(random_bits(key, shape, width), width - p)
+    u = k.astype(_compute_dtype(dt))
+    return (u + 0.5) * 2.0 ** -p if open_ else u * 2.0 ** -p
+
+
+def _cast(x, dt):
+    return x if x.dtype == dt else x.astype(dt)
+
+
+# ----------------------------------------------------------------------------- samplers
+def uniform(key: Array, shape: Shape = (), dtype=np.float64, minval: Any = 0.0,
+            maxval: Any = 1.0) -> Array:
+    """Uniform floats in [minval, maxval) (differentiable in minval and maxval).
+
+    Example:
+        >>> x = fg.random.uniform(fg.random.key(0), (1000,), np.float32)
+        >>> x.dtype, bool((0 <= x).all() and (x < 1).all())
+        (dtype('float32'), True)
+    """
+    dt = _float_dtype(dtype, "uniform")
+    u = _unit(_check_key(key, "uniform"), _shape(shape), dt)
+    if not (isinstance(minval, float) and isinstance(maxval, float)
+            and (minval, maxval) == (0.0, 1.0)):
+        u = minval + (maxval - minval) * u
+    return _cast(u, dt)
+
+
+def normal(key: Array, shape: Shape = (), dtype=np.float64) -> Array:
+    """Standard normal floats (Box-Muller on uniform bits).
+
+    Example:
+        >>> fg.random.normal(fg.random.key(0), (2, 3), np.float32).shape
+        (2, 3)
+    """
+    dt = _float_dtype(dtype, "normal")
+    return _cast(_std_normal(_check_key(key, "normal"), _shape(shape), dt), dt)
+
+
+def _std_normal(key, shape, dt):
+    u = _unit(key, (2,) + shape, dt, open_=True)
+    return fnp.sqrt(-2.0 * fnp.log(u[0])) * fnp.cos((2 * math.pi) * u[1])
+
+
+def bernoulli(key: Array, p: Any = 0.5, shape: Shape | None = None) -> Array:
+    """Booleans, True with probability `p` (broadcast to `shape`, default `p`'s shape).
+
+    Example:
+        >>> fg.random.bernoulli(fg.random.key(0), 0.3, (4,)).dtype
+        dtype('bool')
+    """
+    shape = tuple(fnp.shape(p)) if shape is None else _shape(shape)
+    dt = np.dtype(p.dtype) if hasattr(p, "dtype") and is_floating(p.dtype) else np.float64
+    return _unit(_check_key(key, "bernoulli"), shape, dt) < p
+
+
+def gumbel(key: Array, shape: Shape = (), dtype=np.float64) -> Array:
+    """Standard Gumbel floats, -log(-log(U)).
+
+    Example:
+        >>> fg.random.gumbel(fg.random.key(0), (3,)).shape
+        (3,)
+    """
+    dt = _float_dtype(dtype, "gumbel")
+    u = _unit(_check_key(key, "gumbel"), _shape(shape), dt, open_=True)
+    return _cast(-fnp.log(-fnp.log(u)), dt)
+
+
+def exponential(key: Array, shape: Shape = (), dtype=np.float64) -> Array:
+    """Standard exponential floats (rate 1), -log(U).
+
+    Example:
+        >>> bool((fg.random.exponential(fg.random.key(0), (5,)) > 0).all())
+        True
+    """
+    dt = _float_dtype(dtype, "exponential")
+    u = _unit(_check_key(key, "exponential"), _shape(shape), dt, open_=True)
+    return _cast(-fnp.log(u), dt)
+
+
+def categorical(key: Array, logits: Array, axis: int = -1, shape: Shape | None = None) -> Array:
+    """Indices drawn with probabilities softmax(logits) along `axis` (Gumbel-max), int64.
+    `shape` (default: logits' shape without `axis`) must end in those batch dims.
+
+    Example:
+        >>> fg.random.categorical(fg.random.key(0), np.log([0.2, 0.8]), shape=(3,)).shape
+        (3,)
+    """
+    logits = fnp.moveaxis(fnp.asarray(logits), axis, -1)
+    lshape = tuple(fnp.shape(logits))
+    shape = lshape[:-1] if shape is None else _shape(shape)
+    dt = np.dtype(logits.dtype) if is_floating(logits.dtype) else np.dtype(np.float64)
+    g = gumbel(key, shape + lshape[-1:], dt)
+    return fnp.argmax(logits + g, axis=-1)
+
+
+def randint(key: Array, shape: Shape, minval: Any, maxval: Any, dtype=np.int64) -> Array:
+    """Integers uniform in [minval, maxval) (64 random bits modulo the range: the bias is
+    below range / 2**64).
+
+    Example:
+        >>> x = fg.random.randint(fg.random.key(0), (100,), 0, 10)
+        >>> bool((0 <= x).all() and (x < 10).all())
+        True
+    """
+    dt = np.dtype(dtype)
+    if dt.kind not in "iu":
+        raise TypeError(f"fg.random.randint: dtype must be an integer dtype, got {dt}")
+    span = (fnp.asarray(maxval) - minval).astype(np.uint64)
+    r = fnp.remainder(random_bits(_check_key(key, "randint"), _shape(shape), 64), span)
+    return r.astype(dt) + fnp.asarray(minval).astype(dt)
+
+
+def permutation(key: Array, x: int | Array, axis: int = 0) -> Array:
+    """A random permutation of `range(x)` (int64), or of `x`'s entries along `axis`.
+
+    Example:
+        >>> sorted(fg.random.permutation(fg.random.key(0), 4).tolist())
+        [0, 1, 2, 3]
+    """
+    n = int(x) if isinstance(x, (int, np.integer)) else int(fnp.shape(x)[axis])
+    idx = _perm(_check_key(key, "permutation"), n)
+    return idx if isinstance(x, (int, np.integer)) else fnp.take(x, idx, axis=axis)
+
+
+def _perm(key, n):
+    # sorting 64 random bits: uniform unless two of them tie (probability < n**2 / 2**65)
+    return fnp.argsort(random_bits(key, (n,), 64), kind="stable")
+
+
+def choice(key: Array, a: int | Array, shape: Shape = (), replace: bool = True,
+           p: Array | None = None, axis: int = 0) -> Array:
+    """Entries of `a` along `axis` (or integers in range(a)) picked at random, with
+    probabilities `p` (default uniform), with or without replacement.
+
+    Example:
+        >>> fg.random.choice(fg.random.key(0), 5, (3,), replace=False).shape
+        (3,)
+    """
+    key = _check_key(key, "choice")
+    shape = _shape(shape)
+    n = int(a) if isinstance(a, (int, np.integer)) else int(fnp.shape(a)[axis])
+    size = math.prod(shape)
+    if p is not None and tuple(fnp.shape(p)) != (n,):
+        raise ValueError(f"fg.random.choice: p must have shape ({n},) (one probability per "
+                         f"entry of a), got {tuple(fnp.shape(p))}")
+    if not replace and size > n:
+        raise ValueError(f"fg.random.choice: cannot take {size} samples of {n} entries "
+                         "without replacement; pass replace=True or a smaller shape")
+    if replace and p is None:
+        idx = randint(key, shape, 0, n)
+    elif replace:  # inverse CDF
+        cdf = fnp.cumsum(p)
+        u = _unit(key, shape, _compute_dtype(np.dtype(np.float64))) * cdf[-1]
+        idx = fnp.minimum(fnp.searchsorted(cdf, u, side="right"), n - 1)
+    elif p is None:
+        idx = _perm(key, n)[:size].reshape(shape)
+    else:  # Gumbel top-k: the order of log(p) + Gumbel is a draw without replacement
+        with np.errstate(divide="ignore"):
+            scores = fnp.log(p) + gumbel(key, (n,))
+        idx = fnp.argsort(-scores, kind="stable")[:size].reshape(shape)
+    return idx if isinstance(a, (int, np.integer)) else fnp.take(a, idx, axis=axis)
+
+
+# Normal CDF and its inverse from elementary functions (NumPy has no erf): the complementary
+# error function of Numerical Recipes (relative error < 1.2e-7 everywhere) and Acklam's
+# rational approximation of the quantile (relative error < 1.2e-9).
+_ERFC = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
+         -1.13520398, 1.48851587, -0.82215223, 0.17087277)
+_Q_A = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+        1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00)
+_Q_B = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+        6.680131188771972e+01, -1.328068155288572e+01, 1.0)
+_Q_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+        -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00)
+_Q_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+        3.754408661907416e+00, 1.0)
+_P_LOW = 0.02425
+
+
+def _poly(coeffs, x):
+    """coeffs[0] * x**(n-1) + ... + coeffs[-1] (Horner)."""
+    acc = coeffs[0]
+    for c in coeffs[1:]:
+        acc = acc * x + c
+    return acc
+
+
+def _ndtr(x):
+    z = fnp.abs(x) * (1 / math.sqrt(2))
+    t = 1.0 / (1.0 + 0.5 * z)
+    tail = 0.5 * t * fnp.exp(-z * z + _poly(_ERFC[::-1], t))  # 0.5 * erfc(z)
+    return fnp.where(x < 0, tail, 1.0 - tail)
+
+
+def _ndtri(p):
+    low = fnp.clip(p, 1e-300, _P_LOW)           # each branch on arguments valid for it, so
+    high = fnp.clip(1.0 - p, 1e-300, _P_LOW)    # the unused branches stay finite
+    q = fnp.clip(p, _P_LOW, 1 - _P_LOW) - 0.5
+    r = q * q
+    central = _poly(_Q_A, r) * q / _poly(_Q_B, r)
+    ql, qh = fnp.sqrt(-2.0 * fnp.log(low)), fnp.sqrt(-2.0 * fnp.log(high))
+    lower, upper = _poly(_Q_C, ql) / _poly(_Q_D, ql), -_poly(_Q_C, qh) / _poly(_Q_D, qh)
+    return fnp.where(p < _P_LOW, lower, fnp.where(p > 1 - _P_LOW, upper, central))
+
+
+def truncated_normal(key: Array, lower: Any, upper: Any, shape: Shape | None = None,
+                     dtype=np.float64) -> Array:
+    """Standard normal floats conditioned on [lower, upper] (inverse CDF; differentiable in
+    the bounds). `shape` defaults to the bounds' broadcast shape.
+
+    Example:
+        >>> x = fg.random.truncated_normal(fg.random.key(0), -1.0, 2.0, (100,))
+        >>> bool((-1 <= x).all() and (x <= 2).all())
+        True
+    """
+    dt = _float_dtype(dtype, "truncated_normal")
+    if shape is None:
+        shape = np.broadcast_shapes(tuple(fnp.shape(lower)), tuple(fnp.shape(upper)))
+    u = _unit(_check_key(key, "truncated_normal"), _shape(shape), dt, open_=True)
+    cd = _compute_dtype(dt)
+    lower, upper = fnp.asarray(lower).astype(cd), fnp.asarray(upper).astype(cd)
+    # sample the mirror image when the interval lies right of 0: the CDF keeps its precision
+    # in the left tail only
+    flip = lower > 0
+    a, b = fnp.where(flip, -upper, lower), fnp.where(flip, -lower, upper)
+    pa, pb = _ndtr(a), _ndtr(b)
+    x = fnp.clip(_ndtri(pa + u * (pb - pa)), a, b)
+    return _cast(fnp.where(flip, -x, x), dt)
+
+
+def gamma(key: Array, a: Any, shape: Shape | None = None, dtype=np.float64) -> Array:
+    """Gamma(a, 1) floats (`shape` defaults to a's shape). No derivative in `a`.
+
+    Example:
+        >>> fg.random.gamma(fg.random.key(0), 2.0, (3,)).shape
+        (3,)
+    """
+    dt = _float_dtype(dtype, "gamma")
+    shape = tuple(fnp.shape(a)) if shape is None else _shape(shape)
+    a = fnp.broadcast_to(fnp.asarray(a).astype(dt), shape)
+    return random_gamma_p.bind(_check_key(key, "gamma"), a)
+
+
+def beta(key: Array, a: Any, b: Any, shape: Shape | None = None, dtype=np.float64) -> Array:
+    """Beta(a, b) floats, Ga / (Ga + Gb) of two independent gamma draws.
+
+    Example:
+        >>> bool((fg.random.beta(fg.random.key(0), 2.0, 3.0, (5,)) < 1).all())
+        True
+    """
+    if shape is None:
+        shape = np.broadcast_shapes(tuple(fnp.shape(a)), tuple(fnp.shape(b)))
+    ka, kb = split(_check_key(key, "beta"))
+    ga, gb = gamma(ka, a, shape, dtype), gamma(kb, b, shape, dtype)
+    return ga / (ga + gb)
+
+
+def dirichlet(key: Array, alpha: Array, shape: Shape | None = None, dtype=np.float64) -> Array:
+    """Dirichlet(alpha) vectors along the last axis (`shape` is the batch shape, default
+    alpha's without its last axis).
+
+    Example:
+        >>> fg.random.dirichlet(fg.random.key(0), np.ones(3), (2,)).sum(-1).round(12)
+        array([1., 1.])
+    """
+    ashape = tuple(fnp.shape(alpha))
+    shape = ashape[:-1] if shape is None else _shape(shape)
+    g = gamma(_check_key(key, "dirichlet"), alpha, shape + ashape[-1:], dtype)
+    return g / g.sum(axis=-1, keepdims=True)
+
+
+def _cholesky(a):
+    """Lower Cholesky factor of the SPD matrices `a` (..., n, n), one column at a time in
+    fnp (so it differentiates, jits and vmaps; n is small for sampling)."""
+    n = fnp.shape(a)[-1]
+    rows = np.arange(n)
+    cols = []
+    for j in range(n):
+        s = a[..., :, j]
+        for c in cols:
+            s = s - c * c[..., j:j + 1]
+        col = s / fnp.sqrt(s[..., j:j + 1])
+        cols.append(fnp.where(rows >= j, col, 0.0))
+    return fnp.stack(cols, axis=-1)
+
+
+def multivariate_normal(key: Array, mean: Array, cov: Array, shape: Shape | None = None,
+                        dtype=np.float64) -> Array:
+    """Normal vectors with `mean` (..., n) and covariance `cov` (..., n, n), via its Cholesky
+    factor (differentiable in mean and cov). `shape`: the batch shape (default the broadcast
+    of mean's and cov's batch shapes).
+
+    Example:
+        >>> fg.random.multivariate_normal(fg.random.key(0), np.zeros(2), np.eye(2), (4,)).shape
+        (4, 2)
+    """
+    dt = _float_dtype(dtype, "multivariate_normal")
+    mshape, cshape = tuple(fnp.shape(mean)), tuple(fnp.shape(cov))
+    n = mshape[-1]
+    if cshape[-2:] != (n, n):
+        raise ValueError(f"fg.random.multivariate_normal: cov must have shape (..., {n}, {n}) "
+                         f"to match mean {mshape}, got {cshape}")
+    if shape is None:
+        shape = np.broadcast_shapes(mshape[:-1], cshape[:-2])
+    z = _std_normal(_check_key(key, "multivariate_normal"), _shape(shape) + (n,), dt)
+    chol = _cholesky(fnp.asarray(cov).astype(_compute_dtype(dt)))
+    return _cast(mean + fnp.einsum("...ij,...j->...i", chol, z), dt)
+
+
+def orthogonal(key: Array, n: int, shape: Shape = (), dtype=np.float64) -> Array:
+    """Uniformly (Haar) distributed orthogonal matrices (*shape, n, n): Gram-Schmidt on a
+    normal matrix (QR with a positive diagonal of R).
+
+    Example:
+        >>> q = fg.random.orthogonal(fg.random.key(0), 3)
+        >>> bool(np.allclose(q @ q.T, np.eye(3)))
+        True
+    """
+    dt = _float_dtype(dtype, "orthogonal")
+    z = _std_normal(_check_key(key, "orthogonal"), _shape(shape) + (n, n), dt)
+    qs = []
+    for j in range(n):
+        v = z[..., :, j]
+        if qs:
+            q = fnp.stack(qs, axis=-1)
+            for _ in range(2):  # twice is enough (Kahan): orthogonal to rounding error
+                v = v - fnp.einsum("...ij,...j->...i", q, fnp.einsum("...ij,...i->...j", q, v))
+        qs.append(v / fnp.sqrt((v * v).sum(axis=-1, keepdims=True)))
+    return _cast(fnp.stack(qs, axis=-1), dt)
