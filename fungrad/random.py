@@ -58,7 +58,9 @@ def key(seed: int | Array) -> Array:
 
 
 def _check_key(k: Array, fn: str) -> Array:
-    shape, dtype = tuple(fnp.shape(k)), np.dtype(getattr(k, "dtype", None) or np.asarray(k).dtype)
+    if not isinstance(k, Tracer):
+        k = np.asarray(k)
+    shape, dtype = tuple(fnp.shape(k)), np.dtype(k.dtype)
     if shape != (2,) or dtype != np.uint32:
         raise TypeError(f"fg.random.{fn}: key must be a uint32 array of shape (2,) from "
                         f"fg.random.key or fg.random.split, got {dtype}{shape}; for a batch of "
