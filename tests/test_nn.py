@@ -293,6 +293,21 @@ def test_losses_are_per_example_under_vmap(name):
     assert f(*args).shape in {(4,), (4, 3)}  # one value per example (or per element)
 
 
+def test_per_example_gradients_vmap_grad_and_jit_grad():
+    """vmap(grad(loss)) over examples == a loop of grads; jit(grad) == grad."""
+    def loss(w, x, y):
+        return losses.softmax_cross_entropy_with_integer_labels(x @ w, y)
+    w = RNG.standard_normal((5, 3))
+    per_example = fg.vmap(fg.grad(loss), in_axes=(None, 0, 0))(w, X[:3], INT_LABELS[:3])
+    loop = np.stack([fg.grad(loss)(w, X[i], INT_LABELS[i]) for i in range(3)])
+    np.testing.assert_allclose(per_example, loop, rtol=1e-13, atol=1e-15)
+
+    def mean_loss(w):
+        return fnp.mean(loss(w, X, INT_LABELS[:3]) + losses.l2_loss(w).sum())
+    np.testing.assert_allclose(fg.jit(fg.grad(mean_loss))(w), fg.grad(mean_loss)(w),
+                               rtol=1e-13, atol=1e-15)
+
+
 def test_integer_label_losses_vmap_labels_and_axis():
     f = losses.softmax_cross_entropy_with_integer_labels
     want = f(LOGITS, INT_LABELS)
@@ -374,7 +389,8 @@ def test_reductions_to_one_value_are_arrays():
 
 
 def test_namespace_and_docstring_examples():
-    assert "nn" in fg.__all__ and fg.nn.__all__
+    assert "nn" in fg.__all__
+    assert fg.nn.__all__ == activations.__all__ + losses.__all__
     for name in fg.nn.__all__:
         f = getattr(fg.nn, name)
         assert f.__doc__ and "Example" in f.__doc__, name

@@ -8,7 +8,7 @@ derivative finite; the comment at each says how.
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
@@ -22,6 +22,7 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "sigmoi
            "hard_silu", "hard_swish", "glu", "mish", "tanh", "softmax", "log_softmax",
            "logsumexp", "standardize", "one_hot"]
 
+DTypeLike = Any  # a NumPy dtype or anything np.dtype accepts
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
@@ -273,7 +274,7 @@ def log_softmax(x: ArrayLike, axis: Axis = -1, where: Optional[ArrayLike] = None
 
 def logsumexp(a: ArrayLike, axis: Axis = None, b: Optional[ArrayLike] = None,
               keepdims: bool = False, return_sign: bool = False,
-              where: Optional[ArrayLike] = None):
+              where: Optional[ArrayLike] = None) -> Union[Array, Tuple[Array, Array]]:
     """`log(sum(b * exp(a), axis))` (b = 1 by default), stable for any size of `a`;
     `where` leaves elements out (an all-masked slice gives -inf). A negative sum gives nan,
     unless `return_sign=True`, which returns `(log|sum|, sign(sum))`.
@@ -321,7 +322,8 @@ def standardize(x: ArrayLike, axis: Axis = -1, mean: Optional[ArrayLike] = None,
     return (x - mean) / fnp.sqrt(variance + epsilon)
 
 
-def one_hot(x: ArrayLike, num_classes: int, *, dtype=np.float64, axis: int = -1) -> Array:
+def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = np.float64,
+            axis: int = -1) -> Array:
     """One-hot encoding: a new axis of length `num_classes` (at `axis` of the result) that is
     1 at index `x` and 0 elsewhere (all 0 for an index outside [0, num_classes)).
 
