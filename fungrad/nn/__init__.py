@@ -13,7 +13,6 @@ from .activations import (relu, relu6, leaky_relu, elu, selu, celu, gelu, sigmoi
 from .losses import (softmax_cross_entropy, softmax_cross_entropy_with_integer_labels,
                      sigmoid_binary_cross_entropy, squared_error, mse, l2_loss, huber_loss,
                      hinge_loss, kl_divergence, cosine_similarity, cosine_distance)
-from . import activations, losses
 
 # (literal, so that pyflakes sees the re-exports; a test checks it against the modules')
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "sigmoid",
