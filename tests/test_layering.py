@@ -18,6 +18,8 @@ ALLOWED = {
     "fungrad.extend": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax"),
     "fungrad.numpy": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax",
                       "fungrad.extend"),
+    "fungrad.nn": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax",
+                   "fungrad.numpy"),
 }
 
 

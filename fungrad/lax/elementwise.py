@@ -170,10 +170,12 @@ logical_not_p, logical_not = _unary("logical_not", np.logical_not, None)
 isfinite_p, isfinite = _unary("isfinite", np.isfinite, None)
 isnan_p, isnan = _unary("isnan", np.isnan, None)
 invert_p, invert = _unary("invert", np.invert, None)
+erf_p, erf = _unary("erf", lambda x: _erf_impl(x),  # (NumPy has no erf: no fnp function)
+    lambda x, y: mul(exp(neg(mul(x, x))), 2.0 / math.sqrt(math.pi)))
 UNARY = [sin_p, cos_p, tan_p, arcsin_p, arccos_p, arctan_p, sinh_p, cosh_p, tanh_p, arcsinh_p,
     arccosh_p, arctanh_p, exp_p, exp2_p, expm1_p, log_p, log2_p, log10_p, log1p_p, sqrt_p,
     square_p, reciprocal_p, abs_p, sign_p, floor_p, ceil_p, round_p, logical_not_p, isfinite_p,
-    isnan_p, invert_p]
+    isnan_p, invert_p, erf_p]
 
 
 # --------------------------------------------------------------------------- binary table
@@ -238,6 +240,21 @@ def _sum_squares(x, y):
     xx = x * x if type(x) in PY_SCALARS else mul(x, x)
     yy = y * y if type(y) in PY_SCALARS else mul(y, y)
     return add(xx, yy)
+
+
+def _erf_impl(x):
+    """SciPy's erf, imported on first use (`import fungrad` needs only NumPy), in the operand's
+    dtype: SciPy computes float16 (and ml_dtypes floats) in float32; without SciPy, math.erf
+    per element."""
+    dtype = getattr(x, "dtype", None)
+    try:
+        from scipy.special import erf as kernel
+    except ImportError:  # pragma: no cover (the test extra installs SciPy)
+        kernel = np.vectorize(math.erf, otypes=[np.float64])
+    if dtype is not None and (dtype == np.float16 or dtype.kind == "V"):
+        return kernel(x.astype(np.float32)).astype(dtype)
+    out = kernel(x)
+    return out if dtype is None or out.dtype == dtype else out.astype(dtype)
 
 
 def _hypot_dx(x, z):

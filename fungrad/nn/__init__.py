@@ -1,0 +1,24 @@
+"""Neural-network functions, `fg.nn`: activations, softmax-family reductions and losses
+(jax.nn's and optax's names and semantics), pure functions written with fungrad.numpy, so
+grad, jit and vmap compose with them.
+
+    >>> import fungrad as fg, numpy as np
+    >>> fg.nn.softmax_cross_entropy_with_integer_labels(np.zeros((1, 4)), np.array([2]))
+    array([1.38629436])
+"""
+from .activations import (relu, relu6, leaky_relu, elu, selu, celu, gelu, sigmoid,
+                          log_sigmoid, softplus, silu, swish, hard_tanh, hard_sigmoid,
+                          hard_silu, hard_swish, glu, mish, tanh, softmax, log_softmax,
+                          logsumexp, standardize, one_hot)
+from .losses import (softmax_cross_entropy, softmax_cross_entropy_with_integer_labels,
+                     sigmoid_binary_cross_entropy, squared_error, mse, l2_loss, huber_loss,
+                     hinge_loss, kl_divergence, cosine_similarity, cosine_distance)
+
+# (literal, so that pyflakes sees the re-exports; a test checks it against the modules')
+__all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "sigmoid",
+           "log_sigmoid", "softplus", "silu", "swish", "hard_tanh", "hard_sigmoid",
+           "hard_silu", "hard_swish", "glu", "mish", "tanh", "softmax", "log_softmax",
+           "logsumexp", "standardize", "one_hot",
+           "softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels",
+           "sigmoid_binary_cross_entropy", "squared_error", "mse", "l2_loss", "huber_loss",
+           "hinge_loss", "kl_divergence", "cosine_similarity", "cosine_distance"]

@@ -1,0 +1,58 @@
+"""Small helpers shared by activations and losses: array coercion and masked reductions."""
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple, Union
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..core.dtypes import is_inexact
+from ..lax.misc import stop_gradient
+
+Array = Any                      # an np.ndarray, or a traced value under a transform
+ArrayLike = Any                  # anything fnp.asarray accepts
+Axis = Optional[Union[int, Tuple[int, ...]]]
+
+
+def inexact(x: ArrayLike) -> Array:
+    """`x` as an array of a floating (or complex) dtype: integers and bools become float64,
+    as JAX makes them its default float (NumPy's default here)."""
+    x = fnp.asarray(x)
+    return x if is_inexact(x.dtype) else x.astype(np.float64)
+
+
+def masked_sum(x: Array, axis: Axis, where: Optional[ArrayLike], keepdims: bool = False) -> Array:
+    """`sum(x, axis)` over the elements where `where` is True (all of them when None), as
+    an array (NumPy's eager sum to 0-d gives a NumPy scalar)."""
+    if where is not None:
+        x = fnp.where(where, x, 0)
+    return fnp.asarray(fnp.sum(x, axis=axis, keepdims=keepdims))
+
+
+def masked_mean(x: Array, axis: Axis, where: Optional[ArrayLike], keepdims: bool = False) -> Array:
+    """`mean(x, axis)` over the elements where `where` is True (all of them when None)."""
+    if where is None:
+        return fnp.asarray(fnp.mean(x, axis=axis, keepdims=keepdims))
+    count = fnp.sum(fnp.broadcast_to(where, fnp.shape(x)), axis=axis, keepdims=keepdims)
+    # the count in x's dtype: an int64 count would promote a float32 mean to float64
+    return masked_sum(x, axis, where, keepdims) / count.astype(x.dtype)
+
+
+def shift_for_exp(x: Array, axis: Axis, where: Optional[ArrayLike]) -> Array:
+    """The (masked) maximum along `axis`, kept as length-1 axes, as a constant for the
+    derivative (the shift cancels mathematically); 0 where it is not finite (an all-masked
+    or all -inf slice), so that subtracting it never makes a nan of its own."""
+    m = fnp.max(x if where is None else fnp.where(where, x, -np.inf), axis=axis, keepdims=True)
+    return stop_gradient(fnp.where(fnp.isfinite(m), m, 0))
+
+
+def positive_or_one(s: Array) -> Array:
+    """`s` where it is positive, else 1: a sum of exponentials is 0 only for an all-masked
+    slice, whose outputs are replaced anyway; this keeps log(s) and 1/s (and their
+    derivatives, which are multiplied by a zero cotangent there) finite."""
+    return fnp.where(s > 0, s, 1)
+
+
+def squeeze_axes(x: Array, axis: Axis) -> Array:
+    """Drop the length-1 axes a `keepdims=True` reduction over `axis` left."""
+    return fnp.squeeze(x) if axis is None else fnp.squeeze(x, axis=axis)

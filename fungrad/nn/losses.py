@@ -1,0 +1,178 @@
+"""Losses (optax's names and semantics): each returns one value per example, reducing only
+the class / feature `axis` (or nothing, for the elementwise ones); the caller takes the mean
+over the batch. Written with fungrad.numpy, so grad, jit and vmap compose with them."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .. import numpy as fnp
+from ._util import Array, ArrayLike, Axis, inexact, masked_mean, masked_sum
+from .activations import log_sigmoid, log_softmax, logsumexp
+
+__all__ = ["softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels",
+           "sigmoid_binary_cross_entropy", "squared_error", "mse", "l2_loss", "huber_loss",
+           "hinge_loss", "kl_divergence", "cosine_similarity", "cosine_distance"]
+
+
+# (Results that reduce to 0-d go through fnp.asarray: NumPy's arithmetic on a 0-d array
+# eagerly returns a NumPy scalar, and fg.nn returns arrays.)
+def _error(predictions: ArrayLike, targets: Optional[ArrayLike]) -> Array:
+    predictions = inexact(predictions)
+    return predictions if targets is None else predictions - targets
+
+
+def softmax_cross_entropy(logits: ArrayLike, labels: ArrayLike, axis: Axis = -1,
+                          where: Optional[ArrayLike] = None) -> Array:
+    """Cross entropy `-sum(labels * log_softmax(logits), axis)` of a distribution `labels`
+    (probabilities along `axis`) and `logits`; `where` leaves classes out.
+
+    Example:
+        >>> fg.nn.softmax_cross_entropy(np.array([[0.0, 0.0]]), np.array([[1.0, 0.0]]))
+        array([0.69314718])
+    """
+    log_probs = log_softmax(logits, axis=axis, where=where)
+    if where is not None:  # masked log-probabilities are -inf: 0 * -inf would be nan
+        log_probs = fnp.where(where, log_probs, 0)
+    return fnp.asarray(-masked_sum(labels * log_probs, axis, None))
+
+
+def softmax_cross_entropy_with_integer_labels(logits: ArrayLike, labels: ArrayLike,
+                                              axis: int = -1,
+                                              where: Optional[ArrayLike] = None) -> Array:
+    """Cross entropy of `logits` (classes along `axis`) and integer class `labels` (shape of
+    logits without `axis`): `logsumexp(logits, axis) - logits[label]`; `where` leaves
+    classes out.
+
+    Example:
+        >>> fg.nn.softmax_cross_entropy_with_integer_labels(np.array([[0.0, 0.0]]),
+        ...                                                 np.array([1]))
+        array([0.69314718])
+    """
+    logits = inexact(logits)
+    labels = fnp.asarray(labels)
+    if not np.issubdtype(labels.dtype, np.integer):
+        raise TypeError(f"softmax_cross_entropy_with_integer_labels: labels must be integer "
+                        f"class indices, got dtype {labels.dtype} (shape {fnp.shape(labels)}); "
+                        f"for class probabilities use fg.nn.softmax_cross_entropy")
+    logits = fnp.moveaxis(logits, axis, -1)
+    if where is not None:
+        where = fnp.moveaxis(fnp.broadcast_to(where, fnp.shape(logits)), axis, -1)
+    label_logits = fnp.take_along_axis(logits, fnp.expand_dims(labels, -1), axis=-1)[..., 0]
+    return fnp.asarray(logsumexp(logits, axis=-1, where=where) - label_logits)
+
+
+def sigmoid_binary_cross_entropy(logits: ArrayLike, labels: ArrayLike) -> Array:
+    """Elementwise binary cross entropy of `labels` in [0, 1] and the probabilities
+    `sigmoid(logits)`, computed from log_sigmoid (finite for logits of any size).
+
+    Example:
+        >>> fg.nn.sigmoid_binary_cross_entropy(np.array([0.0, 1e4]), np.array([1.0, 1.0]))
+        array([0.69314718, 0.        ])
+    """
+    logits = inexact(logits)
+    return -labels * log_sigmoid(logits) - (1.0 - labels) * log_sigmoid(-logits)
+
+
+def squared_error(predictions: ArrayLike, targets: Optional[ArrayLike] = None) -> Array:
+    """Elementwise `(predictions - targets) ** 2` (targets default to 0).
+
+    Example:
+        >>> fg.nn.squared_error(np.array([1.0, 3.0]), np.array([0.0, 1.0]))
+        array([1., 4.])
+    """
+    e = _error(predictions, targets)
+    return e * e
+
+
+def mse(predictions: ArrayLike, targets: Optional[ArrayLike] = None, axis: Axis = -1,
+        where: Optional[ArrayLike] = None) -> Array:
+    """Mean squared error along `axis` (the features of each example; None: all axes,
+    `()`: none, elementwise); `where` leaves elements out of the mean.
+
+    Example:
+        >>> fg.nn.mse(np.array([[1.0, 3.0]]), np.array([[0.0, 1.0]]))
+        array([2.5])
+    """
+    return masked_mean(squared_error(predictions, targets), axis, where)
+
+
+def l2_loss(predictions: ArrayLike, targets: Optional[ArrayLike] = None) -> Array:
+    """Elementwise `0.5 * (predictions - targets) ** 2` (optax's l2_loss).
+
+    Example:
+        >>> fg.nn.l2_loss(np.array([2.0]))
+        array([2.])
+    """
+    return 0.5 * squared_error(predictions, targets)
+
+
+def huber_loss(predictions: ArrayLike, targets: Optional[ArrayLike] = None,
+               delta: float = 1.0) -> Array:
+    """Elementwise Huber loss: `0.5 e^2` for `|e| <= delta`, `delta (|e| - delta / 2)`
+    beyond, for the error `e = predictions - targets`.
+
+    Example:
+        >>> fg.nn.huber_loss(np.array([0.5, 3.0]))
+        array([0.125, 2.5  ])
+    """
+    abs_error = fnp.abs(_error(predictions, targets))
+    quadratic = fnp.minimum(abs_error, delta)
+    return 0.5 * quadratic * quadratic + delta * (abs_error - quadratic)
+
+
+def hinge_loss(predictor_outputs: ArrayLike, targets: ArrayLike) -> Array:
+    """Elementwise hinge loss `max(0, 1 - predictor_outputs * targets)`, targets in {-1, 1}.
+
+    Example:
+        >>> fg.nn.hinge_loss(np.array([0.5, 2.0]), np.array([1.0, 1.0]))
+        array([0.5, 0. ])
+    """
+    return fnp.maximum(0, 1.0 - inexact(predictor_outputs) * targets)
+
+
+def kl_divergence(log_predictions: ArrayLike, targets: ArrayLike, axis: Axis = -1,
+                  where: Optional[ArrayLike] = None) -> Array:
+    """Kullback-Leibler divergence `sum(targets * (log(targets) - log_predictions), axis)` of
+    the distribution `targets` from `exp(log_predictions)` (a 0 target contributes 0).
+
+    Example:
+        >>> fg.nn.kl_divergence(np.log(np.array([0.5, 0.5])), np.array([1.0, 0.0]))
+        array(0.69314718)
+    """
+    targets = inexact(targets)
+    # log of 1 where a target is 0: log(0)'s inf would make the derivative nan
+    log_targets = fnp.log(fnp.where(targets == 0, 1, targets))
+    return masked_sum(targets * (log_targets - log_predictions), axis, where)
+
+
+def cosine_similarity(predictions: ArrayLike, targets: ArrayLike, epsilon: float = 0.0,
+                      axis: Axis = -1, where: Optional[ArrayLike] = None) -> Array:
+    """Cosine of the angle between `predictions` and `targets` along `axis`; each norm is
+    at least `sqrt(epsilon)` (so zero vectors give 0 for epsilon > 0).
+
+    Example:
+        >>> fg.nn.cosine_similarity(np.array([1.0, 0.0]), np.array([1.0, 1.0]))
+        array(0.70710678)
+    """
+    predictions, targets = inexact(predictions), inexact(targets)
+
+    def unit(v):
+        norm2 = masked_sum(v * v, axis, where, keepdims=True)
+        return v / fnp.sqrt(fnp.maximum(norm2, epsilon))
+
+    return masked_sum(unit(predictions) * unit(targets), axis, where)
+
+
+def cosine_distance(predictions: ArrayLike, targets: ArrayLike, epsilon: float = 0.0,
+                    axis: Axis = -1, where: Optional[ArrayLike] = None) -> Array:
+    """`1 - cosine_similarity(predictions, targets, ...)`.
+
+    Example:
+        >>> fg.nn.cosine_distance(np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+        array(1.)
+    """
+    return fnp.asarray(1.0 - cosine_similarity(predictions, targets, epsilon, axis, where))
+
+
