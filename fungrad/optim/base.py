@@ -124,8 +124,8 @@ def global_norm(tree: Any) -> Any:
 
     Example:
         >>> import fungrad as fg, numpy as np
-        >>> fg.optim.global_norm({"a": np.array([3.0]), "b": np.array([4.0])})
-        array(5.)
+        >>> float(fg.optim.global_norm({"a": np.array([3.0]), "b": np.array([4.0])}))
+        5.0
     """
     leaves = tree_leaves(tree)
     return fnp.sqrt(fnp.asarray(sum(fnp.sum(fnp.real(x * fnp.conj(x))) for x in leaves)))
