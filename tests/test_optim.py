@@ -230,3 +230,281 @@ def test_optimizer_jit_equals_eager(name):
     params, grads = make_params(np.float32), make_grads(np.float32, 3)
     check_close(run_opt(make(), params, grads, jit=True), run_opt(make(), params, grads),
                 np.float32)
+
+
+# --------------------------------------------------------------- schedules
+
+def np_cosine(init, steps, alpha, c, exponent=1.0):
+    c = min(c, steps)
+    return init * ((1 - alpha) * (0.5 * (1 + math.cos(math.pi * c / steps))) ** exponent + alpha)
+
+
+def np_linear(init, end, steps, c, begin=0):
+    c = min(max(c - begin, 0), steps)
+    return init + (end - init) * c / steps
+
+
+def np_onecycle(c, low, peak, end):
+    # cosine from `low` up to `peak` on [0, 3), then down to `end` on [3, 10)
+    def cos_interp(a, b, pct):
+        return b + (a - b) / 2 * (math.cos(math.pi * pct) + 1)
+    if c < 3:
+        return cos_interp(low, peak, c / 3)
+    return cos_interp(peak, end, (c - 3) / 7) if c < 10 else end
+
+
+SCHEDULES = {
+    "constant": (optim.constant_schedule(0.3), lambda c: 0.3),
+    "linear": (optim.linear_schedule(1.0, 0.1, 8, transition_begin=2),
+               lambda c: np_linear(1.0, 0.1, 8, c, 2)),
+    "polynomial": (optim.polynomial_schedule(1.0, 0.1, 2.0, 8),
+                   lambda c: (1.0 - 0.1) * (1 - min(c, 8) / 8) ** 2 + 0.1),
+    "exponential": (optim.exponential_decay(1.0, 4, 0.5, transition_begin=3),
+                    lambda c: 1.0 if c <= 3 else 0.5 ** ((c - 3) / 4)),
+    "exponential_staircase_end": (
+        optim.exponential_decay(2.0, 3, 0.5, staircase=True, end_value=0.6),
+        lambda c: max(2.0 * 0.5 ** (c // 3), 0.6)),
+    "cosine": (optim.cosine_decay_schedule(2.0, 10, alpha=0.1, exponent=2.0),
+               lambda c: np_cosine(2.0, 10, 0.1, c, 2.0)),
+    "warmup_cosine": (optim.warmup_cosine_decay_schedule(0.1, 1.0, 4, 12, end_value=0.2),
+                      lambda c: np_linear(0.1, 1.0, 4, c) if c < 4
+                      else np_cosine(1.0, 8, 0.2, c - 4)),
+    "warmup_exponential": (
+        optim.warmup_exponential_decay_schedule(0.0, 1.0, 4, 2, 0.5),
+        lambda c: np_linear(0.0, 1.0, 4, c) if c < 4 else 0.5 ** ((c - 4) / 2)),
+    "piecewise_constant": (optim.piecewise_constant_schedule(1.0, {6: 0.5, 3: 0.1}),
+                           lambda c: 1.0 * (0.1 if c >= 3 else 1) * (0.5 if c >= 6 else 1)),
+    "join": (optim.join_schedules([optim.constant_schedule(1.0),
+                                   optim.linear_schedule(1.0, 0.0, 4)], [5]),
+             lambda c: 1.0 if c < 5 else np_linear(1.0, 0.0, 4, c - 5)),
+    "onecycle": (optim.cosine_onecycle_schedule(10, 2.0, pct_start=0.3),
+                 lambda c: np_onecycle(c, low=2.0 / 25, peak=2.0, end=2.0 / 25 / 1e4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES))
+def test_schedule_matches_formula_eager_and_traced(name):
+    sched, ref = SCHEDULES[name]
+    jitted = fg.jit(sched)
+    for c in [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 12, 20]:
+        want = ref(c)
+        np.testing.assert_allclose(sched(c), want, rtol=1e-12, err_msg=f"count={c}")
+        np.testing.assert_allclose(jitted(np.asarray(c, np.int32)), want, rtol=1e-12,
+                                   err_msg=f"jit, count={c}")
+    assert jitted.cache_info().misses == 1
+
+
+def test_schedule_as_learning_rate_keeps_float32():
+    sched = optim.exponential_decay(0.1, 2, 0.5)
+    params, grads = make_params(np.float32), make_grads(np.float32)
+    got = run_opt(optim.adam(sched), params, grads)
+    ref = ref_adam(1.0)  # the reference with lr 1, rescaled per step below
+    p = dict(params)
+    state = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in p.items()}
+    for t, g in enumerate(grads, 1):
+        lr = np.float32(0.1 * 0.5 ** ((t - 1) / 2))
+        for k in p:
+            m, v = state[k]
+            m = 0.1 * g[k] + 0.9 * m
+            v = 0.001 * g[k] * g[k] + 0.999 * v
+            state[k] = (m, v)
+            u = (m / np.float32(1 - 0.9 ** t)) / (np.sqrt(v / np.float32(1 - 0.999 ** t)) + 1e-8)
+            p[k] = p[k] - lr * u
+        for k in p:
+            np.testing.assert_allclose(got[t - 1][k], p[k], rtol=2e-5)
+    del ref
+
+
+# --------------------------------------------------------------- jit: one trace for all steps
+
+def test_jitted_adam_step_does_not_retrace():
+    opt = optim.adam(optim.cosine_decay_schedule(0.1, 10))
+    params, grads = make_params(np.float32), make_grads(np.float32)
+
+    @fg.jit
+    def step(params, state, grads):
+        updates, state = opt.update(grads, state, params)
+        return optim.apply_updates(params, updates), state
+
+    state = opt.init(params)
+    assert np.asarray(state[0].count).dtype == np.int32
+    for g in grads:
+        params, state = step(params, state, g)
+    assert step.cache_info().misses == 1
+    assert int(state[0].count) == STEPS
+
+
+def test_optimizer_under_grad_and_vmap():
+    # an optimizer step is a differentiable, batchable function of the gradients
+    opt = optim.adam(0.1)
+    params = {"w": np.ones(3)}
+
+    def loss(g):
+        updates, _ = opt.update({"w": g}, opt.init(params), params)
+        return fnp.sum(updates["w"] ** 2)
+
+    g0 = np.array([1.0, -2.0, 0.5])
+    fg.test_util.check_grads(loss, (g0,), order=1, modes=("rev",))
+    batched = fg.vmap(loss)(np.stack([g0, 2 * g0]))
+    np.testing.assert_allclose(batched, [loss(g0), loss(2 * g0)])
+
+
+# --------------------------------------------------------------- stateless transforms
+
+def test_clip_scale_and_weight_decay():
+    g = {"a": np.array([3.0, -0.5, -2.0])}
+    p = {"a": np.array([1.0, 2.0, 3.0])}
+    assert np.array_equal(optim.clip(1.0).update(g, ())[0]["a"], [1.0, -0.5, -1.0])
+    assert np.array_equal(optim.scale(-2.0).update(g, ())[0]["a"], [-6.0, 1.0, 4.0])
+    np.testing.assert_allclose(optim.add_decayed_weights(0.1).update(g, (), p)[0]["a"],
+                               [3.1, -0.3, -1.7])
+    with pytest.raises(ValueError, match="params"):
+        optim.add_decayed_weights(0.1).update(g, ())
+
+
+def test_global_norm_and_clip_by_global_norm():
+    g = {"a": np.array([3.0], np.float32), "b": np.array([[4.0]], np.float32)}
+    np.testing.assert_allclose(optim.global_norm(g), 5.0)
+    clipped = optim.clip_by_global_norm(1.0).update(g, ())[0]
+    np.testing.assert_allclose(clipped["a"], [0.6], rtol=1e-6)
+    np.testing.assert_allclose(clipped["b"], [[0.8]], rtol=1e-6)
+    assert clipped["a"].dtype == np.float32
+    unclipped = optim.clip_by_global_norm(10.0).update(g, ())[0]
+    assert np.array_equal(unclipped["a"], g["a"])
+
+
+def test_block_rms_zero_nans_ema_scale_by_schedule():
+    out = optim.clip_by_block_rms(1.0).update({"a": np.array([2.0, -2.0]),
+                                                "b": np.array([0.5])}, ())[0]
+    np.testing.assert_allclose(out["a"], [1.0, -1.0])
+    np.testing.assert_allclose(out["b"], [0.5])
+    assert np.array_equal(optim.zero_nans().update(np.array([np.nan, 1.0]), ())[0], [0, 1])
+    t = optim.ema(0.5)
+    s = t.init(np.zeros(1))
+    u1, s = t.update(np.array([2.0]), s)
+    u2, s = t.update(np.array([4.0]), s)
+    np.testing.assert_allclose(u2, (0.5 * 4 + 0.25 * 2) / (1 - 0.25))
+    t = optim.scale_by_schedule(lambda c: c + 1.0)
+    s = t.init(np.zeros(1))
+    outs = []
+    for _ in range(3):
+        u, s = t.update(np.ones(1), s)
+        outs.append(float(u[0]))
+    assert outs == [1.0, 2.0, 3.0]
+
+
+# --------------------------------------------------------------- masked / multi_transform
+
+def test_masked_applies_inner_to_masked_leaves_only():
+    params = {"w": np.ones(2), "b": np.ones(2), "nested": {"x": np.ones(1), "y": np.ones(1)}}
+    grads = fg.tree.tree_map(lambda p: 2 * p, params)
+    mask = {"w": True, "b": False, "nested": True}     # a bool may cover a subtree
+    t = optim.masked(optim.sgd(0.1, momentum=0.9), mask)
+    state = t.init(params)
+    # the inner state holds nothing for masked-out leaves
+    assert state.inner_state[0].trace["b"] is None
+    assert len(fg.tree.tree_leaves(state)) == 3
+    out, state = t.update(grads, state, params)
+    out, state = t.update(grads, state, params)
+    np.testing.assert_allclose(out["w"], -0.1 * (2 + 0.9 * 2))
+    np.testing.assert_allclose(out["nested"]["y"], -0.1 * (2 + 0.9 * 2))
+    assert np.array_equal(out["b"], grads["b"])
+    # a callable mask, and adamw's mask argument
+    t2 = optim.masked(optim.scale(0.0), lambda p: fg.tree.tree_map(lambda x: x.ndim > 0, p))
+    out2, _ = t2.update({"a": np.ones(2), "s": np.array(1.0)},
+                        t2.init({"a": np.ones(2), "s": np.array(1.0)}))
+    assert np.array_equal(out2["a"], [0, 0]) and out2["s"] == 1.0
+    aw = optim.adamw(0.1, weight_decay=0.5, mask={"w": False, "b": True, "nested": False})
+    a = optim.adam(0.1)
+    p2 = {"w": np.ones(2), "b": np.ones(2), "nested": {"x": np.ones(1), "y": np.ones(1)}}
+    uw = aw.update(grads, aw.init(p2), p2)[0]
+    ua = a.update(grads, a.init(p2), p2)[0]
+    np.testing.assert_allclose(uw["w"], ua["w"])
+    np.testing.assert_allclose(uw["b"], ua["b"] - 0.1 * 0.5 * p2["b"])
+
+
+def test_multi_transform_routes_by_label():
+    params = {"enc": {"w": np.ones(2)}, "head": np.ones(3)}
+    grads = {"enc": {"w": np.full(2, 2.0)}, "head": np.full(3, 2.0)}
+    t = optim.multi_transform({"frozen": optim.scale(0.0), "train": optim.adam(0.1)},
+                              {"enc": "frozen", "head": "train"})
+    state = t.init(params)
+    out, state = t.update(grads, state, params)
+    assert np.array_equal(out["enc"]["w"], [0.0, 0.0])
+    np.testing.assert_allclose(out["head"], -0.1)
+    with pytest.raises(ValueError, match="label"):
+        optim.multi_transform({"a": optim.scale(1.0)}, {"enc": "a", "head": "b"}).init(params)
+    jitted = fg.jit(lambda g, s, p: t.update(g, s, p))
+    out_j, _ = jitted(grads, t.init(params), params)
+    np.testing.assert_allclose(out_j["head"], out["head"])
+
+
+# --------------------------------------------------------------- wrappers
+
+@pytest.mark.parametrize("use_jit", [False, True])
+def test_multisteps_accumulates_mean_and_applies_every_k(use_jit):
+    k = 3
+    opt = optim.MultiSteps(optim.adam(0.1), every_k_schedule=k)
+    params, grads = make_params(np.float32), make_grads(np.float32, 6)
+    update = fg.jit(opt.update) if use_jit else opt.update
+    state = opt.init(params)
+    ref = optim.adam(0.1)
+    ref_state = ref.init(params)
+    for i, g in enumerate(grads):
+        upd, state = update(g, state, params)
+        if i % k == k - 1:
+            mean = fg.tree.tree_map(lambda *xs: sum(xs) / np.float32(k), *grads[i - k + 1:i + 1])
+            want, ref_state = ref.update(mean, ref_state, params)
+            for key in want:
+                np.testing.assert_allclose(upd[key], want[key], rtol=1e-5)
+            assert bool(opt.has_updated(state))
+        else:
+            assert all(not np.any(x) for x in fg.tree.tree_leaves(upd))
+            assert not bool(opt.has_updated(state))
+        assert upd["w"].dtype == np.float32
+    assert int(state.gradient_step) == 2 and int(state.mini_step) == 0
+
+
+def test_multisteps_sum_and_skip_nonfinite():
+    opt = optim.MultiSteps(optim.sgd(1.0), 2, use_grad_mean=False,
+                           should_skip_update_fn=optim.skip_not_finite)
+    s = opt.init(np.zeros(1))
+    u, s = opt.update(np.array([1.0]), s)
+    u, s = opt.update(np.array([np.nan]), s)        # skipped: nothing changes
+    assert np.array_equal(u, [0.0]) and int(s.mini_step) == 1
+    u, s = opt.update(np.array([3.0]), s)
+    assert np.array_equal(u, [-4.0])
+
+
+def test_apply_if_finite_skips_then_gives_up():
+    t = optim.apply_if_finite(optim.sgd(1.0, momentum=0.5), max_consecutive_errors=1)
+    s = t.init(np.zeros(1))
+    u, s = t.update(np.array([1.0]), s)
+    assert np.array_equal(u, [-1.0])
+    u, s = t.update(np.array([np.inf]), s)
+    assert np.array_equal(u, [0.0]) and int(s.notfinite_count) == 1
+    np.testing.assert_allclose(s.inner_state[0].trace, [1.0])     # momentum kept
+    u, s = t.update(np.array([np.inf]), s)                       # 2 > 1 in a row: applied
+    assert np.isinf(u[0]) and int(s.total_notfinite) == 2
+    u, s = t.update(np.array([1.0]), s)
+    assert int(s.notfinite_count) == 0
+
+
+def test_inject_hyperparams_changes_lr_without_retrace():
+    opt = optim.inject_hyperparams(optim.adam)(learning_rate=0.1, b1=0.8)
+    params, grads = make_params(np.float32), make_grads(np.float32, 3)
+    step = fg.jit(opt.update)
+    state = opt.init(params)
+    assert state.hyperparams["learning_rate"].dtype == np.float32
+    ref = optim.adam(0.1, b1=0.8)
+    u, state = step(grads[0], state, params)
+    want = ref.update(grads[0], ref.init(params), params)[0]
+    np.testing.assert_allclose(u["w"], want["w"], rtol=1e-6)
+    state.hyperparams["learning_rate"] = np.asarray(0.0, np.float32)
+    u, state = step(grads[1], state, params)
+    assert not np.any(u["w"]) and step.cache_info().misses == 1
+    sched = optim.inject_hyperparams(optim.sgd)(learning_rate=lambda c: 1.0 / (c + 1))
+    s = sched.init(np.zeros(1))
+    _, s = sched.update(np.ones(1), s)
+    u, s = sched.update(np.ones(1), s)
+    np.testing.assert_allclose(u, [-0.5])
