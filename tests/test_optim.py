@@ -508,3 +508,52 @@ def test_inject_hyperparams_changes_lr_without_retrace():
     _, s = sched.update(np.ones(1), s)
     u, s = sched.update(np.ones(1), s)
     np.testing.assert_allclose(u, [-0.5])
+
+
+# --------------------------------------------------------------- dynamic loss scaling
+
+def test_loss_scale_grows_and_shrinks():
+    ls = optim.DynamicLossScale(init_scale=8.0, growth_interval=2, min_scale=2.0)
+    s = ls.init()
+    scales = []
+    for finite in [True, True, True, False, False, False, True]:
+        s = ls.adjust(np.asarray(finite), s)
+        scales.append(float(s.scale))
+    assert scales == [8.0, 16.0, 16.0, 8.0, 4.0, 2.0, 2.0]
+    assert s.scale.dtype == np.float32 and s.good_steps.dtype == np.int32
+
+
+def test_loss_scaled_float16_training_step_under_jit():
+    ls = optim.DynamicLossScale(init_scale=2.0 ** 14, growth_interval=3)
+    opt = optim.sgd(1.0)
+    w = np.array([1.0, 2.0], np.float16)
+
+    def loss(w):
+        return fnp.sum(w * np.float16(0.5))
+
+    @fg.jit
+    def step(w, opt_state, ls_state):
+        grads = fg.grad(lambda w: ls.scale(loss(w), ls_state))(w)
+        grads, finite, ls_state = ls.unscale_and_adjust(grads, ls_state)
+        updates, new_opt_state = opt.update(grads, opt_state, w)
+        new_w = optim.apply_updates(w, updates)
+        return fnp.where(finite, new_w, w), new_opt_state, ls_state
+
+    opt_state, ls_state = opt.init(w), ls.init()
+    for _ in range(4):
+        w2, opt_state, ls_state = step(w, opt_state, ls_state)
+    assert w2.dtype == np.float16 and np.array_equal(w2, w - np.float16(0.5))
+    assert float(ls_state.scale) == 2.0 ** 15 and step.cache_info().misses == 1
+    # an overflowing step is flagged and the scale backs off
+    big = {"g": np.array([np.inf], np.float16)}
+    g, finite, s = ls.unscale_and_adjust(big, ls.init())
+    assert not bool(finite) and float(s.scale) == 2.0 ** 13 and g["g"].dtype == np.float16
+
+
+def test_loss_scale_unscale_bfloat16_keeps_dtype():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    ls = optim.DynamicLossScale(init_scale=2.0 ** 16)   # larger than float16's max
+    g = np.array([2.0 ** 16, 2.0 ** 17], ml_dtypes.bfloat16)
+    out = ls.unscale(g, ls.init())
+    assert out.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(out.astype(np.float32), [1.0, 2.0])

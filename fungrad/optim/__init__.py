@@ -23,6 +23,7 @@ from .transforms import (scale, scale_by_schedule, scale_by_learning_rate, trace
                          multi_transform)
 from .wrappers import (MultiSteps, apply_if_finite, inject_hyperparams, all_finite,
                        skip_not_finite)
+from .loss_scaling import DynamicLossScale, LossScaleState
 from .optimizers import (sgd, noisy_sgd, adam, nadam, adamw, adamax, radam, rmsprop, adagrad,
                          adadelta, lion, lamb, lars)
 
@@ -39,5 +40,6 @@ __all__ = [
     "clip_by_global_norm", "clip_by_block_rms", "zero_nans", "add_decayed_weights", "masked",
     "multi_transform", "MultiSteps", "apply_if_finite", "inject_hyperparams", "all_finite",
     "skip_not_finite", "sgd", "noisy_sgd", "adam", "nadam", "adamw", "adamax", "radam",
-    "rmsprop", "adagrad", "adadelta", "lion", "lamb", "lars",
+    "rmsprop", "adagrad", "adadelta", "lion", "lamb", "lars", "DynamicLossScale",
+    "LossScaleState",
 ]
