@@ -18,6 +18,7 @@ ALLOWED = {
     "fungrad.extend": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax"),
     "fungrad.numpy": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax",
                       "fungrad.extend"),
+    "fungrad.optim": ("fungrad.numpy",),
 }
 
 

@@ -557,3 +557,15 @@ def test_loss_scale_unscale_bfloat16_keeps_dtype():
     out = ls.unscale(g, ls.init())
     assert out.dtype == ml_dtypes.bfloat16
     np.testing.assert_array_equal(out.astype(np.float32), [1.0, 2.0])
+
+
+# --------------------------------------------------------------- docstring examples
+
+@pytest.mark.parametrize("module", ["base", "schedules", "transforms", "wrappers",
+                                    "optimizers", "loss_scaling"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+    mod = importlib.import_module(f"fungrad.optim.{module}")
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
