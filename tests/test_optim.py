@@ -569,3 +569,12 @@ def test_docstring_examples_run(module):
     mod = importlib.import_module(f"fungrad.optim.{module}")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_noisy_sgd_is_deterministic_per_seed_and_keeps_dtype():
+    params, grads = make_params(np.float32), make_grads(np.float32, 2)
+    a = run_opt(optim.noisy_sgd(0.1, eta=0.5, seed=3), params, grads)
+    b = run_opt(optim.noisy_sgd(0.1, eta=0.5, seed=3), params, grads)
+    plain = run_opt(optim.sgd(0.1), params, grads)
+    np.testing.assert_array_equal(a[-1]["w"], b[-1]["w"])
+    assert not np.allclose(a[-1]["w"], plain[-1]["w"])

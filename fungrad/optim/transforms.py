@@ -396,7 +396,7 @@ class AddNoiseState(NamedTuple):
 def add_noise(eta: float, gamma: float, seed: int) -> GradientTransformation:
     """Add Gaussian noise of variance `eta / (1 + count)**gamma` to the updates. The noise is
     drawn from a NumPy generator seeded by `(seed, count)` on the host, so this one works
-    eagerly (not under fg.jit, which has no fg.random yet).
+    eagerly only (under jit the seed would be a traced value).
 
     Example:
         >>> import fungrad as fg, numpy as np
