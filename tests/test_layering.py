@@ -20,6 +20,7 @@ ALLOWED = {
                       "fungrad.extend"),
     "fungrad.nn": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax",
                    "fungrad.numpy"),
+    "fungrad.optim": ("fungrad.numpy",),
 }
 
 

@@ -1,0 +1,136 @@
+"""The core of fg.optim: a `GradientTransformation` is a pair of pure functions
+`init(params) -> state` and `update(updates, state, params=None) -> (updates, state)` over
+pytrees (optax's design). Everything here is built from fungrad.numpy, so an optimizer step
+works eagerly and under fg.jit / fg.grad / fg.vmap alike."""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple, Union
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..tree import tree_map, tree_leaves
+
+# A schedule maps a step count (an int32 0-d array, possibly traced) to a value.
+Schedule = Callable[[Any], Any]
+ScalarOrSchedule = Union[float, int, Schedule]
+Params = Any
+Updates = Any
+OptState = Any
+
+_INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+class GradientTransformation(NamedTuple):
+    """An optimizer (or one stage of one): `init(params) -> state`,
+    `update(updates, state, params=None) -> (updates, new_state)`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.sgd(0.1)
+        >>> params = {"w": np.ones(2)}
+        >>> state = opt.init(params)
+        >>> updates, state = opt.update({"w": np.ones(2)}, state, params)
+        >>> fg.optim.apply_updates(params, updates)["w"]
+        array([0.9, 0.9])
+    """
+    init: Callable[[Params], OptState]
+    update: Callable[..., tuple]
+
+
+class EmptyState(NamedTuple):
+    """The state of a stateless transformation (an empty pytree)."""
+
+
+def zeros_count() -> np.ndarray:
+    """A fresh step counter: an int32 0-d array, so jit sees an array (no retrace per step)."""
+    return np.zeros((), np.int32)
+
+
+def safe_increment(count: Any) -> Any:
+    """`count + 1`, saturating at the int32 maximum instead of wrapping around."""
+    return fnp.where(count < _INT32_MAX, count + 1, _INT32_MAX)
+
+
+def cast_like(x: Any, ref: Any) -> Any:
+    """`x` as an array of `ref`'s dtype: keeps a float32 model float32 when `x` is a float64
+    scalar computed from a step count (a bias correction, a schedule value)."""
+    return fnp.asarray(x, dtype=ref.dtype)
+
+
+def zeros_like_tree(tree: Any) -> Any:
+    """Zeros of each leaf's shape and dtype."""
+    return tree_map(fnp.zeros_like, tree)
+
+
+def full_like_tree(tree: Any, value: float) -> Any:
+    """`value` in each leaf's shape and dtype."""
+    return tree_map(lambda x: fnp.full_like(x, value), tree)
+
+
+def identity() -> GradientTransformation:
+    """The transformation that returns its updates unchanged.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.identity().update(np.ones(2), ())[0]
+        array([1., 1.])
+    """
+    return GradientTransformation(lambda params: EmptyState(),
+                                  lambda updates, state, params=None: (updates, state))
+
+
+def stateless(fn: Callable[[Updates, Params], Updates]) -> GradientTransformation:
+    """A transformation from `fn(updates, params) -> updates`, with no state."""
+    def update(updates, state, params=None):
+        return fn(updates, params), state
+    return GradientTransformation(lambda params: EmptyState(), update)
+
+
+def chain(*transforms: GradientTransformation) -> GradientTransformation:
+    """Apply `transforms` in order; the state is the tuple of their states.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.chain(fg.optim.clip(1.0), fg.optim.scale(-0.5))
+        >>> opt.update(np.array([3.0, -0.2]), opt.init(np.zeros(2)))[0]
+        array([-0.5,  0.1])
+    """
+    def init(params):
+        return tuple(t.init(params) for t in transforms)
+
+    def update(updates, state, params=None):
+        new_states = []
+        for t, s in zip(transforms, state):
+            updates, s = t.update(updates, s, params)
+            new_states.append(s)
+        return updates, tuple(new_states)
+    return GradientTransformation(init, update)
+
+
+def apply_updates(params: Params, updates: Updates) -> Params:
+    """`params + updates` leaf-wise, keeping each parameter's dtype.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.apply_updates({"w": np.ones(2, np.float32)}, {"w": np.ones(2)})["w"]
+        array([2., 2.], dtype=float32)
+    """
+    return tree_map(lambda p, u: fnp.asarray(p + u, dtype=fnp.asarray(p).dtype), params, updates)
+
+
+def global_norm(tree: Any) -> Any:
+    """The L2 norm of all leaves of `tree` taken together.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> float(fg.optim.global_norm({"a": np.array([3.0]), "b": np.array([4.0])}))
+        5.0
+    """
+    leaves = tree_leaves(tree)
+    return fnp.sqrt(fnp.asarray(sum(fnp.sum(fnp.real(x * fnp.conj(x))) for x in leaves)))
+
+
+def value_at(value: ScalarOrSchedule, count: Any) -> Any:
+    """A hyperparameter's value at step `count`: a schedule is called, a number returned."""
+    return value(count) if callable(value) else value

@@ -1,0 +1,205 @@
+"""Optimizers as chains of transformations (optax's aliases). Every `learning_rate` is a
+number or a schedule `count -> value`."""
+from __future__ import annotations
+
+from typing import Any
+
+from .base import GradientTransformation, ScalarOrSchedule, chain, identity
+from . import transforms as T
+
+
+def _lr(learning_rate: ScalarOrSchedule) -> GradientTransformation:
+    return T.scale_by_learning_rate(learning_rate)
+
+
+def sgd(learning_rate: ScalarOrSchedule, momentum: float | None = None,
+        nesterov: bool = False) -> GradientTransformation:
+    """Stochastic gradient descent, with (Nesterov) momentum if `momentum` is given:
+    `t = g + momentum * t`, `p -= lr * t` (`lr * (g + momentum * t)` if `nesterov`).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.sgd(0.1, momentum=0.9)
+        >>> opt.update(np.ones(1), opt.init(np.zeros(1)))[0]
+        array([-0.1])
+    """
+    return chain(T.trace(momentum, nesterov) if momentum is not None else identity(),
+                 _lr(learning_rate))
+
+
+def noisy_sgd(learning_rate: ScalarOrSchedule, eta: float = 0.01, gamma: float = 0.55,
+              seed: int = 0) -> GradientTransformation:
+    """SGD on gradients plus Gaussian noise of variance `eta / (1 + t)**gamma` (eager only:
+    the noise comes from a host NumPy generator).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.noisy_sgd(0.1, eta=0.0)
+        >>> opt.update(np.ones(1), opt.init(np.zeros(1)))[0]
+        array([-0.1])
+    """
+    return chain(T.add_noise(eta, gamma, seed), _lr(learning_rate))
+
+
+def adam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
+         eps: float = 1e-8, eps_root: float = 0.0, nesterov: bool = False
+         ) -> GradientTransformation:
+    """Adam: `p -= lr * m_hat / (sqrt(v_hat + eps_root) + eps)`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.adam(0.1)
+        >>> opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0]
+        array([-0.1])
+    """
+    return chain(T.scale_by_adam(b1, b2, eps, eps_root, nesterov), _lr(learning_rate))
+
+
+def nadam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
+          eps: float = 1e-8, eps_root: float = 0.0) -> GradientTransformation:
+    """NAdam: Adam with Nesterov momentum (optax's formula).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.nadam(0.1)
+        >>> float(opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0][0]) < 0
+        True
+    """
+    return adam(learning_rate, b1, b2, eps, eps_root, nesterov=True)
+
+
+def adamw(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
+          eps: float = 1e-8, eps_root: float = 0.0, weight_decay: float = 1e-4,
+          mask: Any = None, nesterov: bool = False) -> GradientTransformation:
+    """AdamW: `p -= lr * (adam_direction + weight_decay * p)` (the decay is multiplied by the
+    learning rate, as in optax).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.adamw(0.1, weight_decay=0.5)
+        >>> opt.update(np.array([5.0]), opt.init(np.ones(1)), np.ones(1))[0]
+        array([-0.15])
+    """
+    return chain(T.scale_by_adam(b1, b2, eps, eps_root, nesterov),
+                 T.add_decayed_weights(weight_decay, mask), _lr(learning_rate))
+
+
+def adamax(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
+           eps: float = 1e-8) -> GradientTransformation:
+    """AdaMax (Adam with the infinity norm).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.adamax(0.1)
+        >>> opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0]
+        array([-0.1])
+    """
+    return chain(T.scale_by_adamax(b1, b2, eps), _lr(learning_rate))
+
+
+def radam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
+          eps: float = 1e-8, eps_root: float = 0.0, threshold: float = 5.0
+          ) -> GradientTransformation:
+    """Rectified Adam (momentum SGD while the variance estimate is unreliable).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.radam(0.1)
+        >>> opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0]
+        array([-0.5])
+    """
+    return chain(T.scale_by_radam(b1, b2, eps, eps_root, threshold), _lr(learning_rate))
+
+
+def rmsprop(learning_rate: ScalarOrSchedule, decay: float = 0.9, eps: float = 1e-8,
+            initial_scale: float = 0.0, eps_in_sqrt: bool = True, centered: bool = False,
+            momentum: float | None = None, nesterov: bool = False) -> GradientTransformation:
+    """RMSProp: `p -= lr * g / sqrt(v + eps)` (centered: `v - m**2` in place of `v`),
+    optionally followed by momentum.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.rmsprop(0.1, decay=0.0, eps=0.0)
+        >>> opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0]
+        array([-0.1])
+    """
+    scaling = (T.scale_by_stddev if centered else T.scale_by_rms)(
+        decay, eps, initial_scale, eps_in_sqrt)
+    return chain(scaling, T.trace(momentum, nesterov) if momentum is not None else identity(),
+                 _lr(learning_rate))
+
+
+def adagrad(learning_rate: ScalarOrSchedule, initial_accumulator_value: float = 0.1,
+            eps: float = 1e-7) -> GradientTransformation:
+    """Adagrad: `s += g**2` (from `initial_accumulator_value`), `p -= lr * g / sqrt(s + eps)`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.adagrad(0.1, initial_accumulator_value=0.0, eps=0.0)
+        >>> opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0]
+        array([-0.1])
+    """
+    return chain(T.scale_by_rss(initial_accumulator_value, eps), _lr(learning_rate))
+
+
+def adadelta(learning_rate: ScalarOrSchedule | None = None, rho: float = 0.9,
+             eps: float = 1e-6, weight_decay: float = 0.0) -> GradientTransformation:
+    """AdaDelta; `learning_rate=None` means 1 (the method's own step size).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.adadelta(rho=0.0, eps=1.0)
+        >>> opt.update(np.array([0.0]), opt.init(np.zeros(1)), np.zeros(1))[0]
+        array([-0.])
+    """
+    lr = T.scale_by_learning_rate(learning_rate, flip_sign=False) \
+        if learning_rate is not None else identity()
+    return chain(T.add_decayed_weights(weight_decay), T.scale_by_adadelta(rho, eps), lr)
+
+
+def lion(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.99,
+         weight_decay: float = 1e-3, mask: Any = None) -> GradientTransformation:
+    """Lion: `p -= lr * (sign(b1 * m + (1 - b1) * g) + weight_decay * p)`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.lion(0.1, weight_decay=0.0)
+        >>> opt.update(np.array([5.0]), opt.init(np.zeros(1)), np.zeros(1))[0]
+        array([-0.1])
+    """
+    return chain(T.scale_by_lion(b1, b2), T.add_decayed_weights(weight_decay, mask),
+                 _lr(learning_rate))
+
+
+def lamb(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
+         eps: float = 1e-6, eps_root: float = 0.0, weight_decay: float = 0.0,
+         mask: Any = None) -> GradientTransformation:
+    """LAMB: Adam's direction plus weight decay, rescaled per leaf by `|p| / |u|`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.lamb(0.1)
+        >>> opt.update(np.array([5.0]), opt.init(np.ones(1)), np.ones(1))[0]
+        array([-0.1])
+    """
+    return chain(T.scale_by_adam(b1, b2, eps, eps_root),
+                 T.add_decayed_weights(weight_decay, mask), T.scale_by_trust_ratio(),
+                 _lr(learning_rate))
+
+
+def lars(learning_rate: ScalarOrSchedule, weight_decay: float = 0.0,
+         weight_decay_mask: Any = True, trust_coefficient: float = 0.001, eps: float = 0.0,
+         trust_ratio_mask: Any = True, momentum: float = 0.9,
+         nesterov: bool = False) -> GradientTransformation:
+    """LARS: SGD with momentum on `trust_coefficient * |p| / (|u| + eps)`-rescaled updates.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.lars(0.1, trust_coefficient=1.0)
+        >>> opt.update(np.array([5.0]), opt.init(np.ones(1)), np.ones(1))[0]
+        array([-0.1])
+    """
+    return chain(T.add_decayed_weights(weight_decay, weight_decay_mask),
+                 T.masked(T.scale_by_trust_ratio(trust_coefficient=trust_coefficient, eps=eps),
+                          trust_ratio_mask),
+                 _lr(learning_rate), T.trace(momentum, nesterov))

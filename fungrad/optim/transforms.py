@@ -1,0 +1,618 @@
+"""Gradient transformations (optax's formulas). Each is a `GradientTransformation`; states are
+NamedTuples of pytrees, step counters int32 0-d arrays. Moments keep the parameters' dtype:
+scalars computed from a count (bias corrections, schedule values) are cast to each leaf's
+dtype before they touch it."""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..tree import tree_map, tree_leaves, tree_structure
+from .base import (GradientTransformation, ScalarOrSchedule, Schedule, cast_like,
+                   safe_increment, zeros_count, zeros_like_tree, full_like_tree, global_norm,
+                   stateless)
+
+
+# ----------------------------------------------------------------------------- scaling
+
+def scale(step_size: float) -> GradientTransformation:
+    """Multiply updates by a constant `step_size`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.scale(-2.0).update(np.ones(2), ())[0]
+        array([-2., -2.])
+    """
+    return stateless(lambda updates, params: tree_map(lambda g: g * step_size, updates))
+
+
+class ScaleByScheduleState(NamedTuple):
+    count: Any
+
+
+def scale_by_schedule(step_size_fn: Schedule) -> GradientTransformation:
+    """Multiply updates by `step_size_fn(count)`; `count` (int32) starts at 0 and counts
+    updates.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_schedule(lambda n: 1.0 / (n + 1))
+        >>> u, s = t.update(np.ones(1), t.init(np.ones(1)))
+        >>> t.update(np.ones(1), s)[0]
+        array([0.5])
+    """
+    def init(params):
+        return ScaleByScheduleState(zeros_count())
+
+    def update(updates, state, params=None):
+        step = step_size_fn(state.count)
+        updates = tree_map(lambda g: g * cast_like(step, g), updates)
+        return updates, ScaleByScheduleState(safe_increment(state.count))
+    return GradientTransformation(init, update)
+
+
+def scale_by_learning_rate(learning_rate: ScalarOrSchedule,
+                           flip_sign: bool = True) -> GradientTransformation:
+    """Multiply updates by `-learning_rate` (`+` if not `flip_sign`); a number or a schedule.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.scale_by_learning_rate(0.1).update(np.ones(1), ())[0]
+        array([-0.1])
+    """
+    sign = -1 if flip_sign else 1
+    if callable(learning_rate):
+        return scale_by_schedule(lambda count: sign * learning_rate(count))
+    return scale(sign * learning_rate)
+
+
+# ----------------------------------------------------------------------------- moments
+
+class TraceState(NamedTuple):
+    trace: Any
+
+
+def trace(decay: float, nesterov: bool = False) -> GradientTransformation:
+    """Momentum: `t = g + decay * t`; the update is `t` (or `g + decay * t` if `nesterov`).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.trace(0.5)
+        >>> _, s = t.update(np.ones(1), t.init(np.zeros(1)))
+        >>> t.update(np.ones(1), s)[0]
+        array([1.5])
+    """
+    def init(params):
+        return TraceState(zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        new = tree_map(lambda g, t: g + decay * t, updates, state.trace)
+        out = tree_map(lambda g, t: g + decay * t, updates, new) if nesterov else new
+        return out, TraceState(new)
+    return GradientTransformation(init, update)
+
+
+class EmaState(NamedTuple):
+    count: Any
+    ema: Any
+
+
+def ema(decay: float, debias: bool = True) -> GradientTransformation:
+    """Exponential moving average of the updates: `e = decay * e + (1 - decay) * g`, divided
+    by `1 - decay ** count` if `debias`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.ema(0.9)
+        >>> t.update(np.ones(1), t.init(np.zeros(1)))[0]
+        array([1.])
+    """
+    def init(params):
+        return EmaState(zeros_count(), zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        new = tree_map(lambda g, e: (1 - decay) * g + decay * e, updates, state.ema)
+        count = safe_increment(state.count)
+        out = _debias(new, decay, count) if debias else new
+        return out, EmaState(count, new)
+    return GradientTransformation(init, update)
+
+
+def _debias(moment, decay: float, count):
+    correction = 1 - decay ** count
+    return tree_map(lambda m: m / cast_like(correction, m), moment)
+
+
+class ScaleByAdamState(NamedTuple):
+    count: Any
+    mu: Any
+    nu: Any
+
+
+def _moments(updates, mu, nu, b1, b2):
+    mu = tree_map(lambda g, m: (1 - b1) * g + b1 * m, updates, mu)
+    nu = tree_map(lambda g, v: (1 - b2) * fnp.real(g * fnp.conj(g)) + b2 * v, updates, nu)
+    return mu, nu
+
+
+def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
+                  eps_root: float = 0.0, nesterov: bool = False) -> GradientTransformation:
+    """Adam's direction `m_hat / (sqrt(v_hat + eps_root) + eps)` with bias-corrected moments
+    `m_hat = m / (1 - b1**t)`, `v_hat = v / (1 - b2**t)` (Nesterov momentum for `m_hat` if
+    `nesterov`, as in NAdam).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_adam()
+        >>> t.update(np.array([2.0]), t.init(np.zeros(1)))[0]
+        array([1.])
+    """
+    def init(params):
+        return ScaleByAdamState(zeros_count(), zeros_like_tree(params), zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        mu, nu = _moments(updates, state.mu, state.nu, b1, b2)
+        count = safe_increment(state.count)
+        if nesterov:
+            mu_hat = tree_map(lambda m, g: b1 * m / cast_like(1 - b1 ** (count + 1), m)
+                              + (1 - b1) * g / cast_like(1 - b1 ** count, g), mu, updates)
+        else:
+            mu_hat = _debias(mu, b1, count)
+        nu_hat = _debias(nu, b2, count)
+        out = tree_map(lambda m, v: m / (fnp.sqrt(v + eps_root) + eps), mu_hat, nu_hat)
+        return out, ScaleByAdamState(count, mu, nu)
+    return GradientTransformation(init, update)
+
+
+def scale_by_adamax(b1: float = 0.9, b2: float = 0.999,
+                    eps: float = 1e-8) -> GradientTransformation:
+    """AdaMax: `m_hat / (u + eps)` with `u = max(b2 * u, |g|)` and `m_hat = m / (1 - b1**t)`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_adamax()
+        >>> t.update(np.array([2.0]), t.init(np.zeros(1)))[0]
+        array([1.])
+    """
+    def init(params):
+        return ScaleByAdamState(zeros_count(), zeros_like_tree(params), zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        count = safe_increment(state.count)
+        mu = tree_map(lambda g, m: (1 - b1) * g + b1 * m, updates, state.mu)
+        nu = tree_map(lambda g, u: fnp.maximum(b2 * u, fnp.abs(g) + eps), updates, state.nu)
+        out = tree_map(lambda m, u: m / u, _debias(mu, b1, count), nu)
+        return out, ScaleByAdamState(count, mu, nu)
+    return GradientTransformation(init, update)
+
+
+class ScaleByRmsState(NamedTuple):
+    nu: Any
+
+
+def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0.0,
+                 eps_in_sqrt: bool = True) -> GradientTransformation:
+    """RMSProp's scaling: `v = decay * v + (1 - decay) * g**2` (`v` starts at
+    `initial_scale`), update `g / sqrt(v + eps)` (or `g / (sqrt(v) + eps)`).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_rms(decay=0.0, eps=0.0)
+        >>> t.update(np.array([-2.0]), t.init(np.zeros(1)))[0]
+        array([-1.])
+    """
+    def init(params):
+        return ScaleByRmsState(full_like_tree(params, initial_scale))
+
+    def update(updates, state, params=None):
+        nu = tree_map(lambda g, v: (1 - decay) * g * g + decay * v, updates, state.nu)
+        out = tree_map(lambda g, v: g / _rms_denominator(v, eps, eps_in_sqrt), updates, nu)
+        return out, ScaleByRmsState(nu)
+    return GradientTransformation(init, update)
+
+
+def _rms_denominator(v, eps, eps_in_sqrt):
+    return fnp.sqrt(v + eps) if eps_in_sqrt else fnp.sqrt(v) + eps
+
+
+class ScaleByRStdDevState(NamedTuple):
+    mu: Any
+    nu: Any
+
+
+def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0.0,
+                    eps_in_sqrt: bool = True) -> GradientTransformation:
+    """Centered RMSProp's scaling: `g / sqrt(v - m**2 + eps)` with moving averages `m` of
+    `g` and `v` of `g**2`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_stddev(decay=0.5, eps=0.0)
+        >>> t.update(np.array([2.0]), t.init(np.zeros(1)))[0]
+        array([2.])
+    """
+    def init(params):
+        return ScaleByRStdDevState(zeros_like_tree(params), full_like_tree(params, initial_scale))
+
+    def update(updates, state, params=None):
+        mu = tree_map(lambda g, m: (1 - decay) * g + decay * m, updates, state.mu)
+        nu = tree_map(lambda g, v: (1 - decay) * g * g + decay * v, updates, state.nu)
+        out = tree_map(lambda g, m, v: g / _rms_denominator(v - m * m, eps, eps_in_sqrt),
+                       updates, mu, nu)
+        return out, ScaleByRStdDevState(mu, nu)
+    return GradientTransformation(init, update)
+
+
+class ScaleByRssState(NamedTuple):
+    sum_of_squares: Any
+
+
+def scale_by_rss(initial_accumulator_value: float = 0.1,
+                 eps: float = 1e-7) -> GradientTransformation:
+    """Adagrad's scaling: `s += g**2` (from `initial_accumulator_value`), update
+    `g / sqrt(s + eps)` where `s > 0`, else 0.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_rss(0.0, 0.0)
+        >>> t.update(np.array([-2.0]), t.init(np.zeros(1)))[0]
+        array([-1.])
+    """
+    def init(params):
+        return ScaleByRssState(full_like_tree(params, initial_accumulator_value))
+
+    def update(updates, state, params=None):
+        s = tree_map(lambda g, a: a + g * g, updates, state.sum_of_squares)
+        out = tree_map(lambda g, a: fnp.where(a > 0, g / fnp.sqrt(a + eps), fnp.zeros_like(g)), updates, s)
+        return out, ScaleByRssState(s)
+    return GradientTransformation(init, update)
+
+
+class ScaleByLionState(NamedTuple):
+    count: Any
+    mu: Any
+
+
+def scale_by_lion(b1: float = 0.9, b2: float = 0.99) -> GradientTransformation:
+    """Lion's direction `sign(b1 * m + (1 - b1) * g)`, then `m = b2 * m + (1 - b2) * g`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_lion()
+        >>> t.update(np.array([-3.0, 0.5]), t.init(np.zeros(2)))[0]
+        array([-1.,  1.])
+    """
+    def init(params):
+        return ScaleByLionState(zeros_count(), zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        out = tree_map(lambda g, m: fnp.sign(b1 * m + (1 - b1) * g), updates, state.mu)
+        mu = tree_map(lambda g, m: b2 * m + (1 - b2) * g, updates, state.mu)
+        return out, ScaleByLionState(safe_increment(state.count), mu)
+    return GradientTransformation(init, update)
+
+
+class ScaleByRAdamState(NamedTuple):
+    count: Any
+    mu: Any
+    nu: Any
+
+
+def scale_by_radam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
+                   eps_root: float = 0.0, threshold: float = 5.0) -> GradientTransformation:
+    """Rectified Adam: with `rho_inf = 2 / (1 - b2) - 1` and
+    `rho_t = rho_inf - 2 t b2**t / (1 - b2**t)`, the update is
+    `r_t * m_hat / (sqrt(v_hat + eps_root) + eps)` when `rho_t >= threshold`, else `m_hat`,
+    where `r_t = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_radam()
+        >>> t.update(np.array([2.0]), t.init(np.zeros(1)))[0]
+        array([2.])
+    """
+    rho_inf = 2.0 / (1 - b2) - 1
+
+    def init(params):
+        return ScaleByRAdamState(zeros_count(), zeros_like_tree(params), zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        mu, nu = _moments(updates, state.mu, state.nu, b1, b2)
+        count = safe_increment(state.count)
+        t = fnp.asarray(count, dtype=fnp.float64)
+        b2t = b2 ** t
+        rho = rho_inf - 2 * t * b2t / (1 - b2t)
+        # the ratio only where it is defined; `where` below picks m_hat elsewhere
+        safe_rho = fnp.maximum(rho, 5.0)
+        r = fnp.sqrt((safe_rho - 4) * (safe_rho - 2) * rho_inf
+                     / ((rho_inf - 4) * (rho_inf - 2) * safe_rho))
+        mu_hat, nu_hat = _debias(mu, b1, count), _debias(nu, b2, count)
+        out = tree_map(lambda m, v: fnp.where(
+            rho >= threshold, cast_like(r, m) * m / (fnp.sqrt(v + eps_root) + eps), m),
+            mu_hat, nu_hat)
+        return out, ScaleByRAdamState(count, mu, nu)
+    return GradientTransformation(init, update)
+
+
+class ScaleByAdaDeltaState(NamedTuple):
+    e_g: Any
+    e_x: Any
+
+
+def scale_by_adadelta(rho: float = 0.9, eps: float = 1e-6) -> GradientTransformation:
+    """AdaDelta: `E[g²] = rho E[g²] + (1-rho) g²`,
+    `dx = -sqrt(E[dx²] + eps) / sqrt(E[g²] + eps) * g`, `E[dx²] = rho E[dx²] + (1-rho) dx²`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_adadelta(rho=0.0, eps=1.0)
+        >>> t.update(np.array([0.0]), t.init(np.zeros(1)))[0]
+        array([-0.])
+    """
+    def init(params):
+        return ScaleByAdaDeltaState(zeros_like_tree(params), zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        e_g = tree_map(lambda g, e: rho * e + (1 - rho) * g * g, updates, state.e_g)
+        out = tree_map(lambda g, eg, ex: -fnp.sqrt(ex + eps) / fnp.sqrt(eg + eps) * g,
+                       updates, e_g, state.e_x)
+        e_x = tree_map(lambda d, e: rho * e + (1 - rho) * d * d, out, state.e_x)
+        return out, ScaleByAdaDeltaState(e_g, e_x)
+    return GradientTransformation(init, update)
+
+
+def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
+                         eps: float = 0.0) -> GradientTransformation:
+    """LARS/LAMB's per-leaf trust ratio: `u * trust_coefficient * |p| / (|u| + eps)`
+    (ratio 1 where `|p|` or `|u|` is `<= min_norm`).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_trust_ratio()
+        >>> t.update(np.array([0.0, 2.0]), (), np.array([3.0, 4.0]))[0]
+        array([0., 5.])
+    """
+    def one(u, p):
+        p_norm = fnp.sqrt(fnp.sum(p * p))
+        u_norm = fnp.sqrt(fnp.sum(u * u))
+        ratio = trust_coefficient * p_norm / (u_norm + eps)
+        zero_norm = fnp.logical_or(p_norm <= min_norm, u_norm <= min_norm)
+        safe = fnp.where(zero_norm, fnp.ones_like(ratio), ratio)
+        return u * cast_like(safe, u)
+
+    def fn(updates, params):
+        _require_params(params, "scale_by_trust_ratio")
+        return tree_map(one, updates, params)
+    return stateless(fn)
+
+
+class AddNoiseState(NamedTuple):
+    count: Any
+    key: Any
+
+
+def add_noise(eta: float, gamma: float, seed: int) -> GradientTransformation:
+    """Add Gaussian noise of variance `eta / (1 + count)**gamma` to the updates. The noise is
+    drawn from a NumPy generator seeded by `(seed, count)` on the host, so this one works
+    eagerly only (under jit the seed would be a traced value).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.add_noise(0.0, 0.55, 0)
+        >>> t.update(np.ones(2), t.init(np.ones(2)))[0]
+        array([1., 1.])
+    """
+    def init(params):
+        return AddNoiseState(zeros_count(), np.asarray(seed, np.int64))
+
+    def update(updates, state, params=None):
+        count = safe_increment(state.count)
+        var = eta / fnp.asarray(count, dtype=fnp.float64) ** gamma
+        rng = np.random.default_rng([int(state.key), int(state.count)])
+        out = tree_map(lambda g: g + cast_like(fnp.sqrt(var), g)
+                       * rng.standard_normal(np.shape(g)).astype(g.dtype), updates)
+        return out, AddNoiseState(count, state.key)
+    return GradientTransformation(init, update)
+
+
+# ----------------------------------------------------------------------------- clipping
+
+def clip(max_delta: float) -> GradientTransformation:
+    """Clip each update element to `[-max_delta, max_delta]`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.clip(1.0).update(np.array([3.0, -0.5, -2.0]), ())[0]
+        array([ 1. , -0.5, -1. ])
+    """
+    return stateless(lambda updates, params: tree_map(
+        lambda g: fnp.clip(g, -max_delta, max_delta), updates))
+
+
+def clip_by_global_norm(max_norm: float) -> GradientTransformation:
+    """Rescale all updates together so that their global norm is at most `max_norm`
+    (`g * max_norm / norm` when `norm >= max_norm`).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.clip_by_global_norm(1.0).update(np.array([3.0, 4.0]), ())[0]
+        array([0.6, 0.8])
+    """
+    def fn(updates, params):
+        norm = global_norm(updates)
+        return tree_map(lambda g: fnp.where(norm < max_norm, g,
+                                            g / cast_like(norm, g) * max_norm), updates)
+    return stateless(fn)
+
+
+def clip_by_block_rms(threshold: float) -> GradientTransformation:
+    """Rescale each leaf so that its root mean square is at most `threshold`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.clip_by_block_rms(1.0).update(np.array([2.0, -2.0]), ())[0]
+        array([ 1., -1.])
+    """
+    def one(g):
+        rms = fnp.sqrt(fnp.mean(g * g))
+        return g / cast_like(fnp.maximum(1.0, rms / threshold), g)
+    return stateless(lambda updates, params: tree_map(one, updates))
+
+
+def zero_nans() -> GradientTransformation:
+    """Replace NaNs in the updates by zeros.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.zero_nans().update(np.array([np.nan, 1.0]), ())[0]
+        array([0., 1.])
+    """
+    return stateless(lambda updates, params: tree_map(
+        lambda g: fnp.where(fnp.isnan(g), fnp.zeros_like(g), g), updates))
+
+
+# ----------------------------------------------------------------------------- weight decay
+
+def _require_params(params, name: str) -> None:
+    if params is None:
+        raise ValueError(f"{name}: the update needs the parameters; call "
+                         "`opt.update(grads, state, params)` with params")
+
+
+def add_decayed_weights(weight_decay: ScalarOrSchedule = 0.0,
+                        mask: Any = None) -> GradientTransformation:
+    """Add `weight_decay * params` to the updates (only where `mask` is True, if given).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.add_decayed_weights(0.1).update(np.zeros(1), (), np.array([2.0]))[0]
+        array([0.2])
+    """
+    if callable(weight_decay):
+        tx = _scheduled_decay(weight_decay)
+    else:
+        def fn(updates, params):
+            _require_params(params, "add_decayed_weights")
+            return tree_map(lambda g, p: g + weight_decay * p, updates, params)
+        tx = stateless(fn)
+    return tx if mask is None else masked(tx, mask)
+
+
+def _scheduled_decay(weight_decay: Schedule) -> GradientTransformation:
+    def init(params):
+        return ScaleByScheduleState(zeros_count())
+
+    def update(updates, state, params=None):
+        _require_params(params, "add_decayed_weights")
+        wd = weight_decay(state.count)
+        out = tree_map(lambda g, p: g + cast_like(wd, p) * p, updates, params)
+        return out, ScaleByScheduleState(safe_increment(state.count))
+    return GradientTransformation(init, update)
+
+
+# ----------------------------------------------------------------------------- masking
+
+class MaskedState(NamedTuple):
+    inner_state: Any
+
+
+def _broadcast_mask(mask, tree):
+    """The mask as a pytree of bools with `tree`'s structure (a bool leaf of `mask` covers a
+    whole subtree of `tree`)."""
+    if isinstance(mask, (bool, np.bool_)):
+        return tree_map(lambda _: bool(mask), tree)
+    if isinstance(mask, dict) and isinstance(tree, dict) and sorted(mask) == sorted(tree):
+        return {k: _broadcast_mask(mask[k], tree[k]) for k in tree}
+    if isinstance(mask, (list, tuple)) and isinstance(tree, (list, tuple)) \
+            and len(mask) == len(tree):
+        kids = [_broadcast_mask(m, t) for m, t in zip(mask, tree)]
+        return type(tree)(*kids) if hasattr(tree, "_fields") else type(tree)(kids)
+    if tree_structure(mask) == tree_structure(tree):
+        return tree_map(bool, mask)
+    raise ValueError(f"masked: the mask {tree_structure(mask)} is not a pytree prefix of the "
+                     f"parameters {tree_structure(tree)}; give a bool per leaf or per subtree")
+
+
+def _mask_out(tree, mask):
+    # masked-out leaves become None (an empty subtree), so the inner transformation never
+    # sees them and its state holds nothing for them
+    if tree is None:
+        return None
+    return tree_map(lambda m, x: x if m else None, mask, tree)
+
+
+def masked(inner: GradientTransformation, mask: Any) -> GradientTransformation:
+    """Apply `inner` only to the leaves where `mask` is True; the other updates pass through
+    unchanged. `mask` is a pytree of bools (a prefix of the params) or a function
+    `params -> mask`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.masked(fg.optim.scale(0.0), {"a": True, "b": False})
+        >>> t.update({"a": np.ones(1), "b": np.ones(1)}, t.init({"a": 0, "b": 0}))[0]
+        {'a': array([0.]), 'b': array([1.])}
+    """
+    def mask_for(tree):
+        return _broadcast_mask(mask(tree) if callable(mask) else mask, tree)
+
+    def init(params):
+        return MaskedState(inner.init(_mask_out(params, mask_for(params))))
+
+    def update(updates, state, params=None):
+        m = mask_for(updates if params is None else params)
+        inner_updates, inner_state = inner.update(
+            _mask_out(updates, m), state.inner_state, _mask_out(params, m))
+        merged = tree_map(lambda keep, g, new: new if keep else g, m, updates,
+                          _fill_none(inner_updates, m, updates))
+        return merged, MaskedState(inner_state)
+    return GradientTransformation(init, update)
+
+
+def _fill_none(partial, mask, full):
+    # put the original leaves back where the inner transformation saw None
+    flat_mask = tree_leaves(mask)
+    flat_full = tree_leaves(full)
+    flat_partial = iter(tree_leaves(partial))
+    leaves = [next(flat_partial) if m else g for m, g in zip(flat_mask, flat_full)]
+    return tree_structure(full).unflatten(leaves)
+
+
+class MultiTransformState(NamedTuple):
+    inner_states: Any
+
+
+def multi_transform(transforms: dict, param_labels: Any) -> GradientTransformation:
+    """Apply `transforms[label]` to the leaves labelled `label`; `param_labels` is a pytree
+    of labels (a prefix of the params) or a function `params -> labels`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.multi_transform({"fast": fg.optim.sgd(1.0), "slow": fg.optim.sgd(0.1)},
+        ...                              {"a": "fast", "b": "slow"})
+        >>> t.update({"a": np.ones(1), "b": np.ones(1)}, t.init({"a": 0, "b": 0}))[0]
+        {'a': array([-1.]), 'b': array([-0.1])}
+    """
+    def label_mask(label):
+        def mask(tree):
+            labels = param_labels(tree) if callable(param_labels) else param_labels
+            return tree_map(lambda lab: lab == label, labels)
+        return mask
+
+    parts = {label: masked(tx, label_mask(label)) for label, tx in transforms.items()}
+
+    def init(params):
+        labels = param_labels(params) if callable(param_labels) else param_labels
+        unknown = set(tree_leaves(labels)) - set(transforms)
+        if unknown:
+            raise ValueError(f"multi_transform: labels {sorted(map(str, unknown))} have no "
+                             f"transformation; the transforms dict has {sorted(transforms)}")
+        return MultiTransformState({k: tx.init(params) for k, tx in parts.items()})
+
+    def update(updates, state, params=None):
+        new_states = {}
+        for label, tx in parts.items():
+            updates, new_states[label] = tx.update(updates, state.inner_states[label], params)
+        return updates, MultiTransformState(new_states)
+    return GradientTransformation(init, update)

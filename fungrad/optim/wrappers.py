@@ -1,0 +1,217 @@
+"""Transformations that wrap another one: gradient accumulation (`MultiSteps`), skipping
+non-finite steps (`apply_if_finite`), hyperparameters in the state (`inject_hyperparams`).
+Branches on traced values are `fnp.where` selects over whole states: both sides are
+computed, one is kept, so a step stays one jit trace."""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..tree import tree_map, tree_leaves
+from .base import (GradientTransformation, cast_like, safe_increment, zeros_count,
+                   zeros_like_tree, value_at)
+
+
+def _select(pred, on_true, on_false):
+    """`on_true` where the scalar `pred` holds, else `on_false`, leaf by leaf."""
+    return tree_map(lambda a, b: fnp.where(pred, a, b), on_true, on_false)
+
+
+def all_finite(tree: Any) -> Any:
+    """True (a 0-d bool array) when every element of every leaf is finite.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> bool(fg.optim.all_finite({"a": np.array([1.0, np.inf])}))
+        False
+    """
+    out = fnp.asarray(True)
+    for x in tree_leaves(tree):
+        out = fnp.logical_and(out, fnp.all(fnp.isfinite(x)))
+    return out
+
+
+class MultiStepsState(NamedTuple):
+    mini_step: Any
+    gradient_step: Any
+    inner_opt_state: Any
+    acc_grads: Any
+    skip_state: Any = ()
+
+
+class MultiSteps:
+    """Gradient accumulation: average (or sum) the gradients of `every_k_schedule`
+    consecutive calls and apply `opt` once to them; the calls in between return zero updates.
+    `every_k_schedule` is an int or a function of the number of applied steps.
+    `should_skip_update_fn(updates, gradient_step, params) -> (skip, skip_state)` may drop a
+    mini-step (e.g. a non-finite one).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.MultiSteps(fg.optim.sgd(1.0), every_k_schedule=2)
+        >>> s = opt.init(np.zeros(1))
+        >>> u, s = opt.update(np.array([1.0]), s)
+        >>> u
+        array([0.])
+        >>> opt.update(np.array([3.0]), s)[0]
+        array([-2.])
+    """
+
+    def __init__(self, opt: GradientTransformation, every_k_schedule: int | Callable,
+                 use_grad_mean: bool = True,
+                 should_skip_update_fn: Callable | None = None):
+        self._opt = opt
+        self._every_k = every_k_schedule
+        self._use_grad_mean = use_grad_mean
+        self._should_skip = should_skip_update_fn
+
+    def init(self, params: Any) -> MultiStepsState:
+        """The initial state: counters at 0, zero accumulated gradients, `opt`'s state."""
+        skip_state = ()
+        if self._should_skip is not None:
+            skip_state = self._should_skip(zeros_like_tree(params), zeros_count(), params)[1]
+        return MultiStepsState(zeros_count(), zeros_count(), self._opt.init(params),
+                               zeros_like_tree(params), skip_state)
+
+    def update(self, updates: Any, state: MultiStepsState, params: Any = None):
+        """Accumulate `updates`; on every k-th call return `opt`'s update of the mean."""
+        k = value_at(self._every_k, state.gradient_step)
+        if self._use_grad_mean:
+            acc = tree_map(lambda g, a: a + (g - a) / cast_like(state.mini_step + 1, a),
+                           updates, state.acc_grads)
+        else:
+            acc = tree_map(lambda g, a: a + g, updates, state.acc_grads)
+        emit = state.mini_step >= k - 1
+        inner_updates, inner_state = self._opt.update(acc, state.inner_opt_state, params)
+        zeros = zeros_like_tree(inner_updates)
+        new = MultiStepsState(
+            fnp.where(emit, 0, state.mini_step + 1).astype(np.int32),
+            fnp.where(emit, safe_increment(state.gradient_step), state.gradient_step),
+            _select(emit, inner_state, state.inner_opt_state),
+            _select(emit, zeros_like_tree(acc), acc),
+            state.skip_state)
+        out = _select(emit, inner_updates, zeros)
+        if self._should_skip is None:
+            return out, new
+        skip, skip_state = self._should_skip(updates, state.gradient_step, params)
+        new = _select(skip, state, new)._replace(skip_state=skip_state)
+        return _select(skip, zeros, out), new
+
+    def has_updated(self, state: MultiStepsState) -> Any:
+        """True when the last `update` applied `opt` (its counter was just reset)."""
+        return fnp.logical_and(state.mini_step == 0, state.gradient_step > 0)
+
+    def gradient_transformation(self) -> GradientTransformation:
+        """This accumulator as a plain `GradientTransformation`."""
+        return GradientTransformation(self.init, self.update)
+
+
+def skip_not_finite(updates: Any, gradient_step: Any, params: Any) -> tuple:
+    """A `should_skip_update_fn` for `MultiSteps`: skip a mini-step whose gradients are not all
+    finite.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> bool(fg.optim.skip_not_finite(np.array([np.nan]), 0, None)[0])
+        True
+    """
+    return fnp.logical_not(all_finite(updates)), ()
+
+
+class ApplyIfFiniteState(NamedTuple):
+    notfinite_count: Any
+    last_finite: Any
+    total_notfinite: Any
+    inner_state: Any
+
+
+def apply_if_finite(inner: GradientTransformation,
+                    max_consecutive_errors: int) -> GradientTransformation:
+    """Apply `inner` only when the incoming updates are all finite; otherwise return zero
+    updates and keep `inner`'s state, unless more than `max_consecutive_errors` non-finite
+    steps came in a row (then it applies them anyway, as optax does).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.apply_if_finite(fg.optim.sgd(1.0), 3)
+        >>> t.update(np.array([np.nan]), t.init(np.zeros(1)))[0]
+        array([0.])
+    """
+    def init(params):
+        return ApplyIfFiniteState(zeros_count(), np.asarray(True), zeros_count(),
+                                  inner.init(params))
+
+    def update(updates, state, params=None):
+        finite = all_finite(updates)
+        notfinite = fnp.where(finite, 0, state.notfinite_count + 1).astype(np.int32)
+        total = fnp.where(finite, state.total_notfinite,
+                          safe_increment(state.total_notfinite))
+        apply = fnp.logical_or(finite, notfinite > max_consecutive_errors)
+        new_updates, new_inner = inner.update(updates, state.inner_state, params)
+        out = _select(apply, new_updates, zeros_like_tree(new_updates))
+        return out, ApplyIfFiniteState(notfinite, finite, total,
+                                       _select(apply, new_inner, state.inner_state))
+    return GradientTransformation(init, update)
+
+
+class InjectHyperparamsState(NamedTuple):
+    count: Any
+    hyperparams: dict
+    inner_state: Any
+
+
+def _float_dtype(params) -> Any:
+    for x in tree_leaves(params):
+        dt = np.asarray(x).dtype if not hasattr(x, "dtype") else x.dtype
+        if np.issubdtype(dt, np.inexact):
+            return dt
+    return np.float64
+
+
+def inject_hyperparams(inner_factory: Callable[..., GradientTransformation],
+                       static_args: tuple = ()) -> Callable[..., GradientTransformation]:
+    """Wrap an optimizer factory so that its numeric hyperparameters live in the state
+    (`state.hyperparams["learning_rate"]`, changeable between steps without a retrace) and
+    schedules among them are evaluated at the step count.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.inject_hyperparams(fg.optim.sgd)(learning_rate=0.1)
+        >>> s = opt.init(np.zeros(1))
+        >>> s.hyperparams["learning_rate"] = np.array(0.5)
+        >>> opt.update(np.ones(1), s)[0]
+        array([-0.5])
+    """
+    def factory(*args, **kwargs) -> GradientTransformation:
+        import inspect
+        bound = inspect.signature(inner_factory).bind(*args, **kwargs).arguments
+        numeric = {k: v for k, v in bound.items() if k not in static_args
+                   and isinstance(v, (int, float, np.number, np.ndarray))
+                   and not isinstance(v, bool)}
+        scheduled = {k: v for k, v in bound.items() if k not in static_args and callable(v)
+                     and not isinstance(v, GradientTransformation)}
+        static = {k: v for k, v in bound.items() if k not in numeric and k not in scheduled}
+
+        def hyper_values(count, hyperparams):
+            return dict(hyperparams, **{k: s(count) for k, s in scheduled.items()})
+
+        def init(params):
+            dt = _float_dtype(params)
+            hps = {k: np.asarray(v, dt) for k, v in numeric.items()}
+            hps = hyper_values(zeros_count(), hps)
+            hps = {k: fnp.asarray(v, dtype=dt) for k, v in hps.items()}
+            return InjectHyperparamsState(zeros_count(), hps,
+                                          inner_factory(**static, **hps).init(params))
+
+        def update(updates, state, params=None):
+            dt = _float_dtype(updates)
+            hps = {k: fnp.asarray(v, dtype=dt)
+                   for k, v in hyper_values(state.count, state.hyperparams).items()}
+            new_updates, inner_state = inner_factory(**static, **hps).update(
+                updates, state.inner_state, params)
+            return new_updates, InjectHyperparamsState(safe_increment(state.count), hps,
+                                                       inner_state)
+        return GradientTransformation(init, update)
+    return factory

@@ -1,0 +1,580 @@
+"""fg.optim against independent NumPy references written from the published formulas (optax's
+conventions: eps placement, bias correction, decay x lr in adamw, adagrad's initial
+accumulator, ...), over several steps, in float32 and float64, eagerly and under fg.jit."""
+import math
+
+import numpy as np
+import pytest
+
+import fungrad as fg
+import fungrad.numpy as fnp
+
+optim = fg.optim
+STEPS = 5
+TOL = {np.float32: 2e-5, np.float64: 1e-12}
+
+
+def make_params(dtype):
+    rng = np.random.default_rng(0)
+    return {"w": rng.standard_normal((3, 2)).astype(dtype),
+            "b": rng.standard_normal(2).astype(dtype)}
+
+
+def make_grads(dtype, steps=STEPS):
+    rng = np.random.default_rng(1)
+    return [{"w": rng.standard_normal((3, 2)).astype(dtype),
+             "b": rng.standard_normal(2).astype(dtype)} for _ in range(steps)]
+
+
+def run_opt(opt, params, grads_seq, jit=False):
+    """Params after each step, checking that state and updates keep the params' dtype."""
+    def step(params, state, grads):
+        updates, state = opt.update(grads, state, params)
+        return optim.apply_updates(params, updates), state, updates
+    step = fg.jit(step) if jit else step
+    state = opt.init(params)
+    out = []
+    for grads in grads_seq:
+        params, state, updates = step(params, state, grads)
+        dtype = grads["w"].dtype
+        for leaf in fg.tree.tree_leaves((params, updates, state)):
+            leaf = np.asarray(leaf)
+            if np.issubdtype(leaf.dtype, np.floating):
+                assert leaf.dtype == dtype, (leaf.dtype, dtype)
+        out.append(params)
+    return out
+
+
+# --------------------------------------------------------------- NumPy references, per leaf
+# Each is `ref(p, grads_list) -> list of p after each step`, one leaf at a time, in the
+# leaf's dtype (scalars made from the step count are cast to it, as optax does).
+
+def leafwise(step_fn, init_fn):
+    def ref(params, grads_seq):
+        states = {k: init_fn(v) for k, v in params.items()}
+        out, params = [], dict(params)
+        for t, grads in enumerate(grads_seq, 1):
+            new = {}
+            for k in params:
+                u, states[k] = step_fn(grads[k], states[k], params[k], t)
+                new[k] = (params[k] + u).astype(params[k].dtype)
+            params = new
+            out.append(params)
+        return out
+    return ref
+
+
+def ref_sgd(lr, momentum=None, nesterov=False):
+    def step(g, tr, p, t):
+        if momentum is None:
+            return -lr * g, tr
+        tr = g + momentum * tr
+        return -lr * (g + momentum * tr if nesterov else tr), tr
+    return leafwise(step, np.zeros_like)
+
+
+def ref_adam(lr, b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, wd=None, nesterov=False):
+    def step(g, s, p, t):
+        m, v = s
+        m = (1 - b1) * g + b1 * m
+        v = (1 - b2) * g * g + b2 * v
+        dt = g.dtype.type
+        if nesterov:
+            m_hat = b1 * m / dt(1 - b1 ** (t + 1)) + (1 - b1) * g / dt(1 - b1 ** t)
+        else:
+            m_hat = m / dt(1 - b1 ** t)
+        v_hat = v / dt(1 - b2 ** t)
+        u = m_hat / (np.sqrt(v_hat + eps_root) + eps)
+        if wd is not None:
+            u = u + wd * p
+        return -lr * u, (m, v)
+    return leafwise(step, lambda p: (np.zeros_like(p), np.zeros_like(p)))
+
+
+def ref_adamax(lr, b1=0.9, b2=0.999, eps=1e-8):
+    def step(g, s, p, t):
+        m, u = s
+        m = (1 - b1) * g + b1 * m
+        u = np.maximum(b2 * u, np.abs(g) + eps)
+        return -lr * (m / g.dtype.type(1 - b1 ** t)) / u, (m, u)
+    return leafwise(step, lambda p: (np.zeros_like(p), np.zeros_like(p)))
+
+
+def ref_rmsprop(lr, decay=0.9, eps=1e-8, centered=False, momentum=None, initial_scale=0.0):
+    def step(g, s, p, t):
+        m, v, tr = s
+        v = (1 - decay) * g * g + decay * v
+        if centered:
+            m = (1 - decay) * g + decay * m
+            u = g / np.sqrt(v - m * m + eps)
+        else:
+            u = g / np.sqrt(v + eps)
+        if momentum is not None:
+            tr = u + momentum * tr
+            u = tr
+        return -lr * u, (m, v, tr)
+    return leafwise(step, lambda p: (np.zeros_like(p), np.full_like(p, initial_scale),
+                                     np.zeros_like(p)))
+
+
+def ref_adagrad(lr, init=0.1, eps=1e-7):
+    def step(g, s, p, t):
+        s = s + g * g
+        return -lr * np.where(s > 0, g / np.sqrt(s + eps), 0), s
+    return leafwise(step, lambda p: np.full_like(p, init))
+
+
+def ref_lion(lr, b1=0.9, b2=0.99, wd=1e-3):
+    def step(g, m, p, t):
+        u = np.sign(b1 * m + (1 - b1) * g) + wd * p
+        return -lr * u, b2 * m + (1 - b2) * g
+    return leafwise(step, np.zeros_like)
+
+
+def ref_adadelta(lr, rho=0.9, eps=1e-6):
+    def step(g, s, p, t):
+        eg, ex = s
+        eg = rho * eg + (1 - rho) * g * g
+        d = -np.sqrt(ex + eps) / np.sqrt(eg + eps) * g
+        ex = rho * ex + (1 - rho) * d * d
+        return lr * d, (eg, ex)
+    return leafwise(step, lambda p: (np.zeros_like(p), np.zeros_like(p)))
+
+
+def ref_radam(lr, b1=0.9, b2=0.999, eps=1e-8, threshold=5.0):
+    rho_inf = 2 / (1 - b2) - 1
+
+    def step(g, s, p, t):
+        m, v = s
+        m = (1 - b1) * g + b1 * m
+        v = (1 - b2) * g * g + b2 * v
+        dt = g.dtype.type
+        m_hat, v_hat = m / dt(1 - b1 ** t), v / dt(1 - b2 ** t)
+        rho = rho_inf - 2 * t * b2 ** t / (1 - b2 ** t)
+        if rho >= threshold:
+            r = math.sqrt((rho - 4) * (rho - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho))
+            u = dt(r) * m_hat / (np.sqrt(v_hat) + eps)
+        else:
+            u = m_hat
+        return -lr * u, (m, v)
+    return leafwise(step, lambda p: (np.zeros_like(p), np.zeros_like(p)))
+
+
+def _trust(u, p, coef=1.0, eps=0.0):
+    pn, un = np.linalg.norm(p), np.linalg.norm(u)
+    ratio = 1.0 if pn == 0 or un == 0 else coef * pn / (un + eps)
+    return u * u.dtype.type(ratio)
+
+
+def ref_lamb(lr, b1=0.9, b2=0.999, eps=1e-6, wd=0.01):
+    def step(g, s, p, t):
+        m, v = s
+        m = (1 - b1) * g + b1 * m
+        v = (1 - b2) * g * g + b2 * v
+        dt = g.dtype.type
+        u = (m / dt(1 - b1 ** t)) / (np.sqrt(v / dt(1 - b2 ** t)) + eps) + wd * p
+        return -lr * _trust(u, p), (m, v)
+    return leafwise(step, lambda p: (np.zeros_like(p), np.zeros_like(p)))
+
+
+def ref_lars(lr, wd=0.01, coef=0.001, momentum=0.9):
+    def step(g, tr, p, t):
+        u = -lr * _trust(g + wd * p, p, coef)
+        tr = u + momentum * tr
+        return tr, tr
+    return leafwise(step, np.zeros_like)
+
+
+CASES = {
+    "sgd": (lambda: optim.sgd(0.1), ref_sgd(0.1)),
+    "sgd_momentum": (lambda: optim.sgd(0.1, momentum=0.9), ref_sgd(0.1, 0.9)),
+    "sgd_nesterov": (lambda: optim.sgd(0.1, 0.9, nesterov=True), ref_sgd(0.1, 0.9, True)),
+    "adam": (lambda: optim.adam(0.01), ref_adam(0.01)),
+    "adam_eps_root": (lambda: optim.adam(0.01, eps=1e-3, eps_root=1e-4),
+                      ref_adam(0.01, eps=1e-3, eps_root=1e-4)),
+    "nadam": (lambda: optim.nadam(0.01), ref_adam(0.01, nesterov=True)),
+    "adamw": (lambda: optim.adamw(0.01, weight_decay=0.1), ref_adam(0.01, wd=0.1)),
+    "adamax": (lambda: optim.adamax(0.01), ref_adamax(0.01)),
+    "radam": (lambda: optim.radam(0.01), ref_radam(0.01)),
+    "rmsprop": (lambda: optim.rmsprop(0.01), ref_rmsprop(0.01)),
+    "rmsprop_centered": (lambda: optim.rmsprop(0.01, centered=True, eps=1e-3),
+                         ref_rmsprop(0.01, centered=True, eps=1e-3)),
+    "rmsprop_momentum": (lambda: optim.rmsprop(0.01, momentum=0.5, initial_scale=1.0),
+                         ref_rmsprop(0.01, momentum=0.5, initial_scale=1.0)),
+    "adagrad": (lambda: optim.adagrad(0.1), ref_adagrad(0.1)),
+    "adadelta": (lambda: optim.adadelta(0.5), ref_adadelta(0.5)),
+    "lion": (lambda: optim.lion(0.01), ref_lion(0.01)),
+    "lamb": (lambda: optim.lamb(0.01, weight_decay=0.01), ref_lamb(0.01)),
+    "lars": (lambda: optim.lars(0.1, weight_decay=0.01), ref_lars(0.1)),
+}
+
+
+def check_close(got, want, dtype):
+    for g, w in zip(got, want):
+        for k in w:
+            np.testing.assert_allclose(g[k], w[k], rtol=TOL[dtype], atol=TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_optimizer_matches_reference(name, dtype):
+    make, ref = CASES[name]
+    params, grads = make_params(dtype), make_grads(dtype)
+    got = run_opt(make(), params, grads)
+    check_close(got, ref(params, grads), dtype)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_optimizer_jit_equals_eager(name):
+    make, _ = CASES[name]
+    params, grads = make_params(np.float32), make_grads(np.float32, 3)
+    check_close(run_opt(make(), params, grads, jit=True), run_opt(make(), params, grads),
+                np.float32)
+
+
+# --------------------------------------------------------------- schedules
+
+def np_cosine(init, steps, alpha, c, exponent=1.0):
+    c = min(c, steps)
+    return init * ((1 - alpha) * (0.5 * (1 + math.cos(math.pi * c / steps))) ** exponent + alpha)
+
+
+def np_linear(init, end, steps, c, begin=0):
+    c = min(max(c - begin, 0), steps)
+    return init + (end - init) * c / steps
+
+
+def np_onecycle(c, low, peak, end):
+    # cosine from `low` up to `peak` on [0, 3), then down to `end` on [3, 10)
+    def cos_interp(a, b, pct):
+        return b + (a - b) / 2 * (math.cos(math.pi * pct) + 1)
+    if c < 3:
+        return cos_interp(low, peak, c / 3)
+    return cos_interp(peak, end, (c - 3) / 7) if c < 10 else end
+
+
+SCHEDULES = {
+    "constant": (optim.constant_schedule(0.3), lambda c: 0.3),
+    "linear": (optim.linear_schedule(1.0, 0.1, 8, transition_begin=2),
+               lambda c: np_linear(1.0, 0.1, 8, c, 2)),
+    "polynomial": (optim.polynomial_schedule(1.0, 0.1, 2.0, 8),
+                   lambda c: (1.0 - 0.1) * (1 - min(c, 8) / 8) ** 2 + 0.1),
+    "exponential": (optim.exponential_decay(1.0, 4, 0.5, transition_begin=3),
+                    lambda c: 1.0 if c <= 3 else 0.5 ** ((c - 3) / 4)),
+    "exponential_staircase_end": (
+        optim.exponential_decay(2.0, 3, 0.5, staircase=True, end_value=0.6),
+        lambda c: max(2.0 * 0.5 ** (c // 3), 0.6)),
+    "cosine": (optim.cosine_decay_schedule(2.0, 10, alpha=0.1, exponent=2.0),
+               lambda c: np_cosine(2.0, 10, 0.1, c, 2.0)),
+    "warmup_cosine": (optim.warmup_cosine_decay_schedule(0.1, 1.0, 4, 12, end_value=0.2),
+                      lambda c: np_linear(0.1, 1.0, 4, c) if c < 4
+                      else np_cosine(1.0, 8, 0.2, c - 4)),
+    "warmup_exponential": (
+        optim.warmup_exponential_decay_schedule(0.0, 1.0, 4, 2, 0.5),
+        lambda c: np_linear(0.0, 1.0, 4, c) if c < 4 else 0.5 ** ((c - 4) / 2)),
+    "piecewise_constant": (optim.piecewise_constant_schedule(1.0, {6: 0.5, 3: 0.1}),
+                           lambda c: 1.0 * (0.1 if c >= 3 else 1) * (0.5 if c >= 6 else 1)),
+    "join": (optim.join_schedules([optim.constant_schedule(1.0),
+                                   optim.linear_schedule(1.0, 0.0, 4)], [5]),
+             lambda c: 1.0 if c < 5 else np_linear(1.0, 0.0, 4, c - 5)),
+    "onecycle": (optim.cosine_onecycle_schedule(10, 2.0, pct_start=0.3),
+                 lambda c: np_onecycle(c, low=2.0 / 25, peak=2.0, end=2.0 / 25 / 1e4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES))
+def test_schedule_matches_formula_eager_and_traced(name):
+    sched, ref = SCHEDULES[name]
+    jitted = fg.jit(sched)
+    for c in [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 12, 20]:
+        want = ref(c)
+        np.testing.assert_allclose(sched(c), want, rtol=1e-12, err_msg=f"count={c}")
+        np.testing.assert_allclose(jitted(np.asarray(c, np.int32)), want, rtol=1e-12,
+                                   err_msg=f"jit, count={c}")
+    assert jitted.cache_info().misses == 1
+
+
+def test_schedule_as_learning_rate_keeps_float32():
+    sched = optim.exponential_decay(0.1, 2, 0.5)
+    params, grads = make_params(np.float32), make_grads(np.float32)
+    got = run_opt(optim.adam(sched), params, grads)
+    ref = ref_adam(1.0)  # the reference with lr 1, rescaled per step below
+    p = dict(params)
+    state = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in p.items()}
+    for t, g in enumerate(grads, 1):
+        lr = np.float32(0.1 * 0.5 ** ((t - 1) / 2))
+        for k in p:
+            m, v = state[k]
+            m = 0.1 * g[k] + 0.9 * m
+            v = 0.001 * g[k] * g[k] + 0.999 * v
+            state[k] = (m, v)
+            u = (m / np.float32(1 - 0.9 ** t)) / (np.sqrt(v / np.float32(1 - 0.999 ** t)) + 1e-8)
+            p[k] = p[k] - lr * u
+        for k in p:
+            np.testing.assert_allclose(got[t - 1][k], p[k], rtol=2e-5)
+    del ref
+
+
+# --------------------------------------------------------------- jit: one trace for all steps
+
+def test_jitted_adam_step_does_not_retrace():
+    opt = optim.adam(optim.cosine_decay_schedule(0.1, 10))
+    params, grads = make_params(np.float32), make_grads(np.float32)
+
+    @fg.jit
+    def step(params, state, grads):
+        updates, state = opt.update(grads, state, params)
+        return optim.apply_updates(params, updates), state
+
+    state = opt.init(params)
+    assert np.asarray(state[0].count).dtype == np.int32
+    for g in grads:
+        params, state = step(params, state, g)
+    assert step.cache_info().misses == 1
+    assert int(state[0].count) == STEPS
+
+
+def test_optimizer_under_grad_and_vmap():
+    # an optimizer step is a differentiable, batchable function of the gradients
+    opt = optim.adam(0.1)
+    params = {"w": np.ones(3)}
+
+    def loss(g):
+        updates, _ = opt.update({"w": g}, opt.init(params), params)
+        return fnp.sum(updates["w"] ** 2)
+
+    g0 = np.array([1.0, -2.0, 0.5])
+    fg.test_util.check_grads(loss, (g0,), order=1, modes=("rev",))
+    batched = fg.vmap(loss)(np.stack([g0, 2 * g0]))
+    np.testing.assert_allclose(batched, [loss(g0), loss(2 * g0)])
+
+
+# --------------------------------------------------------------- stateless transforms
+
+def test_clip_scale_and_weight_decay():
+    g = {"a": np.array([3.0, -0.5, -2.0])}
+    p = {"a": np.array([1.0, 2.0, 3.0])}
+    assert np.array_equal(optim.clip(1.0).update(g, ())[0]["a"], [1.0, -0.5, -1.0])
+    assert np.array_equal(optim.scale(-2.0).update(g, ())[0]["a"], [-6.0, 1.0, 4.0])
+    np.testing.assert_allclose(optim.add_decayed_weights(0.1).update(g, (), p)[0]["a"],
+                               [3.1, -0.3, -1.7])
+    with pytest.raises(ValueError, match="params"):
+        optim.add_decayed_weights(0.1).update(g, ())
+
+
+def test_global_norm_and_clip_by_global_norm():
+    g = {"a": np.array([3.0], np.float32), "b": np.array([[4.0]], np.float32)}
+    np.testing.assert_allclose(optim.global_norm(g), 5.0)
+    clipped = optim.clip_by_global_norm(1.0).update(g, ())[0]
+    np.testing.assert_allclose(clipped["a"], [0.6], rtol=1e-6)
+    np.testing.assert_allclose(clipped["b"], [[0.8]], rtol=1e-6)
+    assert clipped["a"].dtype == np.float32
+    unclipped = optim.clip_by_global_norm(10.0).update(g, ())[0]
+    assert np.array_equal(unclipped["a"], g["a"])
+
+
+def test_block_rms_zero_nans_ema_scale_by_schedule():
+    out = optim.clip_by_block_rms(1.0).update({"a": np.array([2.0, -2.0]),
+                                                "b": np.array([0.5])}, ())[0]
+    np.testing.assert_allclose(out["a"], [1.0, -1.0])
+    np.testing.assert_allclose(out["b"], [0.5])
+    assert np.array_equal(optim.zero_nans().update(np.array([np.nan, 1.0]), ())[0], [0, 1])
+    t = optim.ema(0.5)
+    s = t.init(np.zeros(1))
+    u1, s = t.update(np.array([2.0]), s)
+    u2, s = t.update(np.array([4.0]), s)
+    np.testing.assert_allclose(u2, (0.5 * 4 + 0.25 * 2) / (1 - 0.25))
+    t = optim.scale_by_schedule(lambda c: c + 1.0)
+    s = t.init(np.zeros(1))
+    outs = []
+    for _ in range(3):
+        u, s = t.update(np.ones(1), s)
+        outs.append(float(u[0]))
+    assert outs == [1.0, 2.0, 3.0]
+
+
+# --------------------------------------------------------------- masked / multi_transform
+
+def test_masked_applies_inner_to_masked_leaves_only():
+    params = {"w": np.ones(2), "b": np.ones(2), "nested": {"x": np.ones(1), "y": np.ones(1)}}
+    grads = fg.tree.tree_map(lambda p: 2 * p, params)
+    mask = {"w": True, "b": False, "nested": True}     # a bool may cover a subtree
+    t = optim.masked(optim.sgd(0.1, momentum=0.9), mask)
+    state = t.init(params)
+    # the inner state holds nothing for masked-out leaves
+    assert state.inner_state[0].trace["b"] is None
+    assert len(fg.tree.tree_leaves(state)) == 3
+    out, state = t.update(grads, state, params)
+    out, state = t.update(grads, state, params)
+    np.testing.assert_allclose(out["w"], -0.1 * (2 + 0.9 * 2))
+    np.testing.assert_allclose(out["nested"]["y"], -0.1 * (2 + 0.9 * 2))
+    assert np.array_equal(out["b"], grads["b"])
+    # a callable mask, and adamw's mask argument
+    t2 = optim.masked(optim.scale(0.0), lambda p: fg.tree.tree_map(lambda x: x.ndim > 0, p))
+    out2, _ = t2.update({"a": np.ones(2), "s": np.array(1.0)},
+                        t2.init({"a": np.ones(2), "s": np.array(1.0)}))
+    assert np.array_equal(out2["a"], [0, 0]) and out2["s"] == 1.0
+    aw = optim.adamw(0.1, weight_decay=0.5, mask={"w": False, "b": True, "nested": False})
+    a = optim.adam(0.1)
+    p2 = {"w": np.ones(2), "b": np.ones(2), "nested": {"x": np.ones(1), "y": np.ones(1)}}
+    uw = aw.update(grads, aw.init(p2), p2)[0]
+    ua = a.update(grads, a.init(p2), p2)[0]
+    np.testing.assert_allclose(uw["w"], ua["w"])
+    np.testing.assert_allclose(uw["b"], ua["b"] - 0.1 * 0.5 * p2["b"])
+
+
+def test_multi_transform_routes_by_label():
+    params = {"enc": {"w": np.ones(2)}, "head": np.ones(3)}
+    grads = {"enc": {"w": np.full(2, 2.0)}, "head": np.full(3, 2.0)}
+    t = optim.multi_transform({"frozen": optim.scale(0.0), "train": optim.adam(0.1)},
+                              {"enc": "frozen", "head": "train"})
+    state = t.init(params)
+    out, state = t.update(grads, state, params)
+    assert np.array_equal(out["enc"]["w"], [0.0, 0.0])
+    np.testing.assert_allclose(out["head"], -0.1)
+    with pytest.raises(ValueError, match="label"):
+        optim.multi_transform({"a": optim.scale(1.0)}, {"enc": "a", "head": "b"}).init(params)
+    jitted = fg.jit(lambda g, s, p: t.update(g, s, p))
+    out_j, _ = jitted(grads, t.init(params), params)
+    np.testing.assert_allclose(out_j["head"], out["head"])
+
+
+# --------------------------------------------------------------- wrappers
+
+@pytest.mark.parametrize("use_jit", [False, True])
+def test_multisteps_accumulates_mean_and_applies_every_k(use_jit):
+    k = 3
+    opt = optim.MultiSteps(optim.adam(0.1), every_k_schedule=k)
+    params, grads = make_params(np.float32), make_grads(np.float32, 6)
+    update = fg.jit(opt.update) if use_jit else opt.update
+    state = opt.init(params)
+    ref = optim.adam(0.1)
+    ref_state = ref.init(params)
+    for i, g in enumerate(grads):
+        upd, state = update(g, state, params)
+        if i % k == k - 1:
+            mean = fg.tree.tree_map(lambda *xs: sum(xs) / np.float32(k), *grads[i - k + 1:i + 1])
+            want, ref_state = ref.update(mean, ref_state, params)
+            for key in want:
+                np.testing.assert_allclose(upd[key], want[key], rtol=1e-5)
+            assert bool(opt.has_updated(state))
+        else:
+            assert all(not np.any(x) for x in fg.tree.tree_leaves(upd))
+            assert not bool(opt.has_updated(state))
+        assert upd["w"].dtype == np.float32
+    assert int(state.gradient_step) == 2 and int(state.mini_step) == 0
+
+
+def test_multisteps_sum_and_skip_nonfinite():
+    opt = optim.MultiSteps(optim.sgd(1.0), 2, use_grad_mean=False,
+                           should_skip_update_fn=optim.skip_not_finite)
+    s = opt.init(np.zeros(1))
+    u, s = opt.update(np.array([1.0]), s)
+    u, s = opt.update(np.array([np.nan]), s)        # skipped: nothing changes
+    assert np.array_equal(u, [0.0]) and int(s.mini_step) == 1
+    u, s = opt.update(np.array([3.0]), s)
+    assert np.array_equal(u, [-4.0])
+
+
+def test_apply_if_finite_skips_then_gives_up():
+    t = optim.apply_if_finite(optim.sgd(1.0, momentum=0.5), max_consecutive_errors=1)
+    s = t.init(np.zeros(1))
+    u, s = t.update(np.array([1.0]), s)
+    assert np.array_equal(u, [-1.0])
+    u, s = t.update(np.array([np.inf]), s)
+    assert np.array_equal(u, [0.0]) and int(s.notfinite_count) == 1
+    np.testing.assert_allclose(s.inner_state[0].trace, [1.0])     # momentum kept
+    u, s = t.update(np.array([np.inf]), s)                       # 2 > 1 in a row: applied
+    assert np.isinf(u[0]) and int(s.total_notfinite) == 2
+    u, s = t.update(np.array([1.0]), s)
+    assert int(s.notfinite_count) == 0
+
+
+def test_inject_hyperparams_changes_lr_without_retrace():
+    opt = optim.inject_hyperparams(optim.adam)(learning_rate=0.1, b1=0.8)
+    params, grads = make_params(np.float32), make_grads(np.float32, 3)
+    step = fg.jit(opt.update)
+    state = opt.init(params)
+    assert state.hyperparams["learning_rate"].dtype == np.float32
+    ref = optim.adam(0.1, b1=0.8)
+    u, state = step(grads[0], state, params)
+    want = ref.update(grads[0], ref.init(params), params)[0]
+    np.testing.assert_allclose(u["w"], want["w"], rtol=1e-6)
+    state.hyperparams["learning_rate"] = np.asarray(0.0, np.float32)
+    u, state = step(grads[1], state, params)
+    assert not np.any(u["w"]) and step.cache_info().misses == 1
+    sched = optim.inject_hyperparams(optim.sgd)(learning_rate=lambda c: 1.0 / (c + 1))
+    s = sched.init(np.zeros(1))
+    _, s = sched.update(np.ones(1), s)
+    u, s = sched.update(np.ones(1), s)
+    np.testing.assert_allclose(u, [-0.5])
+
+
+# --------------------------------------------------------------- dynamic loss scaling
+
+def test_loss_scale_grows_and_shrinks():
+    ls = optim.DynamicLossScale(init_scale=8.0, growth_interval=2, min_scale=2.0)
+    s = ls.init()
+    scales = []
+    for finite in [True, True, True, False, False, False, True]:
+        s = ls.adjust(np.asarray(finite), s)
+        scales.append(float(s.scale))
+    assert scales == [8.0, 16.0, 16.0, 8.0, 4.0, 2.0, 2.0]
+    assert s.scale.dtype == np.float32 and s.good_steps.dtype == np.int32
+
+
+def test_loss_scaled_float16_training_step_under_jit():
+    ls = optim.DynamicLossScale(init_scale=2.0 ** 14, growth_interval=3)
+    opt = optim.sgd(1.0)
+    w = np.array([1.0, 2.0], np.float16)
+
+    def loss(w):
+        return fnp.sum(w * np.float16(0.5))
+
+    @fg.jit
+    def step(w, opt_state, ls_state):
+        grads = fg.grad(lambda w: ls.scale(loss(w), ls_state))(w)
+        grads, finite, ls_state = ls.unscale_and_adjust(grads, ls_state)
+        updates, new_opt_state = opt.update(grads, opt_state, w)
+        new_w = optim.apply_updates(w, updates)
+        return fnp.where(finite, new_w, w), new_opt_state, ls_state
+
+    opt_state, ls_state = opt.init(w), ls.init()
+    for _ in range(4):
+        w2, opt_state, ls_state = step(w, opt_state, ls_state)
+    assert w2.dtype == np.float16 and np.array_equal(w2, w - np.float16(0.5))
+    assert float(ls_state.scale) == 2.0 ** 15 and step.cache_info().misses == 1
+    # an overflowing step is flagged and the scale backs off
+    big = {"g": np.array([np.inf], np.float16)}
+    g, finite, s = ls.unscale_and_adjust(big, ls.init())
+    assert not bool(finite) and float(s.scale) == 2.0 ** 13 and g["g"].dtype == np.float16
+
+
+def test_loss_scale_unscale_bfloat16_keeps_dtype():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    ls = optim.DynamicLossScale(init_scale=2.0 ** 16)   # larger than float16's max
+    g = np.array([2.0 ** 16, 2.0 ** 17], ml_dtypes.bfloat16)
+    out = ls.unscale(g, ls.init())
+    assert out.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(out.astype(np.float32), [1.0, 2.0])
+
+
+# --------------------------------------------------------------- docstring examples
+
+@pytest.mark.parametrize("module", ["base", "schedules", "transforms", "wrappers",
+                                    "optimizers", "loss_scaling"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+    mod = importlib.import_module(f"fungrad.optim.{module}")
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_noisy_sgd_is_deterministic_per_seed_and_keeps_dtype():
+    params, grads = make_params(np.float32), make_grads(np.float32, 2)
+    a = run_opt(optim.noisy_sgd(0.1, eta=0.5, seed=3), params, grads)
+    b = run_opt(optim.noisy_sgd(0.1, eta=0.5, seed=3), params, grads)
+    plain = run_opt(optim.sgd(0.1), params, grads)
+    np.testing.assert_array_equal(a[-1]["w"], b[-1]["w"])
+    assert not np.allclose(a[-1]["w"], plain[-1]["w"])
