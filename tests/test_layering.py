@@ -20,7 +20,8 @@ ALLOWED = {
                       "fungrad.extend"),
     "fungrad.nn": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax",
                    "fungrad.numpy"),
-    "fungrad.optim": ("fungrad.numpy",),
+    "fungrad.random": ("fungrad.core", "fungrad.lax", "fungrad.numpy"),
+    "fungrad.optim": ("fungrad.numpy", "fungrad.random"),
 }
 
 

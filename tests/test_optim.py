@@ -578,3 +578,15 @@ def test_noisy_sgd_is_deterministic_per_seed_and_keeps_dtype():
     plain = run_opt(optim.sgd(0.1), params, grads)
     np.testing.assert_array_equal(a[-1]["w"], b[-1]["w"])
     assert not np.allclose(a[-1]["w"], plain[-1]["w"])
+
+
+def test_noisy_sgd_under_jit_equals_eager_and_has_the_scheduled_variance():
+    import fungrad as fg
+    opt = optim.noisy_sgd(1.0, eta=0.25, gamma=0.0, seed=5)
+    grads = {"w": np.zeros(20000, np.float32)}
+    state = opt.init(grads)
+    eager, _ = opt.update(grads, state, grads)
+    jitted, _ = fg.jit(opt.update)(grads, state, grads)
+    np.testing.assert_array_equal(eager["w"], jitted["w"])
+    assert eager["w"].dtype == np.float32
+    assert abs(np.var(eager["w"]) - 0.25) < 0.02  # update = -lr * (g + noise), var eta

@@ -9,7 +9,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import numpy as fnp
-from ..tree import tree_map, tree_leaves, tree_structure
+from .. import random
+from ..tree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
 from .base import (GradientTransformation, ScalarOrSchedule, Schedule, cast_like,
                    safe_increment, zeros_count, zeros_like_tree, full_like_tree, global_norm,
                    stateless)
@@ -394,9 +395,9 @@ class AddNoiseState(NamedTuple):
 
 
 def add_noise(eta: float, gamma: float, seed: int) -> GradientTransformation:
-    """Add Gaussian noise of variance `eta / (1 + count)**gamma` to the updates. The noise is
-    drawn from a NumPy generator seeded by `(seed, count)` on the host, so this one works
-    eagerly only (under jit the seed would be a traced value).
+    """Add Gaussian noise of variance `eta / (1 + count)**gamma` to the updates, drawn with
+    `fg.random` from a key made from `seed` and folded with the step count (deterministic
+    eagerly and under jit alike).
 
     Example:
         >>> import fungrad as fg, numpy as np
@@ -405,15 +406,16 @@ def add_noise(eta: float, gamma: float, seed: int) -> GradientTransformation:
         array([1., 1.])
     """
     def init(params):
-        return AddNoiseState(zeros_count(), np.asarray(seed, np.int64))
+        return AddNoiseState(zeros_count(), random.key(seed))
 
     def update(updates, state, params=None):
         count = safe_increment(state.count)
-        var = eta / fnp.asarray(count, dtype=fnp.float64) ** gamma
-        rng = np.random.default_rng([int(state.key), int(state.count)])
-        out = tree_map(lambda g: g + cast_like(fnp.sqrt(var), g)
-                       * rng.standard_normal(np.shape(g)).astype(g.dtype), updates)
-        return out, AddNoiseState(count, state.key)
+        std = fnp.sqrt(eta / fnp.asarray(count, dtype=fnp.float64) ** gamma)
+        leaves, treedef = tree_flatten(updates)
+        keys = random.split(random.fold_in(state.key, count), max(len(leaves), 1))
+        noisy = [g + cast_like(std, g) * random.normal(keys[i], np.shape(g), g.dtype)
+                 for i, g in enumerate(leaves)]
+        return tree_unflatten(treedef, noisy), AddNoiseState(count, state.key)
     return GradientTransformation(init, update)
 
 
