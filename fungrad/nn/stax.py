@@ -245,6 +245,7 @@ def FanInConcat(axis: int = -1) -> Layer:
 
 
 Identity = _stateless(tuple, _no_params, lambda params, x, **kw: x)
+Identity.__doc__ = "A layer returning its input unchanged."
 
 
 # ------------------------------------------------------------------ dense, flatten, embed
@@ -364,8 +365,8 @@ def BatchNorm(axis: Any = None, epsilon: float = 1e-5, momentum: float = 0.99,
                              "running statistics, so it needs state=(running_mean, "
                              "running_var) from init_state(input_shape); pass state=, or "
                              "training=True to use the batch's statistics")
-        else:
-            mean, var = state
+        else:  # in x's dtype: float64 running stats must not promote float32 activations
+            mean, var = (fnp.asarray(s).astype(x.dtype) for s in state)
         y = (x - fnp.reshape(mean, kept)) / fnp.sqrt(fnp.reshape(var, kept) + epsilon)
         y = _scale_shift(y, params, center, scale, kept)
         if state is None:
