@@ -19,7 +19,7 @@ ALLOWED = {
     "fungrad.numpy": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax",
                       "fungrad.extend"),
     "fungrad.nn": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax",
-                   "fungrad.numpy"),
+                   "fungrad.numpy", "fungrad.random"),
     "fungrad.random": ("fungrad.core", "fungrad.lax", "fungrad.numpy"),
     "fungrad.optim": ("fungrad.numpy", "fungrad.random"),
 }

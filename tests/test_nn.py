@@ -11,7 +11,7 @@ import scipy.special as sp
 import fungrad as fg
 import fungrad.numpy as fnp
 from fungrad.lax.elementwise import erf
-from fungrad.nn import activations, losses
+from fungrad.nn import activations, initializers, losses, stax
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 5))           # away from the kinks of the piecewise functions
@@ -390,9 +390,14 @@ def test_reductions_to_one_value_are_arrays():
 
 def test_namespace_and_docstring_examples():
     assert "nn" in fg.__all__
-    assert fg.nn.__all__ == activations.__all__ + losses.__all__
+    fans = [n for n in initializers.__all__ if n == "variance_scaling" or n.endswith(
+        ("_uniform", "_normal")) and n != "truncated_normal"]
+    assert fg.nn.__all__ == (activations.__all__ + losses.__all__ + ["initializers"] + fans
+                             + stax.__all__)
     for name in fg.nn.__all__:
         f = getattr(fg.nn, name)
+        if not callable(f):  # the initializers module, stax's layer constants (Relu, ...)
+            continue
         assert f.__doc__ and "Example" in f.__doc__, name
         assert f.__annotations__, name
     for module in (fg.nn, activations, losses):

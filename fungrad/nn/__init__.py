@@ -1,6 +1,10 @@
 """Neural-network functions, `fg.nn`: activations, softmax-family reductions and losses
 (jax.nn's and optax's names and semantics), pure functions written with fungrad.numpy, so
-grad, jit and vmap compose with them.
+grad, jit and vmap compose with them; parameter initializers (`fg.nn.initializers`, whose
+fan-based factories are also here: `fg.nn.glorot_uniform`, ...; `zeros`, `ones`, `normal`,
+`uniform`, `constant`, `truncated_normal` and `orthogonal` only as `fg.nn.initializers.*`,
+so that they are not mistaken for array constructors or samplers); and stax-style layers
+(`fungrad/nn/stax.py`: `fg.nn.serial(fg.nn.Dense(10), fg.nn.Relu)`).
 
     >>> import fungrad as fg, numpy as np
     >>> fg.nn.softmax_cross_entropy_with_integer_labels(np.zeros((1, 4)), np.array([2]))
@@ -13,6 +17,14 @@ from .activations import (relu, relu6, leaky_relu, elu, selu, celu, gelu, sigmoi
 from .losses import (softmax_cross_entropy, softmax_cross_entropy_with_integer_labels,
                      sigmoid_binary_cross_entropy, squared_error, mse, l2_loss, huber_loss,
                      hinge_loss, kl_divergence, cosine_similarity, cosine_distance)
+from . import initializers
+from .initializers import (variance_scaling, glorot_uniform, glorot_normal, xavier_uniform,
+                           xavier_normal, he_uniform, he_normal, kaiming_uniform,
+                           kaiming_normal, lecun_uniform, lecun_normal)
+from .stax import (Layer, init_state, serial, parallel, FanOut, FanInSum, FanInConcat,
+                   Identity, Dense, Flatten, BatchNorm, LayerNorm, GroupNorm, Dropout,
+                   Embedding, elementwise, Relu, Gelu, Sigmoid, Tanh, Softplus, Elu,
+                   LeakyRelu, Selu, Silu, LogSoftmax, Softmax)
 
 # (literal, so that pyflakes sees the re-exports; a test checks it against the modules')
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "sigmoid",
@@ -21,4 +33,11 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "sigmoi
            "logsumexp", "standardize", "one_hot",
            "softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels",
            "sigmoid_binary_cross_entropy", "squared_error", "mse", "l2_loss", "huber_loss",
-           "hinge_loss", "kl_divergence", "cosine_similarity", "cosine_distance"]
+           "hinge_loss", "kl_divergence", "cosine_similarity", "cosine_distance",
+           "initializers", "variance_scaling", "glorot_uniform", "glorot_normal",
+           "xavier_uniform", "xavier_normal", "he_uniform", "he_normal", "kaiming_uniform",
+           "kaiming_normal", "lecun_uniform", "lecun_normal",
+           "Layer", "init_state", "serial", "parallel", "FanOut", "FanInSum", "FanInConcat",
+           "Identity", "Dense", "Flatten", "BatchNorm", "LayerNorm", "GroupNorm", "Dropout",
+           "Embedding", "elementwise", "Relu", "Gelu", "Sigmoid", "Tanh", "Softplus", "Elu",
+           "LeakyRelu", "Selu", "Silu", "LogSoftmax", "Softmax"]

@@ -1,0 +1,505 @@
+"""stax-style layers and combinators (jax.example_libraries.stax's names and semantics).
+
+A layer is a pair `(init_fn, apply_fn)`:
+
+- `out_shape, params = init_fn(key, input_shape)` (stax's signature: the output shape comes
+  first, so `serial` can chain shapes); a batch dimension may be given as -1;
+- `y = apply_fn(params, x, **kw)`.
+
+Params are plain pytrees (tuples of NumPy arrays), so `fg.grad`, `fg.optim` and `fg.tree`
+work on them directly. Keyword arguments of apply are passed by `serial` / `parallel` to
+every layer, which ignores the ones it does not use:
+
+- `key=`: a `fg.random` key; `serial` splits it, so each layer gets its own (`Dropout`
+  needs one in training);
+- `training=` (default True): `Dropout` drops only in training; `BatchNorm` normalizes with
+  the batch's statistics in training and with its running statistics otherwise;
+- `state=`: explicit state. A layer with state (`BatchNorm`, and combinators holding one)
+  has `layer.init_state(input_shape) -> (out_shape, state)` (or `fg.nn.init_state(layer,
+  input_shape)`); given `state=`, its apply returns `(y, new_state)`, and a combinator's
+  state is the tuple of its children's (None for a child without state). Without `state=`,
+  apply returns `y` only (a BatchNorm in training then uses batch statistics only).
+
+    >>> init_fn, apply_fn = fg.nn.serial(fg.nn.Dense(4), fg.nn.Relu, fg.nn.Dense(2))
+    >>> out_shape, params = init_fn(fg.random.key(0), (-1, 3))
+    >>> out_shape, apply_fn(params, np.ones((5, 3))).shape
+    ((-1, 2), (5, 2))
+
+A layer's apply expects a leading batch axis where the layer mixes examples (`BatchNorm`)
+or needs to know where examples start (`Flatten`, `GroupNorm`); `Dense`, `LayerNorm`,
+`Embedding`, `Dropout` and the activations work on one example too, so `fg.vmap` of a model
+built from them gives per-example results.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import numpy as fnp
+from .. import random
+from ..lax.misc import stop_gradient
+from . import activations as act
+from . import initializers as inits
+from ._util import Array
+
+__all__ = ["Layer", "init_state", "serial", "parallel", "FanOut", "FanInSum", "FanInConcat",
+           "Identity", "Dense", "Flatten", "BatchNorm", "LayerNorm", "GroupNorm", "Dropout",
+           "Embedding", "elementwise", "Relu", "Gelu", "Sigmoid", "Tanh", "Softplus", "Elu",
+           "LeakyRelu", "Selu", "Silu", "LogSoftmax", "Softmax"]
+
+Shape = Tuple[int, ...]
+Params = Any                       # a pytree of arrays
+InitFn = Callable[[Array, Shape], Tuple[Any, Params]]
+ApplyFn = Callable[..., Any]
+ShapeFn = Callable[[Any], Any]
+
+
+class Layer(tuple):
+    """A stax layer: the pair `(init_fn, apply_fn)` (it unpacks as one), plus two optional
+    attributes: `out_shape(input_shape)` (the output shape without drawing parameters) and,
+    for a layer with state, `init_state(input_shape) -> (out_shape, state)`.
+
+    Example:
+        >>> init_fn, apply_fn = fg.nn.Dense(3)
+        >>> fg.nn.BatchNorm().init_state((-1, 3))[1][0]
+        array([0., 0., 0.])
+    """
+    init_state: Optional[Callable[[Any], Tuple[Any, Any]]]
+    out_shape: Optional[ShapeFn]
+
+    def __new__(cls, init_fn: InitFn, apply_fn: ApplyFn, out_shape: Optional[ShapeFn] = None,
+                init_state: Optional[Callable[[Any], Tuple[Any, Any]]] = None) -> "Layer":
+        self = super().__new__(cls, (init_fn, apply_fn))
+        self.out_shape, self.init_state = out_shape, init_state
+        return self
+
+
+def _stateful(layer) -> bool:
+    return getattr(layer, "init_state", None) is not None
+
+
+def _out_shape(layer, input_shape):
+    fn = getattr(layer, "out_shape", None)
+    # a user's plain (init_fn, apply_fn) pair: its shape is what init says (params dropped)
+    return fn(input_shape) if fn is not None else layer[0](random.key(0), input_shape)[0]
+
+
+def init_state(layer: Sequence[Callable], input_shape: Any) -> Tuple[Any, Any]:
+    """`(out_shape, state)` of `layer` for `input_shape`: its initial state (BatchNorm's
+    running mean 0 and variance 1), or None for a layer without state.
+
+    Example:
+        >>> model = fg.nn.serial(fg.nn.Dense(2), fg.nn.BatchNorm())
+        >>> shape, state = fg.nn.init_state(model, (-1, 3))
+        >>> state[0] is None, state[1][1]
+        (True, array([1., 1.]))
+    """
+    if _stateful(layer):
+        return layer.init_state(input_shape)
+    return _out_shape(layer, input_shape), None
+
+
+def _stateless(out_shape: ShapeFn, params: Callable[[Array, Any], Params],
+               apply_fn: ApplyFn) -> Layer:
+    """A layer from its shape rule, its parameter initializer and its apply."""
+    def init_fn(key: Array, input_shape: Any) -> Tuple[Any, Params]:
+        return out_shape(input_shape), params(key, input_shape)
+    return Layer(init_fn, apply_fn, out_shape)
+
+
+def _no_params(key, input_shape):
+    return ()
+
+
+def _apply_child(layer, p, x, state, kw):
+    """Apply one child of a combinator: (y, new_state), with state only for stateful
+    children (a stateless child, a user's pair included, never sees `state=`)."""
+    if state is not None and _stateful(layer):
+        return layer[1](p, x, state=state, **kw)
+    return layer[1](p, x, **kw), None
+
+
+def _child_kwargs(key, n, kw):
+    keys = [None] * n if key is None else list(random.split(key, n))
+    return [kw if k is None else dict(kw, key=k) for k in keys]
+
+
+# ------------------------------------------------------------------ combinators
+def serial(*layers: Sequence[Callable]) -> Layer:
+    """Layers composed in order. Apply's `key=` is split, one key per layer; `state=` is the
+    tuple of the layers' states (`init_state`), and then apply returns `(y, new_state)`.
+
+    Example:
+        >>> init_fn, apply_fn = fg.nn.serial(fg.nn.Dense(4), fg.nn.Tanh)
+        >>> shape, params = init_fn(fg.random.key(0), (2, 3))
+        >>> shape, apply_fn(params, np.ones((2, 3))).shape
+        ((2, 4), (2, 4))
+    """
+    n = len(layers)
+
+    def out_shape(input_shape):
+        for layer in layers:
+            input_shape = _out_shape(layer, input_shape)
+        return input_shape
+
+    def init_fn(key: Array, input_shape: Any) -> Tuple[Any, Params]:
+        params = []
+        for layer, k in zip(layers, random.split(key, n) if n else []):
+            input_shape, p = layer[0](k, input_shape)
+            params.append(p)
+        return input_shape, tuple(params)
+
+    def apply_fn(params: Params, x: Any, *, key: Optional[Array] = None,
+                 state: Optional[tuple] = None, **kw) -> Any:
+        states = state if state is not None else (None,) * n
+        new_states = []
+        for layer, p, s, kwi in zip(layers, params, states, _child_kwargs(key, n, kw)):
+            x, s = _apply_child(layer, p, x, s if state is not None else None, kwi)
+            new_states.append(s)
+        return x if state is None else (x, tuple(new_states))
+
+    def state_fn(input_shape):
+        states = []
+        for layer in layers:
+            input_shape, s = init_state(layer, input_shape)
+            states.append(s)
+        return input_shape, tuple(states)
+
+    return Layer(init_fn, apply_fn, out_shape,
+                 state_fn if any(map(_stateful, layers)) else None)
+
+
+def parallel(*layers: Sequence[Callable]) -> Layer:
+    """Layers applied side by side: the input is a sequence with one entry per layer, and so
+    is the output (use with `FanOut` and `FanInSum` / `FanInConcat`). `key=` is split one
+    per layer; `state=` is the tuple of the layers' states, as for `serial`.
+
+    Example:
+        >>> model = fg.nn.serial(fg.nn.FanOut(2), fg.nn.parallel(fg.nn.Dense(3), fg.nn.Identity),
+        ...                      fg.nn.FanInConcat())
+        >>> model[0](fg.random.key(0), (-1, 2))[0]
+        (-1, 5)
+    """
+    n = len(layers)
+
+    def out_shape(input_shape):
+        return tuple(_out_shape(layer, s) for layer, s in zip(layers, input_shape))
+
+    def init_fn(key: Array, input_shape: Any) -> Tuple[Any, Params]:
+        pairs = [layer[0](k, s) for layer, k, s in zip(layers, random.split(key, n), input_shape)]
+        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+
+    def apply_fn(params: Params, xs: Sequence[Any], *, key: Optional[Array] = None,
+                 state: Optional[tuple] = None, **kw) -> Any:
+        states = state if state is not None else (None,) * n
+        outs = [_apply_child(layer, p, x, s, kwi) for layer, p, x, s, kwi
+                in zip(layers, params, xs, states, _child_kwargs(key, n, kw))]
+        ys = tuple(o[0] for o in outs)
+        return ys if state is None else (ys, tuple(o[1] for o in outs))
+
+    def state_fn(input_shape):
+        pairs = [init_state(layer, s) for layer, s in zip(layers, input_shape)]
+        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+
+    return Layer(init_fn, apply_fn, out_shape,
+                 state_fn if any(map(_stateful, layers)) else None)
+
+
+def FanOut(num: int) -> Layer:
+    """A layer copying its input into a tuple of `num` (for `parallel`).
+
+    Example:
+        >>> fg.nn.FanOut(2)[1]((), np.ones(2))
+        (array([1., 1.]), array([1., 1.]))
+    """
+    return _stateless(lambda s: (tuple(s),) * num, _no_params,
+                      lambda params, x, **kw: (x,) * num)
+
+
+def _fan_in_sum(params: Params, xs: Sequence[Array], **kw) -> Array:
+    out = xs[0]
+    for x in xs[1:]:
+        out = out + x
+    return out
+
+
+FanInSum = _stateless(lambda shapes: tuple(shapes[0]), _no_params, _fan_in_sum)
+FanInSum.__doc__ = "A layer summing a sequence of inputs (of one shape)."
+
+
+def FanInConcat(axis: int = -1) -> Layer:
+    """A layer concatenating a sequence of inputs along `axis`.
+
+    Example:
+        >>> fg.nn.FanInConcat()[1]((), (np.ones((1, 2)), np.zeros((1, 1))))
+        array([[1., 1., 0.]])
+    """
+    def out_shape(shapes):
+        first = tuple(shapes[0])
+        ax = axis % len(first)
+        sizes = [s[ax] for s in shapes]
+        return first[:ax] + (-1 if -1 in sizes else sum(sizes),) + first[ax + 1:]
+    return _stateless(out_shape, _no_params,
+                      lambda params, xs, **kw: fnp.concatenate(list(xs), axis=axis))
+
+
+Identity = _stateless(tuple, _no_params, lambda params, x, **kw: x)
+Identity.__doc__ = "A layer returning its input unchanged."
+
+
+# ------------------------------------------------------------------ dense, flatten, embed
+def Dense(out_dim: int, W_init: inits.Initializer = inits.glorot_normal(),
+          b_init: inits.Initializer = inits.normal()) -> Layer:
+    """Affine layer `x @ W + b`, params `(W, b)` with W of shape (in, out_dim) (stax's
+    defaults: W glorot_normal, b normal(1e-2)).
+
+    Example:
+        >>> shape, (W, b) = fg.nn.Dense(3)[0](fg.random.key(0), (-1, 2))
+        >>> shape, W.shape, b.shape
+        ((-1, 3), (2, 3), (3,))
+    """
+    def params(key, input_shape):
+        k1, k2 = random.split(key)
+        return W_init(k1, (input_shape[-1], out_dim)), b_init(k2, (out_dim,))
+    return _stateless(lambda s: tuple(s)[:-1] + (out_dim,), params,
+                      lambda params, x, **kw: fnp.matmul(x, params[0]) + params[1])
+
+
+def _flatten_shape(input_shape):
+    rest = input_shape[1:]
+    return (input_shape[0], -1 if -1 in rest else int(np.prod(rest)))
+
+
+Flatten = _stateless(_flatten_shape, _no_params,
+                     lambda params, x, **kw: fnp.reshape(x, (fnp.shape(x)[0], -1)))
+Flatten.__doc__ = "A layer flattening all axes but the leading (batch) one."
+
+
+def Embedding(vocab_size: int, features: int,
+              embedding_init: inits.Initializer = inits.variance_scaling(
+                  1.0, "fan_in", "normal", out_axis=0)) -> Layer:
+    """A lookup table: integer ids of any shape -> their rows of a (vocab_size, features)
+    table (the params); its gradient adds up the cotangents of repeated ids. The default
+    init draws N(0, 1/features), as Flax's.
+
+    Example:
+        >>> shape, table = fg.nn.Embedding(10, 4)[0](fg.random.key(0), (2, 3))
+        >>> shape, table.shape
+        ((2, 3, 4), (10, 4))
+    """
+    return _stateless(lambda s: tuple(s) + (features,),
+                      lambda key, s: embedding_init(key, (vocab_size, features)),
+                      lambda params, ids, **kw: fnp.take(params, ids, axis=0))
+
+
+# ------------------------------------------------------------------ normalization
+def _norm_axes(axis, ndim: int) -> Tuple[int, ...]:
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return tuple(sorted(int(a) % ndim for a in axes))
+
+
+def _scale_shift(y, params, center, scale, shape):
+    """`gamma * y + beta` with the params reshaped to broadcast against y."""
+    beta, gamma = params
+    if scale:
+        y = y * fnp.reshape(gamma, shape)
+    if center:
+        y = y + fnp.reshape(beta, shape)
+    return y
+
+
+def _affine_params(feature_shape, center, scale, beta_init, gamma_init, key):
+    k1, k2 = random.split(key)
+    beta = beta_init(k1, feature_shape) if center else ()
+    gamma = gamma_init(k2, feature_shape) if scale else ()
+    return beta, gamma
+
+
+def BatchNorm(axis: Any = None, epsilon: float = 1e-5, momentum: float = 0.99,
+              center: bool = True, scale: bool = True,
+              beta_init: inits.Initializer = inits.zeros,
+              gamma_init: inits.Initializer = inits.ones) -> Layer:
+    """Batch normalization over the axes `axis` (default: every axis but the last, so
+    (N, C) and (N, H, W, C) inputs both normalize per channel); params `(beta, gamma)` of
+    the remaining axes' shape.
+
+    In training (`training=True`, the default) it normalizes with the batch's mean and
+    (biased) variance; otherwise with the running statistics of `state=`, which is then
+    required. With `state=(running_mean, running_var)` (from `init_state`: zeros and ones),
+    apply returns `(y, new_state)`, the new state being `momentum * old + (1 - momentum) *
+    batch statistic` in training (no gradient flows into it) and the old one otherwise.
+
+    Example:
+        >>> init_fn, apply_fn = bn = fg.nn.BatchNorm()
+        >>> _, params = init_fn(fg.random.key(0), (-1, 2))
+        >>> _, state = bn.init_state((-1, 2))
+        >>> y, state = apply_fn(params, np.array([[0., 1.], [2., 5.]]), state=state)
+        >>> np.round(y, 3), state[0]
+        (array([[-1., -1.],
+               [ 1.,  1.]]), array([0.01, 0.03]))
+    """
+    def feature_shape(input_shape):
+        axes = _norm_axes(range(len(input_shape) - 1) if axis is None else axis,
+                          len(input_shape))
+        return tuple(d for i, d in enumerate(input_shape) if i not in axes)
+
+    def params(key, input_shape):
+        return _affine_params(feature_shape(input_shape), center, scale, beta_init,
+                              gamma_init, key)
+
+    def state_fn(input_shape):
+        fs = feature_shape(input_shape)
+        return tuple(input_shape), (np.zeros(fs), np.ones(fs))
+
+    def apply_fn(params: Params, x: Array, *, state: Optional[tuple] = None,
+                 training: bool = True, **kw) -> Any:
+        nd = fnp.ndim(x)
+        axes = _norm_axes(range(nd - 1) if axis is None else axis, nd)
+        kept = tuple(1 if i in axes else d for i, d in enumerate(fnp.shape(x)))
+        if training:
+            mean = fnp.mean(x, axis=axes)
+            var = fnp.mean(fnp.square(x - fnp.reshape(mean, kept)), axis=axes)
+        elif state is None:
+            raise ValueError("BatchNorm: apply with training=False normalizes with the "
+                             "running statistics, so it needs state=(running_mean, "
+                             "running_var) from init_state(input_shape); pass state=, or "
+                             "training=True to use the batch's statistics")
+        else:  # in x's dtype: float64 running stats must not promote float32 activations
+            mean, var = (fnp.asarray(s).astype(x.dtype) for s in state)
+        y = (x - fnp.reshape(mean, kept)) / fnp.sqrt(fnp.reshape(var, kept) + epsilon)
+        y = _scale_shift(y, params, center, scale, kept)
+        if state is None:
+            return y
+        if not training:
+            return y, state
+        m = momentum
+        new = tuple(m * old + (1 - m) * stop_gradient(new)
+                    for old, new in zip(state, (mean, var)))
+        return y, new
+
+    return Layer(lambda key, s: (tuple(s), params(key, s)), apply_fn, tuple, state_fn)
+
+
+def LayerNorm(axis: Any = -1, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
+              beta_init: inits.Initializer = inits.zeros,
+              gamma_init: inits.Initializer = inits.ones) -> Layer:
+    """Layer normalization of each example over `axis` (default the last; counted from the
+    end, so it works on one example under `fg.vmap` too); params `(beta, gamma)` of those
+    axes' shape. No state.
+
+    Example:
+        >>> init_fn, apply_fn = fg.nn.LayerNorm()
+        >>> _, params = init_fn(fg.random.key(0), (-1, 2))
+        >>> np.round(apply_fn(params, np.array([[1., 3.]])), 3)
+        array([[-1.,  1.]])
+    """
+    def neg_axes(ndim):
+        return tuple(a - ndim for a in _norm_axes(axis, ndim))
+
+    def params(key, input_shape):
+        fs = tuple(input_shape[a] for a in neg_axes(len(input_shape)))
+        return _affine_params(fs, center, scale, beta_init, gamma_init, key)
+
+    def apply_fn(params: Params, x: Array, **kw) -> Array:
+        nd = fnp.ndim(x)
+        axes = tuple(a + nd for a in neg_axes(nd))
+        mean = fnp.mean(x, axis=axes, keepdims=True)
+        var = fnp.mean(fnp.square(x - mean), axis=axes, keepdims=True)
+        y = (x - mean) / fnp.sqrt(var + epsilon)
+        shape = tuple(d if i in axes else 1 for i, d in enumerate(fnp.shape(x)))
+        return _scale_shift(y, params, center, scale, shape)
+
+    return _stateless(tuple, params, apply_fn)
+
+
+def GroupNorm(num_groups: int = 32, epsilon: float = 1e-5, center: bool = True,
+              scale: bool = True, beta_init: inits.Initializer = inits.zeros,
+              gamma_init: inits.Initializer = inits.ones) -> Layer:
+    """Group normalization of channel-last inputs (N, ..., C): the C channels form
+    `num_groups` groups of C // num_groups, each normalized per example over its channels
+    and all spatial axes; params `(beta, gamma)` of shape (C,). No state.
+
+    Example:
+        >>> init_fn, apply_fn = fg.nn.GroupNorm(num_groups=2)
+        >>> _, params = init_fn(fg.random.key(0), (-1, 4))
+        >>> np.round(apply_fn(params, np.array([[1., 3., 0., 0.]])), 3)
+        array([[-1.,  1.,  0.,  0.]])
+    """
+    def params(key, input_shape):
+        c = input_shape[-1]
+        if c % num_groups:
+            raise ValueError(f"GroupNorm: the channel count {c} (last axis of input shape "
+                             f"{tuple(input_shape)}) must be divisible by num_groups="
+                             f"{num_groups}; pass a num_groups that divides it")
+        return _affine_params((c,), center, scale, beta_init, gamma_init, key)
+
+    def apply_fn(params: Params, x: Array, **kw) -> Array:
+        shape = tuple(fnp.shape(x))
+        g = fnp.reshape(x, shape[:-1] + (num_groups, shape[-1] // num_groups))
+        axes = tuple(range(1, len(shape) - 1)) + (len(shape),)  # all but batch and group
+        mean = fnp.mean(g, axis=axes, keepdims=True)
+        var = fnp.mean(fnp.square(g - mean), axis=axes, keepdims=True)
+        y = fnp.reshape((g - mean) / fnp.sqrt(var + epsilon), shape)
+        return _scale_shift(y, params, center, scale, (1,) * (len(shape) - 1) + (shape[-1],))
+
+    return _stateless(tuple, params, apply_fn)
+
+
+# ------------------------------------------------------------------ dropout
+def Dropout(rate: float) -> Layer:
+    """Inverted dropout: in training (`training=True`, the default) each element is dropped
+    (set to 0) with probability `rate` and the others are scaled by 1 / (1 - rate), drawn
+    with apply's `key=` (required then); with `training=False` it is the identity.
+
+    Example:
+        >>> _, apply_fn = fg.nn.Dropout(0.5)
+        >>> y = apply_fn((), np.ones(1000), key=fg.random.key(0))
+        >>> sorted(set(y.tolist()))
+        [0.0, 2.0]
+        >>> apply_fn((), np.ones(2), training=False)
+        array([1., 1.])
+    """
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"Dropout: rate is the probability of dropping an element, in "
+                         f"[0, 1]; got {rate}")
+
+    def apply_fn(params: Params, x: Array, *, key: Optional[Array] = None,
+                 training: bool = True, **kw) -> Array:
+        if not training or rate == 0.0:
+            return x
+        if key is None:
+            raise ValueError("Dropout: apply in training needs key= (a fg.random key, e.g. "
+                             "fg.random.key(0)); pass training=False to apply it as the "
+                             "identity")
+        if rate == 1.0:
+            return fnp.zeros_like(x)
+        keep = random.bernoulli(key, 1.0 - rate, fnp.shape(x))
+        return fnp.where(keep, x / (1.0 - rate), 0)
+
+    return _stateless(tuple, _no_params, apply_fn)
+
+
+# ------------------------------------------------------------------ activations
+def elementwise(fn: Callable[..., Array], **fn_kwargs: Any) -> Layer:
+    """A parameter-free layer applying `fn(x, **fn_kwargs)`.
+
+    Example:
+        >>> _, apply_fn = fg.nn.elementwise(fg.nn.leaky_relu, negative_slope=0.5)
+        >>> apply_fn((), np.array([-2.0, 1.0]))
+        array([-1.,  1.])
+    """
+    return _stateless(tuple, _no_params, lambda params, x, **kw: fn(x, **fn_kwargs))
+
+
+Relu = elementwise(act.relu)
+Gelu = elementwise(act.gelu)
+Sigmoid = elementwise(act.sigmoid)
+Tanh = elementwise(act.tanh)
+Softplus = elementwise(act.softplus)
+Elu = elementwise(act.elu)
+LeakyRelu = elementwise(act.leaky_relu)
+Selu = elementwise(act.selu)
+Silu = elementwise(act.silu)
+LogSoftmax = elementwise(act.log_softmax, axis=-1)
+Softmax = elementwise(act.softmax, axis=-1)
