@@ -129,26 +129,67 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     dtype = np.result_type(lhs.dtype, rhs.dtype) if lhs.dtype.kind != "V" else lhs.dtype
     if 0 in out_shape or 0 in rhs.shape:
         return np.zeros(out_shape, dtype)
-    x = _dilate_and_pad(lhs.transpose(ls), padding, lhs_dilation)
-    w = rhs.transpose(rs)  # (O, I, *K)
+    x, w = lhs.transpose(ls), rhs.transpose(rs)  # (N, C, *spatial), (O, I, *K)
+    spatial_out = [out_shape[a] for a in os_[2:]]
+    if all(s == 1 for s in window_strides) and (
+            np.prod(x.shape[2:]) * w.shape[0] < np.prod(spatial_out) * x.shape[1]):
+        out = _scatter_conv(x, w, padding, lhs_dilation, rhs_dilation, feature_group_count,
+                            spatial_out)
+    else:
+        out = _gather_conv(x, w, window_strides, padding, lhs_dilation, rhs_dilation,
+                           feature_group_count)
+    if out.dtype != dtype:  # ml_dtypes floats are multiplied in float32 by NumPy
+        out = out.astype(dtype)
+    cur = [0, nd + 1] + list(range(1, nd + 1))  # where each canonical dim is in `out`
+    perm = [cur[os_.index(j)] for j in range(nd + 2)]
+    return out.transpose(perm)
+
+
+def _per_group(x, w, g, fn):
+    """fn on each feature group's (x, w) slices, results joined along the last axis."""
+    if g == 1:
+        return fn(x, w)
+    cg, og = x.shape[1] // g, w.shape[0] // g
+    return np.concatenate([fn(x[:, k * cg:(k + 1) * cg], w[k * og:(k + 1) * og])
+                           for k in range(g)], axis=-1)
+
+
+def _gather_conv(x, w, window_strides, padding, lhs_dilation, rhs_dilation, g):
+    """im2col: every output position's window as a strided view, one contraction over
+    (input features, kernel positions). Result (N, *out, O)."""
+    nd = x.ndim - 2
+    x = _dilate_and_pad(x, padding, lhs_dilation)
     eff = [(k - 1) * d + 1 for k, d in zip(w.shape[2:], rhs_dilation)]
     win = sliding_window_view(x, eff, axis=tuple(range(2, 2 + nd)))
     win = win[(slice(None),) * 2 + tuple(slice(None, None, s) for s in window_strides)
               + tuple(slice(None, None, d) for d in rhs_dilation)]  # (N, C, *out, *K)
     win_axes = [1] + list(range(2 + nd, 2 + 2 * nd))
     w_axes = [1] + list(range(2, 2 + nd))
-    g = feature_group_count
-    if g == 1:
-        out = np.tensordot(win, w, axes=(win_axes, w_axes))  # (N, *out, O)
-    else:
-        cg, og = x.shape[1] // g, w.shape[0] // g
-        out = np.concatenate([np.tensordot(win[:, k * cg:(k + 1) * cg], w[k * og:(k + 1) * og],
-                                           axes=(win_axes, w_axes)) for k in range(g)], axis=-1)
-    if out.dtype != dtype:  # ml_dtypes floats are multiplied in float32 by NumPy
-        out = out.astype(dtype)
-    cur = [0, nd + 1] + list(range(1, nd + 1))  # where each canonical dim is in `out`
-    perm = [cur[os_.index(j)] for j in range(nd + 2)]
-    return out.transpose(perm)
+    return _per_group(win, w, g, lambda v, k: np.tensordot(v, k, axes=(win_axes, w_axes)))
+
+
+def _scatter_conv(x, w, padding, lhs_dilation, rhs_dilation, g, spatial_out):
+    """Stride-1 convs read as the transpose of another conv (col2im): contract each input
+    position with the whole kernel first, (N, *in, O, *K), then add each kernel offset's
+    slab into the output shifted by it. Cheaper than im2col when the input has fewer
+    (positions x features) than the output has (positions x input features): the
+    input-gradient convs (zeros of lhs dilation are never read, no big window copy)."""
+    nd = x.ndim - 2
+    tmp = _per_group(x, w, g, lambda a, b: np.tensordot(
+        a, np.moveaxis(b, 0, -1), axes=([1], [0])))  # (N, *in, *K, O)
+    ksizes = w.shape[2:]
+    # output index of input i, kernel offset k: i*ld + lo - k*rd; buffer starts at `start`
+    starts = [min(0, lo - (k - 1) * rd) for (lo, _), k, rd in zip(padding, ksizes, rhs_dilation)]
+    ends = [max(m, (n - 1) * ld + lo + 1) for m, n, ld, (lo, _) in zip(
+        spatial_out, x.shape[2:], lhs_dilation, padding)]
+    buf = np.zeros((x.shape[0],) + tuple(e - s for s, e in zip(starts, ends)) + (tmp.shape[-1],),
+                   tmp.dtype)
+    for k in np.ndindex(*ksizes):
+        idx = tuple(slice(lo - kk * rd - st, lo - kk * rd - st + (n - 1) * ld + 1, ld)
+                    for (lo, _), kk, rd, st, n, ld in zip(padding, k, rhs_dilation, starts,
+                                                           x.shape[2:], lhs_dilation))
+        buf[(slice(None),) + idx] += tmp[(slice(None),) * (1 + nd) + k]
+    return buf[(slice(None),) + tuple(slice(-st, -st + m) for st, m in zip(starts, spatial_out))]
 
 
 def _conv_aval(lhs, rhs, **params):
