@@ -165,3 +165,81 @@ def test_errors_name_the_shapes():
         conv_general_dilated(np.ones((1, 1, 4, 4)), np.ones((1, 1, 2, 2)), (1, 1), "FULL")
     with pytest.raises(ValueError, match="window_strides"):
         conv_general_dilated(np.ones((1, 1, 4, 4)), np.ones((1, 1, 2, 2)), (1,), "VALID")
+
+
+# ----------------------------------------------------------------------------- reduce_window
+def reference_reduce_window(x, init, op, wd, strides, pads, bd, wdil):
+    """Holes of base dilation and pads hold `init`; each window reduced from `init`."""
+    dil_shape = [(n - 1) * d + 1 for n, d in zip(x.shape, bd)]
+    xd = np.full(dil_shape, init, float)
+    xd[tuple(slice(None, None, d) for d in bd)] = x
+    xp = np.full([n + lo + hi for n, (lo, hi) in zip(dil_shape, pads)], init, float)
+    xp[tuple(slice(lo, lo + n) for n, (lo, _) in zip(dil_shape, pads))] = xd
+    out_shape = [(p - ((k - 1) * r + 1)) // s + 1
+                 for p, k, r, s in zip(xp.shape, wd, wdil, strides)]
+    out = np.empty(out_shape)
+    for pos in itertools.product(*map(range, out_shape)):
+        acc = init
+        for k in itertools.product(*map(range, wd)):
+            v = xp[tuple(p * s + kk * r for p, s, kk, r in zip(pos, strides, k, wdil))]
+            acc = op(acc, v)
+        out[pos] = acc
+    return out
+
+
+WINDOW_CONFIGS = [  # (shape, window, strides, padding, base_dilation, window_dilation)
+    ((2, 3, 6, 5), (1, 1, 2, 2), (1, 1, 2, 2), "VALID", None, None),
+    ((2, 6, 5), (1, 3, 3), (1, 2, 1), "SAME", None, None),
+    ((7,), (3,), (2,), [(1, 2)], (2,), (1,)),
+    ((4, 5), (2, 2), (1, 1), [(0, 1), (1, 0)], None, (2, 1)),
+]
+
+
+@pytest.mark.parametrize("computation", ["add", "max", "min"])
+@pytest.mark.parametrize("cfg", WINDOW_CONFIGS)
+def test_reduce_window_matches_reference(cfg, computation):
+    shape, wd, strides, padding, bd, wdil = cfg
+    x = np.random.default_rng(7).normal(size=shape)
+    init, op = {"add": (0.0, np.add), "max": (-np.inf, np.maximum),
+                "min": (np.inf, np.minimum)}[computation]
+    got = fg.lax.reduce_window(x, init, computation, wd, strides, padding, bd, wdil)
+    pads = C._padding_pairs(padding, shape, wd, strides, bd or (1,) * len(shape),
+                            wdil or (1,) * len(shape))
+    want = reference_reduce_window(x, init, op, wd, strides, pads, bd or (1,) * len(shape),
+                                   wdil or (1,) * len(shape))
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+def test_reduce_window_non_identity_init_and_average_pool():
+    x = np.random.default_rng(8).normal(size=(3, 4))
+    got = fg.lax.reduce_window(x, 1.5, fnp.add, (2, 2), (1, 1), [(1, 0), (0, 1)])
+    want = reference_reduce_window(x, 1.5, np.add, (2, 2), (1, 1), [(1, 0), (0, 1)], (1, 1),
+                                   (1, 1))
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    got = fg.lax.reduce_window(x, 0.5, "max", (2, 2), (1, 1), "VALID")
+    np.testing.assert_allclose(got, np.maximum(
+        reference_reduce_window(x, -np.inf, np.maximum, (2, 2), (1, 1), [(0, 0)] * 2, (1, 1),
+                                (1, 1)), 0.5))
+    avg = fg.lax.reduce_window(x, 0.0, "add", (2, 2), (2, 2)) / 4
+    np.testing.assert_allclose(avg, x[:2, :4].reshape(1, 2, 2, 2).mean(axis=(1, 3)))
+
+
+@pytest.mark.parametrize("computation", ["add", "max"])
+def test_reduce_window_gradients_vmap_jit(computation):
+    x = np.random.default_rng(9).normal(size=(2, 2, 5, 4))
+    init = 0.0 if computation == "add" else -np.inf
+
+    def pool(x):
+        return fg.lax.reduce_window(x, init, computation, (1, 1, 2, 2), (1, 1, 2, 1), "SAME")
+    fg.test_util.check_grads(pool, (x,), order=2)
+    def pool_example(x):  # pool's window without its second dim
+        return fg.lax.reduce_window(x, init, computation, (1, 2, 2), (1, 2, 1), "SAME")
+    np.testing.assert_allclose(fg.vmap(pool_example, in_axes=1, out_axes=1)(x), pool(x))
+    np.testing.assert_allclose(fg.jit(pool)(x), pool(x))
+
+
+def test_reduce_window_errors():
+    with pytest.raises(ValueError, match="computation"):
+        fg.lax.reduce_window(np.ones(4), 1.0, "mul", (2,))
+    with pytest.raises(ValueError, match="one entry per"):
+        fg.lax.reduce_window(np.ones((4, 4)), 0.0, "add", (2,))

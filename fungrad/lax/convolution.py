@@ -20,7 +20,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..core.ir import ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
-from .elementwise import add
+from .elementwise import add, maximum, minimum, select
+from .reduce import reduce_max, reduce_min, reduce_sum
 from .indexing import getitem_p, slice_along
 from .shape import concatenate, moveaxis, reshape, transpose
 
@@ -403,3 +404,64 @@ def _conv_batch(vals, dims, axis_size, **params):
 conv_general_dilated_p.batch = _conv_batch
 
 CONV_PRIMITIVES = [conv_general_dilated_p]
+
+
+# --------------------------------------------------------------------------- reduce_window
+# (reduction, identity, combine with a non-identity init) by computation name
+_WINDOW_REDUCTIONS = {
+    "add": (reduce_sum, 0.0, add), "sum": (reduce_sum, 0.0, add),
+    "max": (reduce_max, -np.inf, maximum), "maximum": (reduce_max, -np.inf, maximum),
+    "min": (reduce_min, np.inf, minimum), "minimum": (reduce_min, np.inf, minimum),
+}
+
+
+def reduce_window(operand, init_value, computation, window_dimensions: Sequence[int],
+                  window_strides: Sequence[int] | None = None, padding="VALID",
+                  base_dilation: Sequence[int] | None = None,
+                  window_dilation: Sequence[int] | None = None):
+    """Reduce every window of `operand` (JAX's `lax.reduce_window`) with `computation`:
+    "add", "max" or "min" (or fg.lax's / fnp's add, maximum, minimum). Windows span every
+    dim (size 1 where nothing is pooled); padding and base-dilation holes hold `init_value`,
+    which also starts each reduction. Average pooling is the "add" result / window size.
+
+    Built from primitives, so every transform applies: the windows are gathered by a
+    convolution with a one-hot kernel (im2col; its transpose scatters cotangents back), then
+    reduced (max/min spread a tie's cotangent evenly, as `reduce_max` does).
+
+    Example:
+        >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
+        >>> fg.lax.reduce_window(x, -np.inf, "max", (1, 1, 2, 2), (1, 1, 2, 2)).shape
+        (1, 1, 2, 2)
+    """
+    name = computation if isinstance(computation, str) else getattr(computation, "__name__", "")
+    if name not in _WINDOW_REDUCTIONS:
+        raise ValueError(f"reduce_window: computation {computation!r} must be 'add', 'max' or "
+                         "'min' (or fg.lax / fnp add, maximum, minimum)")
+    reduce, identity, combine = _WINDOW_REDUCTIONS[name]
+    aval = aval_of(operand)
+    shape, nd = tuple(aval.shape), len(aval.shape)
+    wd = tuple(int(k) for k in window_dimensions)
+    ones = (1,) * nd
+    strides = tuple(window_strides) if window_strides is not None else ones
+    bd = tuple(base_dilation) if base_dilation is not None else ones
+    wdil = tuple(window_dilation) if window_dilation is not None else ones
+    if not len(wd) == len(strides) == len(bd) == len(wdil) == nd:
+        raise ValueError(f"reduce_window: window_dimensions {wd}, window_strides {strides}, "
+                         f"base_dilation {bd} and window_dilation {wdil} need one entry per "
+                         f"dim of the operand (shape {shape})")
+    params = dict(window_strides=strides,
+                  padding=_padding_pairs(padding, shape, wd, strides, bd, wdil),
+                  lhs_dilation=bd, rhs_dilation=wdil, dimension_numbers=_default_specs(nd),
+                  feature_group_count=1)
+    size = int(np.prod(wd))
+    one_hot = np.eye(size).reshape((size, 1) + wd)
+    windows = conv_general_dilated_p.bind(reshape(operand, (1, 1) + shape),
+                                          one_hot.astype(aval.dtype), **params)
+    init = init_value.item() if isinstance(init_value, np.generic) else init_value
+    real = _conv_impl(np.ones((1, 1) + shape), one_hot, **params) > 0.5  # not a pad or hole
+    if not real.all() and not (reduce is reduce_sum and init == 0):  # conv pads with 0
+        windows = select(real, windows, init)
+    out = reduce(windows, (1,))
+    if init != identity:  # the init also starts every reduction
+        out = combine(out, init)
+    return reshape(out, aval_of(out).shape[1:])
