@@ -6,8 +6,10 @@ from .indexing import INDEXING_PRIMITIVES
 from .dot import dot_general_p
 from .misc import MISC_PRIMITIVES
 from .random import RANDOM_PRIMITIVES
+from .convolution import (CONV_PRIMITIVES, conv, conv_general_dilated, conv_general_dilated_p,
+                          reduce_window)
 from ..transforms.jit import jit_call_p
 
 ALL_PRIMITIVES = (ELEMENTWISE_PRIMITIVES + REDUCE_PRIMITIVES + SHAPE_PRIMITIVES
                   + INDEXING_PRIMITIVES + [dot_general_p] + MISC_PRIMITIVES + RANDOM_PRIMITIVES
-                  + [jit_call_p])
+                  + CONV_PRIMITIVES + [jit_call_p])

@@ -621,6 +621,34 @@ def _prim_dot_general(draw, name):
                                                                draw(arrays(sb))))
 
 
+@spec(PRIM, "conv_general_dilated")
+def _prim_conv(draw, name):
+    """Tiny shapes: 2D NCHW with strides, padding (one negative), dilations and groups; 1D;
+    NHWC/HWIO dimension numbers."""
+    from fungrad.lax import convolution as C
+    xs, ws, kw = draw(st.sampled_from([
+        ((2, 4, 5, 4), (4, 2, 2, 2), dict(window_strides=(2, 1), padding=((1, 0), (0, 1)),
+                                          lhs_dilation=(1, 1), rhs_dilation=(1, 2),
+                                          feature_group_count=2)),
+        ((1, 2, 3, 4), (2, 2, 2, 2), dict(window_strides=(1, 2), padding=((1, 1), (1, -1)),
+                                          lhs_dilation=(2, 1), rhs_dilation=(1, 1),
+                                          feature_group_count=1)),
+        ((2, 2, 6), (3, 2, 3), dict(window_strides=(2,), padding=((1, 1),), lhs_dilation=(1,),
+                                    rhs_dilation=(1,), feature_group_count=1)),
+    ]))
+    dn = tuple(tuple(range(len(xs))) for _ in range(3))
+    if draw(st.booleans()):  # the same case in NHWC / HWIO / NHWC layout
+        nd = len(xs) - 2
+        to_last = (0,) + tuple(range(2, nd + 2)) + (1,)
+        w_last = tuple(range(2, nd + 2)) + (1, 0)
+        xs = tuple(xs[i] for i in to_last)
+        ws = tuple(ws[i] for i in w_last)
+        dn = ((0, nd + 1) + tuple(range(1, nd + 1)), (nd + 1, nd) + tuple(range(nd)),
+              (0, nd + 1) + tuple(range(1, nd + 1)))
+    return Case(_bind(C.conv_general_dilated_p, dimension_numbers=dn, **kw),
+                (draw(arrays(xs)), draw(arrays(ws))))
+
+
 @spec(PRIM, "add_any")
 def _prim_add_any(draw, name):
     shape = draw(SHAPES)

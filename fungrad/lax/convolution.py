@@ -1,0 +1,467 @@
+"""Convolution: `conv_general_dilated` (JAX/XLA semantics) as one primitive.
+
+Parameters are normalized before binding: `dimension_numbers` is a triple of permutations
+`(lhs_spec, rhs_spec, out_spec)`, each listing the array dims in canonical order
+(lhs: batch, feature, spatial...; rhs: out-feature, in-feature, spatial...; out: batch,
+feature, spatial...), and `padding` is explicit `(lo, hi)` pairs (negative pads crop).
+
+The impl is an im2col: zeros inserted for lhs dilation, padding, a strided
+`sliding_window_view` (rhs dilation by slicing the window), and one `tensordot` per
+feature group, so BLAS does the work. Both transposes are convolutions again (derived in
+`_transpose_lhs` / `_transpose_rhs`), so every derivative order works.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..core.ir import ShapedArray, Var, aval_of
+from ..core.primitive import Primitive
+from ..core.ad_util import ZERO
+from .elementwise import add, maximum, minimum, select
+from .reduce import reduce_max, reduce_min, reduce_sum
+from .indexing import getitem_p, slice_along
+from .shape import concatenate, moveaxis, reshape, transpose
+
+_ALL = ("slice", None, None, None)
+
+
+# --------------------------------------------------------------------------- parameters
+def _default_specs(nd):
+    r = tuple(range(nd + 2))
+    return r, r, r
+
+
+def _specs_from_strings(lhs, rhs, out):
+    """('NHWC', 'HWIO', 'NHWC') -> permutations; spatial dims are ordered as in rhs."""
+    spatial = [c for c in rhs if c not in "OI"]
+
+    def perm(s, first, second):
+        if sorted(s) != sorted([first, second] + spatial) or len(set(s)) != len(s):
+            raise ValueError(f"conv_general_dilated: dimension_numbers spec {s!r} must hold "
+                             f"{first!r}, {second!r} and the kernel's spatial dims {spatial}")
+        return (s.index(first), s.index(second)) + tuple(s.index(c) for c in spatial)
+    return perm(lhs, "N", "C"), perm(rhs, "O", "I"), perm(out, "N", "C")
+
+
+def _normalize_dn(dimension_numbers, nd):
+    if dimension_numbers is None:
+        return _default_specs(nd)
+    lhs, rhs, out = dimension_numbers
+    if isinstance(lhs, str):
+        return _specs_from_strings(lhs, rhs, out)
+    return tuple(tuple(int(i) for i in s) for s in (lhs, rhs, out))
+
+
+def _out_size(n, lo, hi, ld, k, rd, s):
+    padded = (max(n - 1, 0) * ld + (1 if n else 0)) + lo + hi
+    eff = (k - 1) * rd + 1
+    return max((padded - eff) // s + 1, 0) if padded >= eff else 0
+
+
+def _padding_pairs(padding, in_sizes, k_sizes, strides, lhs_dilation, rhs_dilation):
+    if not isinstance(padding, str):
+        return tuple((int(lo), int(hi)) for lo, hi in padding)
+    mode = padding.upper()
+    if mode == "VALID":
+        return ((0, 0),) * len(in_sizes)
+    if mode not in ("SAME", "SAME_LOWER"):
+        raise ValueError(f"conv_general_dilated: padding {padding!r} must be 'SAME', "
+                         "'SAME_LOWER', 'VALID' or a sequence of (lo, hi) pairs")
+    pads = []
+    for n, k, s, ld, rd in zip(in_sizes, k_sizes, strides, lhs_dilation, rhs_dilation):
+        n_dil = max(n - 1, 0) * ld + 1 if n else 0
+        eff = (k - 1) * rd + 1
+        total = max((-(-n_dil // s) - 1) * s + eff - n_dil, 0)
+        small, big = total // 2, total - total // 2
+        pads.append((small, big) if mode == "SAME" else (big, small))
+    return tuple(pads)
+
+
+# --------------------------------------------------------------------------- impl / aval
+def _dilate_and_pad(x, padding, lhs_dilation):
+    """Canonical x (N, C, *spatial): zeros between elements, then pad (crop if negative)."""
+    nd = x.ndim - 2
+    if any(d > 1 for d in lhs_dilation):
+        shape = x.shape[:2] + tuple(max(n - 1, 0) * d + (1 if n else 0)
+                                    for n, d in zip(x.shape[2:], lhs_dilation))
+        z = np.zeros(shape, x.dtype)
+        z[(slice(None),) * 2 + tuple(slice(None, None, d) for d in lhs_dilation)] = x
+        x = z
+    if any(lo < 0 or hi < 0 for lo, hi in padding):
+        x = x[(slice(None),) * 2 + tuple(slice(max(-lo, 0), n - max(-hi, 0))
+                                         for (lo, hi), n in zip(padding, x.shape[2:]))]
+    if any(lo > 0 or hi > 0 for lo, hi in padding):
+        x = np.pad(x, ((0, 0),) * 2 + tuple((max(lo, 0), max(hi, 0)) for lo, hi in padding))
+    assert x.ndim == nd + 2
+    return x
+
+
+def _conv_shape(lshape, rshape, window_strides, padding, lhs_dilation, rhs_dilation,
+                dimension_numbers, feature_group_count):
+    ls, rs, os_ = dimension_numbers
+    n, c = lshape[ls[0]], lshape[ls[1]]
+    o, i = rshape[rs[0]], rshape[rs[1]]
+    g = feature_group_count
+    if c != i * g or o % g:
+        raise ValueError(
+            f"conv_general_dilated: lhs has {c} features and rhs {i} input features x "
+            f"{o} output features with feature_group_count={g}: need lhs features == "
+            f"rhs input features * feature_group_count and output features divisible by it "
+            f"(lhs shape {lshape}, rhs shape {rshape}, dimension_numbers {dimension_numbers})")
+    spatial = [_out_size(lshape[a], lo, hi, ld, rshape[b], rd, s)
+               for a, b, (lo, hi), ld, rd, s in zip(ls[2:], rs[2:], padding, lhs_dilation,
+                                                   rhs_dilation, window_strides)]
+    canon = [n, o] + spatial
+    out = [0] * len(canon)
+    for pos, size in zip(os_, canon):
+        out[pos] = size
+    return tuple(out)
+
+
+def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+               dimension_numbers, feature_group_count):
+    ls, rs, os_ = dimension_numbers
+    nd = len(window_strides)
+    out_shape = _conv_shape(lhs.shape, rhs.shape, window_strides, padding, lhs_dilation,
+                            rhs_dilation, dimension_numbers, feature_group_count)
+    dtype = np.result_type(lhs.dtype, rhs.dtype) if lhs.dtype.kind != "V" else lhs.dtype
+    if 0 in out_shape or 0 in rhs.shape:
+        return np.zeros(out_shape, dtype)
+    x, w = lhs.transpose(ls), rhs.transpose(rs)  # (N, C, *spatial), (O, I, *K)
+    spatial_out = [out_shape[a] for a in os_[2:]]
+    if all(s == 1 for s in window_strides) and (
+            np.prod(x.shape[2:]) * w.shape[0] < np.prod(spatial_out) * x.shape[1]):
+        out = _scatter_conv(x, w, padding, lhs_dilation, rhs_dilation, feature_group_count,
+                            spatial_out)
+    else:
+        out = _gather_conv(x, w, window_strides, padding, lhs_dilation, rhs_dilation,
+                           feature_group_count)
+    if out.dtype != dtype:  # ml_dtypes floats are multiplied in float32 by NumPy
+        out = out.astype(dtype)
+    cur = [0, nd + 1] + list(range(1, nd + 1))  # where each canonical dim is in `out`
+    perm = [cur[os_.index(j)] for j in range(nd + 2)]
+    return out.transpose(perm)
+
+
+def _per_group(x, w, g, fn):
+    """fn on each feature group's (x, w) slices, results joined along the last axis."""
+    if g == 1:
+        return fn(x, w)
+    cg, og = x.shape[1] // g, w.shape[0] // g
+    return np.concatenate([fn(x[:, k * cg:(k + 1) * cg], w[k * og:(k + 1) * og])
+                           for k in range(g)], axis=-1)
+
+
+def _gather_conv(x, w, window_strides, padding, lhs_dilation, rhs_dilation, g):
+    """im2col: every output position's window as a strided view, one contraction over
+    (input features, kernel positions). Result (N, *out, O)."""
+    nd = x.ndim - 2
+    x = _dilate_and_pad(x, padding, lhs_dilation)
+    eff = [(k - 1) * d + 1 for k, d in zip(w.shape[2:], rhs_dilation)]
+    win = sliding_window_view(x, eff, axis=tuple(range(2, 2 + nd)))
+    win = win[(slice(None),) * 2 + tuple(slice(None, None, s) for s in window_strides)
+              + tuple(slice(None, None, d) for d in rhs_dilation)]  # (N, C, *out, *K)
+    win_axes = [1] + list(range(2 + nd, 2 + 2 * nd))
+    w_axes = [1] + list(range(2, 2 + nd))
+    return _per_group(win, w, g, lambda v, k: np.tensordot(v, k, axes=(win_axes, w_axes)))
+
+
+def _scatter_conv(x, w, padding, lhs_dilation, rhs_dilation, g, spatial_out):
+    """Stride-1 convs read as the transpose of another conv (col2im): contract each input
+    position with the whole kernel first, (N, *in, O, *K), then add each kernel offset's
+    slab into the output shifted by it. Cheaper than im2col when the input has fewer
+    (positions x features) than the output has (positions x input features): the
+    input-gradient convs (zeros of lhs dilation are never read, no big window copy)."""
+    nd = x.ndim - 2
+    tmp = _per_group(x, w, g, lambda a, b: np.tensordot(
+        a, np.moveaxis(b, 0, -1), axes=([1], [0])))  # (N, *in, *K, O)
+    ksizes = w.shape[2:]
+    # output index of input i, kernel offset k: i*ld + lo - k*rd; buffer starts at `start`
+    starts = [min(0, lo - (k - 1) * rd) for (lo, _), k, rd in zip(padding, ksizes, rhs_dilation)]
+    ends = [max(m, (n - 1) * ld + lo + 1) for m, n, ld, (lo, _) in zip(
+        spatial_out, x.shape[2:], lhs_dilation, padding)]
+    buf = np.zeros((x.shape[0],) + tuple(e - s for s, e in zip(starts, ends)) + (tmp.shape[-1],),
+                   tmp.dtype)
+    for k in np.ndindex(*ksizes):
+        idx = tuple(slice(lo - kk * rd - st, lo - kk * rd - st + (n - 1) * ld + 1, ld)
+                    for (lo, _), kk, rd, st, n, ld in zip(padding, k, rhs_dilation, starts,
+                                                           x.shape[2:], lhs_dilation))
+        buf[(slice(None),) + idx] += tmp[(slice(None),) * (1 + nd) + k]
+    return buf[(slice(None),) + tuple(slice(-st, -st + m) for st, m in zip(starts, spatial_out))]
+
+
+def _conv_aval(lhs, rhs, **params):
+    if lhs.dtype != rhs.dtype:
+        raise TypeError(f"conv_general_dilated: operand dtypes differ: {lhs.str_short()} and "
+                        f"{rhs.str_short()}; cast one of them (e.g. rhs.astype(lhs.dtype))")
+    if len(lhs.shape) != len(rhs.shape) or len(lhs.shape) != len(params["window_strides"]) + 2:
+        raise ValueError(f"conv_general_dilated: lhs {lhs.shape} and rhs {rhs.shape} must both "
+                         f"have {len(params['window_strides'])} spatial dims plus 2")
+    return ShapedArray(_conv_shape(lhs.shape, rhs.shape, **params), lhs.dtype)
+
+
+conv_general_dilated_p = Primitive("conv_general_dilated")
+conv_general_dilated_p.impl = _conv_impl
+conv_general_dilated_p.abstract_eval = _conv_aval
+conv_general_dilated_p.fresh_output = True
+
+
+def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding,
+                         lhs_dilation: Sequence[int] | None = None,
+                         rhs_dilation: Sequence[int] | None = None,
+                         dimension_numbers=None, feature_group_count: int = 1):
+    """General dilated convolution (cross-correlation, as JAX's `lax.conv_general_dilated`).
+
+    `padding` is 'SAME', 'SAME_LOWER', 'VALID' or a sequence of `(lo, hi)` per spatial dim;
+    `dimension_numbers` is None (NCHW / OIHW / NCHW), a triple of layout strings such as
+    `('NHWC', 'HWIO', 'NHWC')`, or a triple of dim permutations.
+
+    Example:
+        >>> x, w = np.ones((1, 1, 5, 5)), np.ones((2, 1, 3, 3))
+        >>> fg.lax.conv_general_dilated(x, w, (1, 1), "VALID").shape
+        (1, 2, 3, 3)
+    """
+    la, ra = aval_of(lhs), aval_of(rhs)
+    nd = len(la.shape) - 2
+    strides = tuple(int(s) for s in window_strides)
+    ld = tuple(lhs_dilation) if lhs_dilation is not None else (1,) * nd
+    rd = tuple(rhs_dilation) if rhs_dilation is not None else (1,) * nd
+    dn = _normalize_dn(dimension_numbers, nd)
+    if len(strides) != nd:
+        raise ValueError(f"conv_general_dilated: window_strides {window_strides} must have one "
+                         f"entry per spatial dim of lhs (shape {la.shape}: {nd})")
+    pads = _padding_pairs(padding, [la.shape[a] for a in dn[0][2:]],
+                          [ra.shape[b] for b in dn[1][2:]], strides, ld, rd)
+    return conv_general_dilated_p.bind(
+        lhs, rhs, window_strides=strides, padding=pads, lhs_dilation=tuple(map(int, ld)),
+        rhs_dilation=tuple(map(int, rd)), dimension_numbers=dn,
+        feature_group_count=int(feature_group_count))
+
+
+def conv(lhs, rhs, window_strides: Sequence[int], padding):
+    """NCHW / OIHW convolution (JAX's `lax.conv`).
+
+    Example:
+        >>> fg.lax.conv(np.ones((1, 1, 4, 4)), np.ones((1, 1, 2, 2)), (1, 1), "SAME").shape
+        (1, 1, 4, 4)
+    """
+    return conv_general_dilated(lhs, rhs, window_strides, padding)
+
+
+# --------------------------------------------------------------------------- JVP
+def _conv_jvp(primals, tangents, **params):
+    lhs, rhs = primals
+    tl, tr = tangents
+    out = conv_general_dilated_p.bind(lhs, rhs, **params)
+    t = ZERO
+    if tl is not ZERO:
+        t = conv_general_dilated_p.bind(tl, rhs, **params)
+    if tr is not ZERO:
+        t2 = conv_general_dilated_p.bind(lhs, tr, **params)
+        t = t2 if t is ZERO else add(t, t2)
+    return out, t
+
+
+conv_general_dilated_p.jvp = _conv_jvp
+
+
+# --------------------------------------------------------------------------- transpose
+def _flip(x, axes):
+    nd = aval_of(x).ndim
+    spec = tuple(("slice", None, None, -1) if i in axes else _ALL for i in range(nd))
+    return getitem_p.bind(x, spec=spec)
+
+
+def _transpose_lhs(ct, rhs, lhs_shape, *, window_strides, padding, lhs_dilation,
+                   rhs_dilation, dimension_numbers, feature_group_count):
+    """d lhs = conv(ct, flipped kernel with in/out features swapped): the strides become
+    lhs dilation, the lhs dilation the strides, and the pads the rest of a 'full' conv.
+
+    Per spatial dim (padded dilated input length P, kernel extent E = (K-1)*rd + 1, output
+    length M): input position i + lo receives ct[j] * w[k] where j*s + k*rd = i + lo, i.e. a
+    stride-1 conv of the s-dilated ct with the flipped kernel, left pad E - 1 - lo, right pad
+    making the length (n-1)*ld + 1, read every ld-th position.
+    """
+    ls, rs, os_ = dimension_numbers
+    rshape = aval_of(rhs).shape
+    g = feature_group_count
+    pads = []
+    for a, b, (lo, hi), s, ld, rd in zip(ls[2:], rs[2:], padding, window_strides, lhs_dilation,
+                                        rhs_dilation):
+        n, k = lhs_shape[a], rshape[b]
+        m = aval_of(ct).shape[os_[2 + len(pads)]]
+        eff = (k - 1) * rd + 1
+        p_lo = eff - 1 - lo
+        p_hi = (max(n - 1, 0) * ld) + lo - max(m - 1, 0) * s
+        pads.append((p_lo, p_hi))
+    w = _flip(rhs, set(rs[2:]))
+    if g == 1:
+        rspec = (rs[1], rs[0]) + tuple(rs[2:])
+    else:  # (G*Og, Cg, K) -> (G*Cg, Og, K): swap in/out features inside each group
+        w = transpose(w, rs)  # canonical (O, I, *K)
+        o, i = rshape[rs[0]], rshape[rs[1]]
+        ksz = tuple(rshape[b] for b in rs[2:])
+        w = reshape(w, (g, o // g, i) + ksz)
+        w = transpose(w, (0, 2, 1) + tuple(range(3, 3 + len(ksz))))
+        w = reshape(w, (g * i, o // g) + ksz)
+        rspec = tuple(range(len(ksz) + 2))
+    return conv_general_dilated_p.bind(
+        ct, w, window_strides=tuple(lhs_dilation), padding=tuple(pads),
+        lhs_dilation=tuple(window_strides), rhs_dilation=tuple(rhs_dilation),
+        dimension_numbers=(os_, rspec, ls), feature_group_count=g)
+
+
+def _transpose_rhs(ct, lhs, rhs_shape, *, window_strides, padding, lhs_dilation,
+                   rhs_dilation, dimension_numbers, feature_group_count):
+    """d rhs[o, c, k] = sum_{n, j} ct[n, o, j] x_pad[n, c, j*s + k*rd]: a conv of lhs (batch
+    and feature dims swapped) with ct as the kernel, strides and rhs dilation swapped; the
+    right pad drops the tail no window read. Feature groups: one such conv per group
+    (a loop of G convs: fine for a few groups, slow for depthwise convs)."""
+    ls, rs, os_ = dimension_numbers
+    lshape, ctshape = aval_of(lhs).shape, aval_of(ct).shape
+    pads = []
+    for idx, (a, b, (lo, hi), s, ld, rd) in enumerate(zip(ls[2:], rs[2:], padding,
+                                                         window_strides, lhs_dilation,
+                                                         rhs_dilation)):
+        n, k, m = lshape[a], rhs_shape[b], ctshape[os_[2 + idx]]
+        padded = (max(n - 1, 0) * ld + (1 if n else 0)) + lo + hi
+        unused = padded - ((k - 1) * rd + 1) - max(m - 1, 0) * s
+        pads.append((lo, hi - unused))
+    dn = ((ls[1], ls[0]) + tuple(ls[2:]), (os_[1], os_[0]) + tuple(os_[2:]),
+          (rs[1], rs[0]) + tuple(rs[2:]))
+    params = dict(window_strides=tuple(rhs_dilation), padding=tuple(pads),
+                  lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(window_strides),
+                  dimension_numbers=dn, feature_group_count=1)
+    g = feature_group_count
+    if g == 1:
+        return conv_general_dilated_p.bind(lhs, ct, **params)
+    cg, og = lshape[ls[1]] // g, ctshape[os_[1]] // g
+    parts = [conv_general_dilated_p.bind(slice_along(lhs, ls[1], k * cg, (k + 1) * cg),
+                                         slice_along(ct, os_[1], k * og, (k + 1) * og),
+                                         **params) for k in range(g)]
+    return concatenate(parts, rs[0])
+
+
+def _conv_transpose(ct, lhs, rhs, **params):
+    if type(lhs) is Var:
+        return [_transpose_lhs(ct, rhs, lhs.aval.shape, **params), None]
+    return [None, _transpose_rhs(ct, lhs, rhs.aval.shape, **params)]
+
+
+conv_general_dilated_p.transpose = _conv_transpose
+
+
+# --------------------------------------------------------------------------- batching
+def _fold(x, bd, dim, groups=1):
+    """Merge x's batch axis `bd` into its dim `dim` (numbered without the batch axis), the
+    batch inside each of `groups` blocks: sizes (groups, B, S/groups) -> one axis."""
+    x = moveaxis(x, bd, dim)  # batch at `dim`, the target right after it
+    shape = aval_of(x).shape
+    b, s = shape[dim], shape[dim + 1]
+    rest_l, rest_r = shape[:dim], shape[dim + 2:]
+    if groups > 1:
+        x = reshape(x, rest_l + (b, groups, s // groups) + rest_r)
+        perm = list(range(len(rest_l))) + [dim + 1, dim, dim + 2] + list(
+            range(dim + 3, dim + 3 + len(rest_r)))
+        x = transpose(x, perm)
+    return reshape(x, rest_l + (b * s,) + rest_r)
+
+
+def _unfold(y, dim, b, groups=1):
+    """Inverse of `_fold` on an output: split `dim` into (batch, rest); batch at `dim`."""
+    shape = aval_of(y).shape
+    rest_l, rest_r, s = shape[:dim], shape[dim + 1:], shape[dim] // b
+    if groups == 1:
+        return reshape(y, rest_l + (b, s) + rest_r)
+    y = reshape(y, rest_l + (groups, b, s // groups) + rest_r)
+    perm = list(range(len(rest_l))) + [dim + 1, dim, dim + 2] + list(
+        range(dim + 3, dim + 3 + len(rest_r)))
+    y = transpose(y, perm)
+    return reshape(y, rest_l + (b, s) + rest_r)
+
+
+def _conv_batch(vals, dims, axis_size, **params):
+    """lhs batched: the batch joins lhs's batch dim. rhs batched: it joins the output
+    features (inside each feature group). Both: it joins the feature groups
+    (feature_group_count * B), so each example's features meet only its own kernel."""
+    (lhs, rhs), (dl, dr) = vals, dims
+    ls, rs, os_ = params["dimension_numbers"]
+    g = params["feature_group_count"]
+    if dr is None:
+        y = conv_general_dilated_p.bind(_fold(lhs, dl, ls[0]), rhs, **params)
+        return _unfold(y, os_[0], axis_size), os_[0]
+    if dl is None:
+        y = conv_general_dilated_p.bind(lhs, _fold(rhs, dr, rs[0], g), **params)
+        return _unfold(y, os_[1], axis_size, g), os_[1]
+    params = dict(params, feature_group_count=g * axis_size)
+    y = conv_general_dilated_p.bind(_fold(lhs, dl, ls[1]), _fold(rhs, dr, rs[0]), **params)
+    return _unfold(y, os_[1], axis_size), os_[1]
+
+
+conv_general_dilated_p.batch = _conv_batch
+
+CONV_PRIMITIVES = [conv_general_dilated_p]
+
+
+# --------------------------------------------------------------------------- reduce_window
+# (reduction, identity, combine with a non-identity init) by computation name
+_WINDOW_REDUCTIONS = {
+    "add": (reduce_sum, 0.0, add), "sum": (reduce_sum, 0.0, add),
+    "max": (reduce_max, -np.inf, maximum), "maximum": (reduce_max, -np.inf, maximum),
+    "min": (reduce_min, np.inf, minimum), "minimum": (reduce_min, np.inf, minimum),
+}
+
+
+def reduce_window(operand, init_value, computation, window_dimensions: Sequence[int],
+                  window_strides: Sequence[int] | None = None, padding="VALID",
+                  base_dilation: Sequence[int] | None = None,
+                  window_dilation: Sequence[int] | None = None):
+    """Reduce every window of `operand` (JAX's `lax.reduce_window`) with `computation`:
+    "add", "max" or "min" (or fg.lax's / fnp's add, maximum, minimum). Windows span every
+    dim (size 1 where nothing is pooled); padding and base-dilation holes hold `init_value`,
+    which also starts each reduction. Average pooling is the "add" result / window size.
+
+    Built from primitives, so every transform applies: the windows are gathered by a
+    convolution with a one-hot kernel (im2col; its transpose scatters cotangents back), then
+    reduced (max/min spread a tie's cotangent evenly, as `reduce_max` does).
+
+    Example:
+        >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
+        >>> fg.lax.reduce_window(x, -np.inf, "max", (1, 1, 2, 2), (1, 1, 2, 2)).shape
+        (1, 1, 2, 2)
+    """
+    name = computation if isinstance(computation, str) else getattr(computation, "__name__", "")
+    if name not in _WINDOW_REDUCTIONS:
+        raise ValueError(f"reduce_window: computation {computation!r} must be 'add', 'max' or "
+                         "'min' (or fg.lax / fnp add, maximum, minimum)")
+    reduce, identity, combine = _WINDOW_REDUCTIONS[name]
+    aval = aval_of(operand)
+    shape, nd = tuple(aval.shape), len(aval.shape)
+    wd = tuple(int(k) for k in window_dimensions)
+    ones = (1,) * nd
+    strides = tuple(window_strides) if window_strides is not None else ones
+    bd = tuple(base_dilation) if base_dilation is not None else ones
+    wdil = tuple(window_dilation) if window_dilation is not None else ones
+    if not len(wd) == len(strides) == len(bd) == len(wdil) == nd:
+        raise ValueError(f"reduce_window: window_dimensions {wd}, window_strides {strides}, "
+                         f"base_dilation {bd} and window_dilation {wdil} need one entry per "
+                         f"dim of the operand (shape {shape})")
+    params = dict(window_strides=strides,
+                  padding=_padding_pairs(padding, shape, wd, strides, bd, wdil),
+                  lhs_dilation=bd, rhs_dilation=wdil, dimension_numbers=_default_specs(nd),
+                  feature_group_count=1)
+    size = int(np.prod(wd))
+    one_hot = np.eye(size).reshape((size, 1) + wd)
+    windows = conv_general_dilated_p.bind(reshape(operand, (1, 1) + shape),
+                                          one_hot.astype(aval.dtype), **params)
+    init = init_value.item() if isinstance(init_value, np.generic) else init_value
+    real = _conv_impl(np.ones((1, 1) + shape), one_hot, **params) > 0.5  # not a pad or hole
+    if not real.all() and not (reduce is reduce_sum and init == 0):  # conv pads with 0
+        windows = select(real, windows, init)
+    out = reduce(windows, (1,))
+    if init != identity:  # the init also starts every reduction
+        out = combine(out, init)
+    return reshape(out, aval_of(out).shape[1:])
