@@ -12,6 +12,7 @@ feature group, so BLAS does the work. Both transposes are convolutions again (de
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -81,22 +82,66 @@ def _padding_pairs(padding, in_sizes, k_sizes, strides, lhs_dilation, rhs_dilati
 
 
 # --------------------------------------------------------------------------- impl / aval
+def _memory_order(x):
+    """x's axes from the largest stride to the smallest: the order its elements lie in."""
+    return sorted(range(x.ndim), key=lambda a: -abs(x.strides[a]))
+
+
+def _zeros_in_layout(x, shape):
+    """Zeros of `shape`, laid out in memory like `x` (an NHWC array's padded copy stays
+    NHWC, so the window copy after it reads memory in order)."""
+    order = _memory_order(x)
+    return np.zeros([shape[a] for a in order], x.dtype).transpose(np.argsort(order))
+
+
 def _dilate_and_pad(x, padding, lhs_dilation):
     """Canonical x (N, C, *spatial): zeros between elements, then pad (crop if negative)."""
     nd = x.ndim - 2
     if any(d > 1 for d in lhs_dilation):
         shape = x.shape[:2] + tuple(max(n - 1, 0) * d + (1 if n else 0)
                                     for n, d in zip(x.shape[2:], lhs_dilation))
-        z = np.zeros(shape, x.dtype)
+        z = _zeros_in_layout(x, shape)
         z[(slice(None),) * 2 + tuple(slice(None, None, d) for d in lhs_dilation)] = x
         x = z
     if any(lo < 0 or hi < 0 for lo, hi in padding):
         x = x[(slice(None),) * 2 + tuple(slice(max(-lo, 0), n - max(-hi, 0))
                                          for (lo, hi), n in zip(padding, x.shape[2:]))]
     if any(lo > 0 or hi > 0 for lo, hi in padding):
-        x = np.pad(x, ((0, 0),) * 2 + tuple((max(lo, 0), max(hi, 0)) for lo, hi in padding))
+        pads = tuple((max(lo, 0), max(hi, 0)) for lo, hi in padding)
+        z = _zeros_in_layout(x, x.shape[:2] + tuple(n + lo + hi for n, (lo, hi)
+                                                     in zip(x.shape[2:], pads)))
+        z[(slice(None),) * 2 + tuple(slice(lo, lo + n) for n, (lo, _)
+                                     in zip(x.shape[2:], pads))] = x
+        x = z
     assert x.ndim == nd + 2
     return x
+
+
+def _contract(a, b, a_axes, b_axes):
+    """`np.tensordot(a, b, (a_axes, b_axes))`, but the copy that lines `a` up as a matrix
+    reads `a` in memory order: free and contracted axes are each taken from the largest
+    stride down, and the matrix is built as (free, contracted) or, when `a`'s innermost
+    axis is a free one, as (contracted, free) and handed to the product transposed (BLAS
+    takes either). For an NHWC input's windows that copy runs over C instead of gathering
+    across it (3-4x faster). The result is transposed back as a view."""
+    def outer_first(ax):  # a length-1 axis has no place in memory: put it first
+        return -abs(a.strides[ax]) if a.shape[ax] > 1 else -math.inf
+    free = [ax for ax in range(a.ndim) if ax not in a_axes]
+    by_stride = sorted(range(len(a_axes)), key=lambda i: outer_first(a_axes[i]))
+    a_axes, b_axes = [a_axes[i] for i in by_stride], [b_axes[i] for i in by_stride]
+    free_order = sorted(free, key=outer_first)
+    b_free = [ax for ax in range(b.ndim) if ax not in b_axes]
+    k = math.prod(a.shape[ax] for ax in a_axes)
+    inner_free = bool(free) and bool(a_axes) and (
+        outer_first(free_order[-1]) > outer_first(a_axes[-1]))
+    if inner_free:
+        lhs = a.transpose(a_axes + free_order).reshape(k, -1).T
+    else:
+        lhs = a.transpose(free_order + a_axes).reshape(-1, k)
+    rhs = b.transpose(b_axes + b_free).reshape(k, -1)
+    out = (lhs @ rhs).reshape([a.shape[ax] for ax in free_order] + [b.shape[ax] for ax in b_free])
+    back = [free_order.index(ax) for ax in free] + list(range(len(free), out.ndim))
+    return out.transpose(back)
 
 
 def _conv_shape(lshape, rshape, window_strides, padding, lhs_dilation, rhs_dilation,
@@ -166,30 +211,38 @@ def _gather_conv(x, w, window_strides, padding, lhs_dilation, rhs_dilation, g):
               + tuple(slice(None, None, d) for d in rhs_dilation)]  # (N, C, *out, *K)
     win_axes = [1] + list(range(2 + nd, 2 + 2 * nd))
     w_axes = [1] + list(range(2, 2 + nd))
-    return _per_group(win, w, g, lambda v, k: np.tensordot(v, k, axes=(win_axes, w_axes)))
+    return _per_group(win, w, g, lambda v, k: _contract(v, k, win_axes, w_axes))
+
+
+def _kernel_slabs(x, w):
+    """Every input position times every kernel offset's (I, O) matrix, one batched matrix
+    product: x (N, C, *in), w (O, I, *K) -> (prod K, N, *in, O), each offset's slab
+    contiguous so that adding it into the output reads memory in order."""
+    rows = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
+    per_offset = np.moveaxis(w, (0, 1), (-1, -2)).reshape((-1, w.shape[1], w.shape[0]))
+    return np.matmul(rows, per_offset).reshape(
+        (per_offset.shape[0], x.shape[0]) + x.shape[2:] + (w.shape[0],))
 
 
 def _scatter_conv(x, w, padding, lhs_dilation, rhs_dilation, g, spatial_out):
-    """Stride-1 convs read as the transpose of another conv (col2im): contract each input
-    position with the whole kernel first, (N, *in, O, *K), then add each kernel offset's
-    slab into the output shifted by it. Cheaper than im2col when the input has fewer
-    (positions x features) than the output has (positions x input features): the
-    input-gradient convs (zeros of lhs dilation are never read, no big window copy)."""
-    nd = x.ndim - 2
-    tmp = _per_group(x, w, g, lambda a, b: np.tensordot(
-        a, np.moveaxis(b, 0, -1), axes=([1], [0])))  # (N, *in, *K, O)
+    """Stride-1 convs read as the transpose of another conv (col2im): multiply each input
+    position by each kernel offset first, then add each offset's slab into the output
+    shifted by it. Cheaper than im2col when the input has fewer (positions x features)
+    than the output has (positions x input features): the input-gradient convs (zeros of
+    lhs dilation are never read, no big window copy)."""
+    slabs = _per_group(x, w, g, _kernel_slabs)  # (prod K, N, *in, O)
     ksizes = w.shape[2:]
     # output index of input i, kernel offset k: i*ld + lo - k*rd; buffer starts at `start`
     starts = [min(0, lo - (k - 1) * rd) for (lo, _), k, rd in zip(padding, ksizes, rhs_dilation)]
     ends = [max(m, (n - 1) * ld + lo + 1) for m, n, ld, (lo, _) in zip(
         spatial_out, x.shape[2:], lhs_dilation, padding)]
-    buf = np.zeros((x.shape[0],) + tuple(e - s for s, e in zip(starts, ends)) + (tmp.shape[-1],),
-                   tmp.dtype)
-    for k in np.ndindex(*ksizes):
+    buf = np.zeros((x.shape[0],) + tuple(e - s for s, e in zip(starts, ends))
+                   + (slabs.shape[-1],), slabs.dtype)
+    for slab, k in zip(slabs, np.ndindex(*ksizes)):
         idx = tuple(slice(lo - kk * rd - st, lo - kk * rd - st + (n - 1) * ld + 1, ld)
                     for (lo, _), kk, rd, st, n, ld in zip(padding, k, rhs_dilation, starts,
                                                            x.shape[2:], lhs_dilation))
-        buf[(slice(None),) + idx] += tmp[(slice(None),) * (1 + nd) + k]
+        buf[(slice(None),) + idx] += slab
     return buf[(slice(None),) + tuple(slice(-st, -st + m) for st, m in zip(starts, spatial_out))]
 
 
