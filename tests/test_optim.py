@@ -671,7 +671,8 @@ ADAFACTOR_CASES = {
                             {"weight_decay_mask": lambda p: p.ndim > 1}),
     "no_param_scale_no_clip": ({"w": (6, 5), "b": (5,)},
                                {"learning_rate": 0.01, "multiply_by_parameter_scale": False,
-                                "clipping_threshold": None, "min_dim_size_to_factor": 2}, {}),
+                                "clipping_threshold": None, "min_dim_size_to_factor": 2,
+                                "eps": 0.1}, {}),   # a large eps: added to g**2 first
     "schedule_lr": ({"w": (6, 5), "b": (5,)},
                     {"learning_rate": optim.exponential_decay(0.1, 2, 0.5),
                      "min_dim_size_to_factor": 2, "decay_rate": 0.5},
@@ -746,6 +747,16 @@ def test_scale_by_factored_rms_needs_params():
         t.update(np.ones(3), t.init(np.ones(3)))
 
 
+def test_adafactor_zero_gradient_gives_zero_update():
+    # eps keeps 0 / sqrt(0) out of the factored and the full second moment alike
+    p = {"w": np.ones((4, 3), np.float32), "b": np.ones(3, np.float32)}
+    opt = optim.adafactor(0.1, min_dim_size_to_factor=2)
+    zeros = fg.tree.tree_map(np.zeros_like, p)
+    updates, _ = opt.update(zeros, opt.init(p), p)
+    for u in fg.tree.tree_leaves(updates):
+        np.testing.assert_array_equal(u, np.zeros_like(u))
+
+
 def test_adafactor_momentum_state_dtype_follows_dtype_momentum():
     p = {"w": np.ones((3, 2)), "b": np.ones(2)}
     g = {"w": np.full((3, 2), 0.5), "b": np.full(2, 0.5)}
@@ -768,6 +779,7 @@ def test_ema_accumulator_dtype():
     np.testing.assert_array_equal(out, [0.5, 1 / 6])       # computed before the cast
 
 
+@pytest.mark.filterwarnings("error")   # no inf or nan anywhere, even in unused branches
 def test_scale_by_param_block_rms_and_its_gradient_at_zero():
     t = optim.scale_by_param_block_rms(min_scale=1e-3)
     u = np.array([1.0, -2.0])

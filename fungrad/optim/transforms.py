@@ -447,7 +447,9 @@ def scale_by_factored_rms(factored: bool = True, decay_rate: float = 0.8, step_o
     For a leaf of >= 2 dims whose two largest axes both have >= `min_dim_size_to_factor`
     elements (and `factored`), V is stored only as its means over each of those two axes
     and estimated as `row * col / mean(row)`; other leaves keep V whole. Statistics keep the
-    parameters' dtype. Needs `params` (their shapes pick the factored axes).
+    parameters' dtype; the decay is computed in float64 and cast to each leaf's dtype (optax
+    computes it in float32, so float64 runs differ from optax's by ~1e-9 relative). Needs
+    `params` (their shapes pick the factored axes).
 
     Example:
         >>> import fungrad as fg, numpy as np
