@@ -26,8 +26,9 @@ def make_grads(dtype, steps=STEPS):
              "b": rng.standard_normal(2).astype(dtype)} for _ in range(steps)]
 
 
-def run_opt(opt, params, grads_seq, jit=False):
-    """Params after each step, checking that state and updates keep the params' dtype."""
+def run_opt(opt, params, grads_seq, jit=False, state_dtypes=()):
+    """Params after each step, checking that state and updates keep the params' dtype (state
+    leaves may also have one of `state_dtypes`, where optax stores them so)."""
     def step(params, state, grads):
         updates, state = opt.update(grads, state, params)
         return optim.apply_updates(params, updates), state, updates
@@ -37,10 +38,11 @@ def run_opt(opt, params, grads_seq, jit=False):
     for grads in grads_seq:
         params, state, updates = step(params, state, grads)
         dtype = grads["w"].dtype
-        for leaf in fg.tree.tree_leaves((params, updates, state)):
-            leaf = np.asarray(leaf)
-            if np.issubdtype(leaf.dtype, np.floating):
-                assert leaf.dtype == dtype, (leaf.dtype, dtype)
+        for tree, allowed in (((params, updates), (dtype,)), (state, (dtype, *state_dtypes))):
+            for leaf in fg.tree.tree_leaves(tree):
+                leaf = np.asarray(leaf)
+                if np.issubdtype(leaf.dtype, np.floating):
+                    assert leaf.dtype in allowed, (leaf.dtype, dtype)
         out.append(params)
     return out
 
@@ -185,6 +187,57 @@ def ref_lars(lr, wd=0.01, coef=0.001, momentum=0.9):
     return leafwise(step, np.zeros_like)
 
 
+def ref_adafactor(learning_rate=None, min_dim_size_to_factor=128, decay_rate=0.8,
+                  multiply_by_parameter_scale=True, clipping_threshold=1.0, momentum=None,
+                  dtype_momentum=np.float32, weight_decay_rate=None, eps=1e-30, factored=True,
+                  weight_decay_mask=lambda p: True):
+    """Shazeer & Stern 2018, in optax's order of the optional stages. A factored leaf keeps
+    the decayed row and column *sums* R, C of `g**2 + eps` over its two largest axes and
+    estimates the second moment as `R C / sum(R)`; `weight_decay_mask(p)` says per leaf."""
+    def axes(shape):  # (largest, second largest) when factored, else None
+        if not factored or len(shape) < 2:
+            return None
+        by_size = sorted(range(len(shape)), key=lambda i: shape[i])
+        return (by_size[-1], by_size[-2]) \
+            if shape[by_size[-2]] >= min_dim_size_to_factor else None
+
+    def init(p):
+        ax = axes(p.shape)
+        stats = np.zeros_like(p) if ax is None else \
+            tuple(np.zeros_like(p.sum(axis=a, keepdims=True)) for a in ax)
+        return stats, np.zeros(p.shape, dtype_momentum or p.dtype)
+
+    def step(g, state, p, t):
+        stats, m = state
+        dt = g.dtype.type
+        beta = dt(1 - float(t) ** -decay_rate)
+        g2 = g * g + eps
+        ax = axes(g.shape)
+        if ax is None:
+            stats = v_hat = beta * stats + (1 - beta) * g2
+        else:
+            big, second = ax
+            stats = tuple(beta * s + (1 - beta) * g2.sum(axis=a, keepdims=True)
+                          for s, a in zip(stats, ax))
+            rows, cols = stats
+            v_hat = rows * cols / rows.sum(axis=second, keepdims=True)
+        u = g / np.sqrt(v_hat)
+        if clipping_threshold is not None:
+            u = u / max(dt(1), np.sqrt(np.mean(u * u)) / dt(clipping_threshold))
+        if learning_rate is not None:
+            lr = learning_rate(t - 1) if callable(learning_rate) else learning_rate
+            u = u * dt(lr)
+        if multiply_by_parameter_scale:
+            u = u * max(np.sqrt(np.mean(p * p)), dt(1e-3))
+        if momentum is not None:
+            u = momentum * m + (1 - momentum) * u
+            m = u.astype(m.dtype)
+        if weight_decay_rate is not None and weight_decay_mask(p):
+            u = u + weight_decay_rate * p
+        return -u, (stats, m)
+    return leafwise(step, init)
+
+
 CASES = {
     "sgd": (lambda: optim.sgd(0.1), ref_sgd(0.1)),
     "sgd_momentum": (lambda: optim.sgd(0.1, momentum=0.9), ref_sgd(0.1, 0.9)),
@@ -206,6 +259,9 @@ CASES = {
     "lion": (lambda: optim.lion(0.01), ref_lion(0.01)),
     "lamb": (lambda: optim.lamb(0.01, weight_decay=0.01), ref_lamb(0.01)),
     "lars": (lambda: optim.lars(0.1, weight_decay=0.01), ref_lars(0.1)),
+    "adafactor": (lambda: optim.adafactor(0.1), ref_adafactor(0.1)),
+    "adafactor_factored": (lambda: optim.adafactor(0.1, min_dim_size_to_factor=2),
+                           ref_adafactor(0.1, min_dim_size_to_factor=2)),
 }
 
 
@@ -590,3 +646,172 @@ def test_noisy_sgd_under_jit_equals_eager_and_has_the_scheduled_variance():
     np.testing.assert_array_equal(eager["w"], jitted["w"])
     assert eager["w"].dtype == np.float32
     assert abs(np.var(eager["w"]) - 0.25) < 0.02  # update = -lr * (g + noise), var eta
+
+
+# --------------------------------------------------------------- adafactor
+
+def wd_on_matrices(params):
+    return fg.tree.tree_map(lambda p: np.ndim(p) > 1, params)
+
+
+# name -> (leaf shapes, adafactor kwargs, the reference's kwargs where they differ)
+ADAFACTOR_CASES = {
+    "factored_2d": ({"w": (130, 140), "b": (140,)}, {"min_dim_size_to_factor": 16}, {}),
+    "factored_default_min": ({"w": (130, 140), "b": (7,), "v": (130, 20)}, {}, {}),
+    "factored_3d": ({"w": (5, 3, 4), "b": (2, 3)}, {"min_dim_size_to_factor": 3,
+                                                    "learning_rate": 0.1}, {}),
+    "factored_3d_default_min": ({"w": (4, 131, 129), "b": (4,)}, {"learning_rate": 0.1}, {}),
+    "not_factored": ({"w": (130, 140), "b": (3,)}, {"factored": False, "learning_rate": 0.1},
+                     {}),
+    "momentum": ({"w": (6, 5), "b": (5,)}, {"learning_rate": 0.05, "momentum": 0.9,
+                                            "min_dim_size_to_factor": 2}, {}),
+    "weight_decay_masked": ({"w": (6, 5), "b": (5,)},
+                            {"learning_rate": 0.05, "weight_decay_rate": 0.1,
+                             "weight_decay_mask": wd_on_matrices, "min_dim_size_to_factor": 2},
+                            {"weight_decay_mask": lambda p: p.ndim > 1}),
+    "no_param_scale_no_clip": ({"w": (6, 5), "b": (5,)},
+                               {"learning_rate": 0.01, "multiply_by_parameter_scale": False,
+                                "clipping_threshold": None, "min_dim_size_to_factor": 2,
+                                "eps": 0.1}, {}),   # a large eps: added to g**2 first
+    "schedule_lr": ({"w": (6, 5), "b": (5,)},
+                    {"learning_rate": optim.exponential_decay(0.1, 2, 0.5),
+                     "min_dim_size_to_factor": 2, "decay_rate": 0.5},
+                    {"learning_rate": lambda c: 0.1 * 0.5 ** (c / 2)}),
+}
+
+
+def make_leaves(shapes, dtype, seed):
+    rng = np.random.default_rng(seed)
+    return {k: rng.standard_normal(s).astype(dtype) for k, s in shapes.items()}
+
+
+def adafactor_case(name, dtype, steps):
+    shapes, kwargs, ref_kwargs = ADAFACTOR_CASES[name]
+    params = make_leaves(shapes, dtype, 0)
+    grads = [make_leaves(shapes, dtype, 1 + i) for i in range(steps)]
+    # optax stores momentum in float32 (dtype_momentum) whatever the parameters' dtype
+    state_dtypes = (np.float32,) if "momentum" in kwargs else ()
+    run = lambda jit: run_opt(optim.adafactor(**kwargs), params, grads, jit, state_dtypes)
+    return run, ref_adafactor(**{**kwargs, **ref_kwargs})(params, grads)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(ADAFACTOR_CASES))
+def test_adafactor_matches_reference(name, dtype):
+    run, want = adafactor_case(name, dtype, STEPS)
+    check_close(run(False), want, dtype)
+
+
+@pytest.mark.parametrize("name", sorted(ADAFACTOR_CASES))
+def test_adafactor_jit_equals_eager(name):
+    run, _ = adafactor_case(name, np.float32, 3)
+    check_close(run(True), run(False), np.float32)
+
+
+@pytest.mark.parametrize("shape, min_dim, row, col, full", [
+    ((130, 140), 128, (130,), (140,), (1,)),       # row: averaged over the largest axis
+    ((140, 130), 128, (130,), (140,), (1,)),
+    ((4, 131, 129), 128, (4, 129), (4, 131), (1,)),
+    ((130, 20), 128, (1,), (1,), (130, 20)),       # second largest axis too small
+    ((200,), 1, (1,), (1,), (200,)),               # 1-D: never factored
+    ((3, 3), 2, (3,), (3,), (1,)),                 # a tie: the lower axis is the second
+])
+def test_scale_by_factored_rms_state_shapes(shape, min_dim, row, col, full):
+    t = optim.scale_by_factored_rms(min_dim_size_to_factor=min_dim)
+    state = t.init(np.zeros(shape, np.float32))
+    got = [(np.shape(x), np.asarray(x).dtype) for x in (state.v_row, state.v_col, state.v)]
+    assert got == [(row, np.float32), (col, np.float32), (full, np.float32)]
+    assert np.asarray(state.count).dtype == np.int32
+
+
+def test_scale_by_factored_rms_step_offset_and_decay_rate_fn():
+    p = np.ones((4, 3))
+    shifted = optim.scale_by_factored_rms(step_offset=2, min_dim_size_to_factor=2)
+    fresh = optim.scale_by_factored_rms(min_dim_size_to_factor=2)
+    s1 = shifted.init(p)._replace(count=np.asarray(2, np.int32))   # resumed at step 2
+    s2 = fresh.init(p)
+    for i in range(3):
+        g = make_leaves({"w": (4, 3)}, np.float64, i)["w"]
+        u1, s1 = shifted.update(g, s1, p)
+        u2, s2 = fresh.update(g, s2, p)
+        np.testing.assert_allclose(u1, u2, rtol=1e-14)
+    # a constant decay 0.5 from a zero state: v = 0.5 * g**2, so the update is sqrt(2) sign(g)
+    const = optim.scale_by_factored_rms(decay_rate_fn=lambda step, rate: 0.5)
+    g = np.array([3.0, -0.25])
+    np.testing.assert_allclose(const.update(g, const.init(g), g)[0], [2 ** 0.5, -2 ** 0.5])
+
+
+def test_scale_by_factored_rms_needs_params():
+    t = optim.scale_by_factored_rms()
+    with pytest.raises(ValueError, match="scale_by_factored_rms.*params"):
+        t.update(np.ones(3), t.init(np.ones(3)))
+
+
+def test_adafactor_zero_gradient_gives_zero_update():
+    # eps keeps 0 / sqrt(0) out of the factored and the full second moment alike
+    p = {"w": np.ones((4, 3), np.float32), "b": np.ones(3, np.float32)}
+    opt = optim.adafactor(0.1, min_dim_size_to_factor=2)
+    zeros = fg.tree.tree_map(np.zeros_like, p)
+    updates, _ = opt.update(zeros, opt.init(p), p)
+    for u in fg.tree.tree_leaves(updates):
+        np.testing.assert_array_equal(u, np.zeros_like(u))
+
+
+def test_adafactor_momentum_state_dtype_follows_dtype_momentum():
+    p = {"w": np.ones((3, 2)), "b": np.ones(2)}
+    g = {"w": np.full((3, 2), 0.5), "b": np.full(2, 0.5)}
+    for dtype_momentum, want in ((np.float32, np.float32), (None, np.float64)):
+        opt = optim.adafactor(0.1, momentum=0.9, dtype_momentum=dtype_momentum)
+        updates, state = opt.update(g, opt.init(p), p)
+        ema_state = next(s for s in state if isinstance(s, optim.transforms.EmaState))
+        assert {np.asarray(x).dtype for x in fg.tree.tree_leaves(ema_state.ema)} == \
+            {np.dtype(want)}
+        assert {np.asarray(x).dtype for x in fg.tree.tree_leaves(updates)} == \
+            {np.dtype(np.float64)}
+
+
+def test_ema_accumulator_dtype():
+    t = optim.ema(0.5, debias=False, accumulator_dtype=np.float32)
+    state = t.init(np.zeros(2))
+    assert state.ema.dtype == np.float32
+    out, state = t.update(np.array([1.0, 1 / 3]), state)
+    assert out.dtype == np.float64 and state.ema.dtype == np.float32
+    np.testing.assert_array_equal(out, [0.5, 1 / 6])       # computed before the cast
+
+
+@pytest.mark.filterwarnings("error")   # no inf or nan anywhere, even in unused branches
+def test_scale_by_param_block_rms_and_its_gradient_at_zero():
+    t = optim.scale_by_param_block_rms(min_scale=1e-3)
+    u = np.array([1.0, -2.0])
+    np.testing.assert_allclose(t.update(u, (), np.array([3.0, 4.0]))[0], u * np.sqrt(12.5))
+    np.testing.assert_allclose(t.update(u, (), np.zeros(2))[0], u * 1e-3)
+    # the floor has a finite (zero) derivative at zero params, not 0 * inf = nan
+    grad = fg.grad(lambda p: fnp.sum(t.update(u, (), p)[0]))(np.zeros(2))
+    np.testing.assert_array_equal(grad, [0.0, 0.0])
+
+
+def test_adafactor_trains_a_tiny_regression_under_jit():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 3)).astype(np.float32)
+    y = x @ rng.standard_normal((3, 2)).astype(np.float32) + 0.5
+    params = {"w": 0.1 * rng.standard_normal((3, 2)).astype(np.float32),
+              "b": np.full(2, 0.1, np.float32)}
+    opt = optim.adafactor(0.1, min_dim_size_to_factor=2, momentum=0.5)
+
+    def loss(params):
+        return fnp.mean((x @ params["w"] + params["b"] - y) ** 2)
+
+    @fg.jit
+    def step(params, state):
+        value, grads = fg.value_and_grad(loss)(params)
+        updates, state = opt.update(grads, state, params)
+        return optim.apply_updates(params, updates), state, value
+
+    state = opt.init(params)
+    losses = []
+    for _ in range(60):
+        params, state, value = step(params, state)
+        losses.append(float(value))
+    assert step.cache_info().misses == 1
+    assert params["w"].dtype == np.float32
+    assert losses[-1] < 0.05 * losses[0], losses[::10]

@@ -20,12 +20,12 @@ from .transforms import (scale, scale_by_schedule, scale_by_learning_rate, trace
                          scale_by_rss, scale_by_lion, scale_by_radam, scale_by_adadelta,
                          scale_by_trust_ratio, add_noise, clip, clip_by_global_norm,
                          clip_by_block_rms, zero_nans, add_decayed_weights, masked,
-                         multi_transform)
+                         multi_transform, scale_by_factored_rms, scale_by_param_block_rms)
 from .wrappers import (MultiSteps, apply_if_finite, inject_hyperparams, all_finite,
                        skip_not_finite)
 from .loss_scaling import DynamicLossScale, LossScaleState
 from .optimizers import (sgd, noisy_sgd, adam, nadam, adamw, adamax, radam, rmsprop, adagrad,
-                         adadelta, lion, lamb, lars)
+                         adadelta, lion, lamb, lars, adafactor)
 
 __all__ = [
     "GradientTransformation", "EmptyState", "Schedule", "ScalarOrSchedule", "identity",
@@ -38,8 +38,9 @@ __all__ = [
     "scale_by_adamax", "scale_by_rms", "scale_by_stddev", "scale_by_rss", "scale_by_lion",
     "scale_by_radam", "scale_by_adadelta", "scale_by_trust_ratio", "add_noise", "clip",
     "clip_by_global_norm", "clip_by_block_rms", "zero_nans", "add_decayed_weights", "masked",
-    "multi_transform", "MultiSteps", "apply_if_finite", "inject_hyperparams", "all_finite",
+    "multi_transform", "scale_by_factored_rms", "scale_by_param_block_rms",
+    "MultiSteps", "apply_if_finite", "inject_hyperparams", "all_finite",
     "skip_not_finite", "sgd", "noisy_sgd", "adam", "nadam", "adamw", "adamax", "radam",
-    "rmsprop", "adagrad", "adadelta", "lion", "lamb", "lars", "DynamicLossScale",
+    "rmsprop", "adagrad", "adadelta", "lion", "lamb", "lars", "adafactor", "DynamicLossScale",
     "LossScaleState",
 ]

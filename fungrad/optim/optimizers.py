@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .base import GradientTransformation, ScalarOrSchedule, chain, identity
 from . import transforms as T
 
@@ -203,3 +205,38 @@ def lars(learning_rate: ScalarOrSchedule, weight_decay: float = 0.0,
                  T.masked(T.scale_by_trust_ratio(trust_coefficient=trust_coefficient, eps=eps),
                           trust_ratio_mask),
                  _lr(learning_rate), T.trace(momentum, nesterov))
+
+
+def adafactor(learning_rate: ScalarOrSchedule | None = None, min_dim_size_to_factor: int = 128,
+              decay_rate: float = 0.8, decay_offset: int = 0,
+              multiply_by_parameter_scale: bool = True, clipping_threshold: float | None = 1.0,
+              momentum: float | None = None, dtype_momentum: Any = np.float32,
+              weight_decay_rate: ScalarOrSchedule | None = None, eps: float = 1e-30,
+              factored: bool = True, weight_decay_mask: Any = None) -> GradientTransformation:
+    """Adafactor (optax's chain): `scale_by_factored_rms` (g / sqrt of a factored second
+    moment), then each optional stage: `clip_by_block_rms(clipping_threshold)`, times
+    `learning_rate` (None: no factor), times the parameter's rms
+    (`multiply_by_parameter_scale`, so the step is relative), a non-debiased `ema(momentum)`
+    stored in `dtype_momentum`, `+ weight_decay_rate * p` (masked by `weight_decay_mask`;
+    not multiplied by the learning rate), and finally a minus sign.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.adafactor(0.1, multiply_by_parameter_scale=False)
+        >>> opt.update(np.array([5.0, -5.0]), opt.init(np.ones(2)), np.ones(2))[0]
+        array([-0.1,  0.1])
+    """
+    stages = [T.scale_by_factored_rms(factored, decay_rate, decay_offset, min_dim_size_to_factor,
+                                      eps)]
+    if clipping_threshold is not None:
+        stages.append(T.clip_by_block_rms(clipping_threshold))
+    if learning_rate is not None:
+        stages.append(T.scale_by_learning_rate(learning_rate, flip_sign=False))
+    if multiply_by_parameter_scale:
+        stages.append(T.scale_by_param_block_rms())
+    if momentum is not None:
+        stages.append(T.ema(momentum, debias=False, accumulator_dtype=dtype_momentum))
+    if weight_decay_rate is not None:
+        stages.append(T.add_decayed_weights(weight_decay_rate, weight_decay_mask))
+    stages.append(T.scale(-1))   # descent: every stage above works on +g
+    return chain(*stages)

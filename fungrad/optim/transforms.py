@@ -4,7 +4,7 @@ scalars computed from a count (bias corrections, schedule values) are cast to ea
 dtype before they touch it."""
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -100,9 +100,11 @@ class EmaState(NamedTuple):
     ema: Any
 
 
-def ema(decay: float, debias: bool = True) -> GradientTransformation:
+def ema(decay: float, debias: bool = True,
+        accumulator_dtype: Any = None) -> GradientTransformation:
     """Exponential moving average of the updates: `e = decay * e + (1 - decay) * g`, divided
-    by `1 - decay ** count` if `debias`.
+    by `1 - decay ** count` if `debias`. The average is stored in `accumulator_dtype` (the
+    updates' dtype if None); the returned updates are computed before that cast, as in optax.
 
     Example:
         >>> import fungrad as fg, numpy as np
@@ -110,14 +112,19 @@ def ema(decay: float, debias: bool = True) -> GradientTransformation:
         >>> t.update(np.ones(1), t.init(np.zeros(1)))[0]
         array([1.])
     """
+    def store(tree):
+        if accumulator_dtype is None:
+            return tree
+        return tree_map(lambda e: fnp.asarray(e, dtype=accumulator_dtype), tree)
+
     def init(params):
-        return EmaState(zeros_count(), zeros_like_tree(params))
+        return EmaState(zeros_count(), store(zeros_like_tree(params)))
 
     def update(updates, state, params=None):
         new = tree_map(lambda g, e: (1 - decay) * g + decay * e, updates, state.ema)
         count = safe_increment(state.count)
         out = _debias(new, decay, count) if debias else new
-        return out, EmaState(count, new)
+        return out, EmaState(count, store(new))
     return GradientTransformation(init, update)
 
 
@@ -364,6 +371,119 @@ def scale_by_adadelta(rho: float = 0.9, eps: float = 1e-6) -> GradientTransforma
     return GradientTransformation(init, update)
 
 
+# ----------------------------------------------------------------------------- factored moments
+
+class FactoredState(NamedTuple):
+    count: Any
+    v_row: Any   # per leaf: the second moment averaged over its largest axis, or (1,) zeros
+    v_col: Any   # per leaf: averaged over its second largest axis, or (1,) zeros
+    v: Any       # per leaf not factored: the full second moment, else (1,) zeros
+
+
+def _decay_rate_pow(step: Any, exponent: float = 0.8) -> Any:
+    """Adafactor's second-moment decay at `step` (counted from 0): `1 - (step + 1)**-exponent`,
+    so the first step keeps nothing of the zero initial state."""
+    return 1.0 - fnp.asarray(step + 1, dtype=fnp.float64) ** (-exponent)
+
+
+def _factored_dims(shape: tuple, factored: bool, min_dim_size_to_factor: int):
+    """`(second largest axis, largest axis)` of `shape` when the second moment is factored
+    (`factored`, at least 2-D, both axes >= `min_dim_size_to_factor`), else None. Ties go to
+    the lower axis first (a stable sort), as optax's argsort does for small ranks."""
+    if not factored or len(shape) < 2:
+        return None
+    order = np.argsort(shape, kind="stable")
+    if shape[order[-2]] < min_dim_size_to_factor:
+        return None
+    return int(order[-2]), int(order[-1])
+
+
+def _without_axis(shape: tuple, axis: int) -> tuple:
+    return tuple(n for i, n in enumerate(shape) if i != axis)
+
+
+def _placeholder(dtype) -> Any:
+    # optax keeps a (1,) zero where a leaf has no such statistic; same pytree either way
+    return np.zeros((1,), dtype)
+
+
+def _factored_init(p, dims):
+    shape, dtype = np.shape(p), fnp.asarray(p).dtype
+    if dims is None:
+        return _placeholder(dtype), _placeholder(dtype), fnp.zeros_like(p)
+    d1, d0 = dims
+    v_row = fnp.zeros(_without_axis(shape, d0), dtype)
+    v_col = fnp.zeros(_without_axis(shape, d1), dtype)
+    return v_row, v_col, _placeholder(dtype)
+
+
+def _factored_leaf(g, v_row, v_col, v, dtype, dims, decay, epsilon):
+    """One leaf's update `g / sqrt(V)` and new statistics, where V is the decayed average of
+    `g**2 + epsilon`: kept whole (`dims` None) or as its row and column means, whose outer
+    product over their common mean estimates it (Shazeer & Stern 2018)."""
+    beta = fnp.asarray(decay, dtype=dtype)
+    g2 = g * g + epsilon
+
+    def average(old, new):
+        return fnp.asarray(beta * old + (1 - beta) * new, dtype=dtype)
+    if dims is None:
+        v = average(v, g2)
+        return g * v ** -0.5, _placeholder(dtype), _placeholder(dtype), v
+    d1, d0 = dims
+    v_row = average(v_row, fnp.mean(g2, axis=d0))
+    v_col = average(v_col, fnp.mean(g2, axis=d1))
+    row_axis_of_d1 = d1 - 1 if d1 > d0 else d1   # where d1 sits once d0 is averaged out
+    row_mean = fnp.mean(v_row, axis=row_axis_of_d1, keepdims=True)
+    u = g * fnp.expand_dims((v_row / row_mean) ** -0.5, d0) * fnp.expand_dims(v_col ** -0.5, d1)
+    return u, v_row, v_col, _placeholder(dtype)
+
+
+def scale_by_factored_rms(factored: bool = True, decay_rate: float = 0.8, step_offset: int = 0,
+                          min_dim_size_to_factor: int = 128, epsilon: float = 1e-30,
+                          decay_rate_fn: Callable[[Any, float], Any] = _decay_rate_pow
+                          ) -> GradientTransformation:
+    """Adafactor's scaling: `g / sqrt(V)`, V the average of `g**2 + epsilon` with decay
+    `decay_rate_fn(count - step_offset, decay_rate)` (default `1 - (step + 1)**-decay_rate`).
+    For a leaf of >= 2 dims whose two largest axes both have >= `min_dim_size_to_factor`
+    elements (and `factored`), V is stored only as its means over each of those two axes
+    and estimated as `row * col / mean(row)`; other leaves keep V whole. Statistics keep the
+    parameters' dtype; the decay is computed in float64 and cast to each leaf's dtype (optax
+    computes it in float32, so float64 runs differ from optax's by ~1e-9 relative). Needs
+    `params` (their shapes pick the factored axes).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_factored_rms(min_dim_size_to_factor=2)
+        >>> p = np.ones((2, 3))
+        >>> state = t.init(p)
+        >>> [x.shape for x in (state.v_row, state.v_col, state.v)]
+        [(2,), (3,), (1,)]
+        >>> t.update(np.full((2, 3), 4.0), state, p)[0]
+        array([[1., 1., 1.],
+               [1., 1., 1.]])
+    """
+    def dims_of(p):
+        return _factored_dims(np.shape(p), factored, min_dim_size_to_factor)
+
+    def init(params):
+        leaves, treedef = tree_flatten(params)
+        stats = [_factored_init(p, dims_of(p)) for p in leaves]
+        return FactoredState(zeros_count(), *(tree_unflatten(treedef, [s[i] for s in stats])
+                                              for i in range(3)))
+
+    def update(updates, state, params=None):
+        _require_params(params, "scale_by_factored_rms")
+        decay = decay_rate_fn(state.count - step_offset, decay_rate)
+        leaves, treedef = tree_flatten(updates)
+        per_leaf = zip(leaves, tree_leaves(state.v_row), tree_leaves(state.v_col),
+                       tree_leaves(state.v), tree_leaves(params))
+        out = [_factored_leaf(g, vr, vc, v, fnp.asarray(p).dtype, dims_of(p), decay, epsilon)
+               for g, vr, vc, v, p in per_leaf]
+        trees = [tree_unflatten(treedef, [o[i] for o in out]) for i in range(4)]
+        return trees[0], FactoredState(safe_increment(state.count), *trees[1:])
+    return GradientTransformation(init, update)
+
+
 def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
                          eps: float = 0.0) -> GradientTransformation:
     """LARS/LAMB's per-leaf trust ratio: `u * trust_coefficient * |p| / (|u| + eps)`
@@ -387,6 +507,36 @@ def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
         _require_params(params, "scale_by_trust_ratio")
         return tree_map(one, updates, params)
     return stateless(fn)
+
+
+def scale_by_param_block_rms(min_scale: float = 1e-3) -> GradientTransformation:
+    """Multiply each leaf's updates by its parameter's root mean square, at least `min_scale`
+    (Adafactor's relative step size).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_param_block_rms()
+        >>> t.update(np.ones(2), (), np.array([3.0, -3.0]))[0]
+        array([3., 3.])
+    """
+    def one(u, p):
+        return u * cast_like(_safe_rms(p, min_scale), u)
+
+    def fn(updates, params):
+        _require_params(params, "scale_by_param_block_rms")
+        return tree_map(one, updates, params)
+    return stateless(fn)
+
+
+def _safe_rms(x, min_rms: float):
+    """`max(rms(x), min_rms)` whose derivative stays finite where `rms(x)` is 0: the rms
+    in the taken branch is of ones there (the sqrt's slope at 0 is infinite, and a `where`
+    multiplies the untaken branch's slope by a zero cotangent), and the test compares the
+    mean square, with no sqrt to differentiate."""
+    small = fnp.mean(x * x) <= min_rms * min_rms
+    safe = fnp.where(small, fnp.ones_like(x), x)
+    return fnp.where(small, fnp.asarray(min_rms, dtype=safe.dtype),
+                     fnp.sqrt(fnp.mean(safe * safe)))
 
 
 class AddNoiseState(NamedTuple):
