@@ -815,3 +815,17 @@ def test_adafactor_trains_a_tiny_regression_under_jit():
     assert step.cache_info().misses == 1
     assert params["w"].dtype == np.float32
     assert losses[-1] < 0.05 * losses[0], losses[::10]
+
+
+def test_one_sgd_step_of_a_linear_neuron():
+    """The seeds' first training example: y = w x + b, squared error, one SGD step, checked
+    against the derivative by hand: dL/dw = 2 (y - t) x = -18, dL/db = 2 (y - t) = -6."""
+    params = {"w": np.array(2.0), "b": np.array(1.0)}
+    loss = lambda p, x, t: (p["w"] * x + p["b"] - t) ** 2  # noqa: E731
+    value, grads = fg.value_and_grad(loss)(params, 3.0, 10.0)
+    opt = optim.sgd(0.01)
+    updates, _ = opt.update(grads, opt.init(params), params)
+    new = optim.apply_updates(params, updates)
+    assert value == 9.0 and grads == {"w": -18.0, "b": -6.0}
+    np.testing.assert_allclose([new["w"], new["b"]], [2.18, 1.06], rtol=1e-15)
+    assert loss(new, 3.0, 10.0) < value
