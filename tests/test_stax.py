@@ -578,3 +578,12 @@ def test_conv_and_pool_errors_name_the_layer_shapes_and_fix():
         nn.MaxPool((2, 2))[1]((), np.ones((6, 6)))
     with pytest.raises(ValueError, match=r"AvgPool: spec 'NHW'"):
         nn.AvgPool((2, 2), spec="NHW")
+    with pytest.raises(ValueError, match=r"SumPool: padding \[\(1, 1\)\] needs one \(lo, hi\) "
+                                         r"pair per spatial axis"):
+        nn.SumPool((2, 2), padding=[(1, 1)])
+
+
+def test_conv_rejects_malformed_dimension_numbers():
+    for dn in [("NHWC", "HWIO"), ("NHWC", "HWOX", "NHWC"), ("NHWC", "HWIO", "NDWC"), "NHWC"]:
+        with pytest.raises(ValueError, match="GeneralConv: dimension_numbers .* three layout"):
+            nn.GeneralConv(dn, 2, (3, 3))

@@ -535,8 +535,9 @@ _WINDOW_REDUCTIONS = {
 
 def _tiles(shape, wd, strides, pads, bd, wdil) -> bool:
     """Whether the windows tile the operand: no overlap, gaps, padding or dilation (a tail
-    shorter than a window is dropped, as the general path does), and at least one window."""
-    return (tuple(strides) == wd and all(d == 1 for d in bd + wdil)
+    shorter than a window is dropped, as the general path does), at least one window, and
+    something to reduce (all-1 windows keep the general path, which returns a new array)."""
+    return (tuple(strides) == wd and any(k > 1 for k in wd) and all(d == 1 for d in bd + wdil)
             and all(p == (0, 0) for p in pads) and all(n >= k > 0 for n, k in zip(shape, wd)))
 
 
@@ -552,7 +553,7 @@ def _reduce_tiles(operand, shape, wd, reduce):
         split += [o, k] if k > 1 else [o]
         if k > 1:
             axes.append(len(split) - 1)
-    return reduce(reshape(operand, tuple(split)), tuple(axes)) if axes else operand
+    return reduce(reshape(operand, tuple(split)), tuple(axes))
 
 
 def reduce_window(operand, init_value, computation, window_dimensions: Sequence[int],

@@ -26,9 +26,11 @@ every layer, which ignores the ones it does not use:
     ((-1, 2), (5, 2))
 
 A layer's apply expects a leading batch axis where the layer mixes examples (`BatchNorm`)
-or needs to know where examples start (`Flatten`, `GroupNorm`); `Dense`, `LayerNorm`,
+or needs to know where examples start (`Flatten`, `GroupNorm`), and the convolution and
+pooling layers take their layout's batch axis ('NHWC' by default); `Dense`, `LayerNorm`,
 `Embedding`, `Dropout` and the activations work on one example too, so `fg.vmap` of a model
-built from them gives per-example results.
+built from them gives per-example results (with convolutions, vmap over one-example batches,
+`x[None]`).
 """
 from __future__ import annotations
 
@@ -546,6 +548,21 @@ def _check_channels(layer: str, lhs_spec: str, shape, expected: int, kernel_shap
             f"input shape, or feed inputs with {expected} channels")
 
 
+def _check_layouts(layer: str, dimension_numbers) -> None:
+    """Layout strings as stax takes them: (lhs, kernel, out), e.g. ('NHWC', 'HWIO', 'NHWC')."""
+    ok = (isinstance(dimension_numbers, (tuple, list)) and len(dimension_numbers) == 3
+          and all(isinstance(d, str) for d in dimension_numbers))
+    if ok:
+        lhs, rhs, out = dimension_numbers
+        ok = ({"N", "C"} <= set(lhs) and {"O", "I"} <= set(rhs) and {"N", "C"} <= set(out)
+              and set(lhs) - {"N", "C"} == set(rhs) - {"O", "I"} == set(out) - {"N", "C"})
+    if not ok:
+        raise ValueError(f"{layer}: dimension_numbers {dimension_numbers!r} must be three layout "
+                         f"strings (input, kernel, output) such as ('NHWC', 'HWIO', 'NHWC'): "
+                         f"'N' batch and 'C' channels in input and output, 'I' / 'O' in the "
+                         f"kernel, the same spatial letters in all three")
+
+
 def _conv_layer(layer: str, dimension_numbers: DimensionNumbers, out_chan: int,
                 filter_shape: Sequence[int], strides: Optional[Sequence[int]], padding: Any,
                 W_init: Optional[inits.Initializer], b_init: inits.Initializer,
@@ -554,6 +571,7 @@ def _conv_layer(layer: str, dimension_numbers: DimensionNumbers, out_chan: int,
     """A (transposed) convolution layer, params `(W, b)`: W laid out as the rhs spec with
     'I' = input channels // feature_group_count and 'O' = out_chan, b of the output's rank
     (out_chan on the channel axis, 1 elsewhere), as stax."""
+    _check_layouts(layer, dimension_numbers)
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     nd = len(filter_shape)
     if len(lhs_spec) != nd + 2 or len(rhs_spec) != nd + 2 or len(out_spec) != nd + 2:
@@ -586,13 +604,14 @@ def _conv_layer(layer: str, dimension_numbers: DimensionNumbers, out_chan: int,
         return dict(window_strides=strides, padding=padding, rhs_dilation=rhs_dilation,
                     dimension_numbers=dimension_numbers, feature_group_count=g)
 
-    def spatial_shape(input_shape):
+    def concrete_shape(input_shape):
         k_shape = kernel_shape(input_shape)
         return lax_conv.conv_general_shape(input_shape, k_shape,
                                            **conv_args(input_shape, k_shape))
 
     def out_shape(input_shape):
-        return _fix_batch(spatial_shape, input_shape, lhs_spec.index("N"), out_spec.index("N"))
+        return _fix_batch(concrete_shape, input_shape, lhs_spec.index("N"),
+                          out_spec.index("N"))
 
     def params(key, input_shape):
         k1, k2 = random.split(key)
@@ -717,7 +736,7 @@ def _pool_layer(layer: str, computation: str, init_value: float, average: bool,
     """A pooling layer: `fg.lax.reduce_window` over the spatial axes of `spec` (default
     channels last, batch first), the batch and channel axes with windows of 1."""
     nd = len(window_shape)
-    spec = spec or "N" + "".join("HWDXYZ"[i] if nd <= 6 else "S" for i in range(nd)) + "C"
+    spec = spec or "N" + ("HWD"[:nd] if nd <= 3 else "S" * nd) + "C"  # channels last
     if len(spec) != nd + 2 or not {"N", "C"} <= set(spec):
         raise ValueError(f"{layer}: spec {spec!r} must name the batch 'N', the channels 'C' "
                          f"and the {nd} spatial axes of window_shape {tuple(window_shape)}")
@@ -731,6 +750,9 @@ def _pool_layer(layer: str, computation: str, init_value: float, average: bool,
         steps.append(int(s))
     window, steps = tuple(window), tuple(steps)
     if not isinstance(padding, str):  # pairs for the spatial axes; none on batch, channels
+        if len(padding) != nd:
+            raise ValueError(f"{layer}: padding {padding!r} needs one (lo, hi) pair per "
+                             f"spatial axis of window_shape {tuple(window_shape)} ({nd})")
         pairs = iter(padding)
         padding = tuple((0, 0) if i in (n_axis, c_axis) else tuple(next(pairs))
                         for i in range(nd + 2))
