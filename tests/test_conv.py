@@ -243,3 +243,157 @@ def test_reduce_window_errors():
         fg.lax.reduce_window(np.ones(4), 1.0, "mul", (2,))
     with pytest.raises(ValueError, match="one entry per"):
         fg.lax.reduce_window(np.ones((4, 4)), 0.0, "add", (2,))
+
+
+def test_convolution_docstring_examples():
+    import doctest
+    result = doctest.testmod(C, extraglobs={"fg": fg, "np": np})
+    assert result.attempted > 0 and result.failed == 0
+
+
+# ----------------------------------------------------------------------------- conv_transpose
+def reference_conv_transpose(x, w, strides, pads, rd):
+    """Canonical (N, C, *S) input, (I, O, *K) kernel (no flip): every input element adds
+    x * w[c, :, k] at output position lo + i*s - k*rd (where that lies in the output)."""
+    n_, c_ = x.shape[:2]
+    o_, ks = w.shape[1], w.shape[2:]
+    out_sp = [(n - 1) * s + 1 + lo + hi - (k - 1) * r
+              for n, s, (lo, hi), k, r in zip(x.shape[2:], strides, pads, ks, rd)]
+    out = np.zeros((n_, o_) + tuple(out_sp))
+    for b, c in itertools.product(range(n_), range(c_)):
+        for i in itertools.product(*map(range, x.shape[2:])):
+            for k in itertools.product(*map(range, ks)):
+                j = tuple(lo + ii * s - kk * r for (lo, _), ii, s, kk, r in
+                          zip(pads, i, strides, k, rd))
+                if all(0 <= jj < m for jj, m in zip(j, out_sp)):
+                    out[(b, slice(None)) + j] += x[(b, c) + i] * w[(c, slice(None)) + k]
+    return out
+
+
+# (input NCHW-like, kernel (I, O, *K), strides, padding, rhs_dilation, pads JAX uses)
+TRANSPOSE_CONFIGS = [
+    ((2, 3, 4, 3), (3, 2, 3, 2), (2, 1), "VALID", (1, 1), [(2, 2), (1, 1)]),
+    ((1, 2, 3, 4), (2, 3, 3, 3), (2, 3), "SAME", (1, 1), [(2, 1), (2, 2)]),
+    ((2, 1, 5), (1, 2, 2), (3,), "SAME", (1,), [(1, 2)]),
+    ((1, 2, 4), (2, 1, 2), (2,), "VALID", (2,), [(2, 2)]),
+    ((1, 2, 3, 3), (2, 2, 2, 2), (2, 2), [(0, 1), (1, 0)], (1, 1), [(0, 1), (1, 0)]),
+]
+
+
+def _to_layout(x, w, nd):
+    """Canonical arrays -> the NHWC / HWIO layouts conv_transpose assumes by default."""
+    return np.moveaxis(x, 1, -1), np.moveaxis(w, (0, 1), (-2, -1))
+
+
+@pytest.mark.parametrize("cfg", TRANSPOSE_CONFIGS)
+def test_conv_transpose_matches_scatter_loop_reference(cfg):
+    xs, ws, s, padding, rd, pads = cfg
+    rng = np.random.default_rng(10)
+    x, w = rng.normal(size=xs), rng.normal(size=ws)
+    want = reference_conv_transpose(x, w, s, pads, rd)
+    xl, wl = _to_layout(x, w, len(s))
+    got = fg.lax.conv_transpose(xl, wl, s, padding, rhs_dilation=rd)
+    np.testing.assert_allclose(np.moveaxis(got, -1, 1), want, atol=1e-12)
+    # explicit layouts, channels first
+    spatial = "HWD"[:len(s)]
+    dn = ("NC" + spatial, "IO" + spatial, "NC" + spatial)
+    got = fg.lax.conv_transpose(x, w, s, padding, rd, dimension_numbers=dn)
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+@pytest.mark.parametrize("n,k,s", [(5, 3, 2), (4, 2, 2), (3, 2, 3), (6, 5, 1), (2, 1, 4)])
+def test_conv_transpose_output_sizes(n, k, s):
+    x, w = np.ones((1, n, 1)), np.ones((k, 1, 1))
+    assert fg.lax.conv_transpose(x, w, (s,), "SAME").shape == (1, n * s, 1)
+    assert fg.lax.conv_transpose(x, w, (s,), "VALID").shape == (1, n * s + max(k - s, 0), 1)
+    args = C.conv_transpose_args(x.shape, w.shape, (s,), "VALID")
+    assert C.conv_general_shape(x.shape, w.shape, **args) == (1, n * s + max(k - s, 0), 1)
+
+
+def test_conv_transpose_with_transpose_kernel_is_the_conv_gradient():
+    """transpose_kernel=True flips the kernel and swaps its in/out axes, which makes
+    conv_transpose the input gradient (VJP) of the strided conv with that kernel."""
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(2, 7, 9, 3))                        # NHWC; (7-3) % 2 == 0, (9-3) % 3 == 0
+    w = rng.normal(size=(3, 3, 3, 4))                        # HWIO
+    conv_fn = lambda x: conv_general_dilated(x, w, (2, 3), "VALID",  # noqa: E731
+                                             dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    y, vjp = fg.vjp(conv_fn, x)
+    ct = rng.normal(size=y.shape)
+    got = fg.lax.conv_transpose(ct, w, (2, 3), "VALID", transpose_kernel=True)
+    np.testing.assert_allclose(got, vjp(ct)[0], atol=1e-12)
+
+
+def test_conv_transpose_matches_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    rng = np.random.default_rng(12)
+    for xs, ws, s, padding, rd, _ in TRANSPOSE_CONFIGS:
+        x, w = _to_layout(rng.normal(size=xs), rng.normal(size=ws), len(s))
+        for tk in (False, True):
+            if tk and x.shape[-1] != w.shape[-1]:
+                continue  # a swapped kernel needs as many outputs as inputs here
+            want = jax.lax.conv_transpose(x, w, s, padding, rhs_dilation=rd,
+                                          transpose_kernel=tk)
+            got = fg.lax.conv_transpose(x, w, s, padding, rhs_dilation=rd, transpose_kernel=tk)
+            np.testing.assert_allclose(got, np.asarray(want), atol=1e-10)
+
+
+def test_conv_transpose_gradients_jit_and_errors():
+    rng = np.random.default_rng(13)
+    x, w = rng.normal(size=(1, 3, 2, 2)), rng.normal(size=(2, 2, 3, 2))  # O = x channels
+
+    def f(x, w):
+        return fg.lax.conv_transpose(x, w, (2, 1), "SAME", transpose_kernel=True)
+    fg.test_util.check_grads(f, (x, w), order=2)
+    np.testing.assert_allclose(fg.jit(f)(x, w), f(x, w), atol=1e-12)
+    with pytest.raises(ValueError, match="padding 'FULL'"):
+        fg.lax.conv_transpose(x, w, (1, 1), "FULL")
+    with pytest.raises(ValueError, match="same rank"):
+        fg.lax.conv_transpose(x, w[0], (1, 1), "SAME")
+    with pytest.raises(ValueError, match="dimension_numbers"):
+        fg.lax.conv_transpose(np.ones((1,) * 6), np.ones((1,) * 6), (1,) * 4, "SAME")
+    with pytest.raises(ValueError, match="strides"):
+        fg.lax.conv_transpose(x, w, (1,), "SAME")
+
+
+# ----------------------------------------------------------------------------- tiled pooling
+def _general_path(monkeypatch):
+    monkeypatch.setattr(C, "_tiles", lambda *a: False)
+
+
+@pytest.mark.parametrize("computation", ["add", "max", "min"])
+@pytest.mark.parametrize("shape,wd", [((2, 6, 4, 3), (1, 2, 2, 1)), ((7, 5), (2, 3)),
+                                      ((2, 9), (1, 3))])
+def test_tiled_reduce_window_matches_general_path(computation, shape, wd, monkeypatch):
+    """stride == window, no padding (tails dropped): the reshape fast path gives the general
+    path's values and gradients, ties included (integer-valued input has many)."""
+    x = np.random.default_rng(14).integers(-2, 3, size=shape).astype(float)
+    init = {"add": 0.0, "max": -np.inf, "min": np.inf}[computation]
+
+    def f(x):
+        return fg.lax.reduce_window(x, init, computation, wd, wd, "VALID")
+    ct = np.random.default_rng(15).normal(size=f(x).shape)
+    fast = f(x), fg.vjp(f, x)[1](ct)[0], fg.jit(f)(x)
+    _general_path(monkeypatch)
+    slow = f(x), fg.vjp(f, x)[1](ct)[0]
+    np.testing.assert_allclose(fast[0], slow[0])
+    np.testing.assert_allclose(fast[1], slow[1], atol=1e-12)
+    np.testing.assert_allclose(fast[2], slow[0])
+
+
+def test_tiled_reduce_window_is_taken_and_keeps_transforms(monkeypatch):
+    calls = []
+    orig = C._reduce_tiles
+    monkeypatch.setattr(C, "_reduce_tiles", lambda *a: calls.append(1) or orig(*a))
+    x = np.random.default_rng(16).normal(size=(3, 4, 4, 2))
+
+    def pool(x):  # 2x2 stride-2 max pooling, NHWC, with a non-identity init
+        return fg.lax.reduce_window(x, 0.25, "max", (1, 2, 2, 1), (1, 2, 2, 1), "SAME")
+    want = np.maximum(x.reshape(3, 2, 2, 2, 2, 2).max(axis=(2, 4)), 0.25)
+    np.testing.assert_allclose(pool(x), want)
+    assert calls
+    fg.test_util.check_grads(pool, (x,), order=2)
+    np.testing.assert_allclose(fg.vmap(pool)(np.stack([x, 2 * x])), np.stack([want, pool(2 * x)]))
+    ones = np.ones((1, 4, 4, 1))  # all tied: each window's cotangent is split in four
+    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(pool(x)))(ones), ones / 4)

@@ -41,6 +41,36 @@ LAYERS = {
                     "Silu", "LogSoftmax", "Softmax"]},
 }
 
+# convolution and pooling layers, every padding / stride / dilation / group combination
+PADDINGS = ["SAME", "VALID", [(1, 0), (1, 1)]]
+LAYERS.update({
+    f"Conv_{i}_{j}_{k}_{g}": (nn.Conv(6, (3, 2), strides=s, padding=p, rhs_dilation=d,
+                                      feature_group_count=g), (-1, 7, 8, 4), "f")
+    for i, p in enumerate(PADDINGS) for j, s in enumerate([None, (2, 3)])
+    for k, d in enumerate([None, (2, 1)]) for g in (1, 2)})
+LAYERS.update({
+    f"ConvTranspose_{i}_{j}_{k}": (nn.ConvTranspose(3, (3, 2), strides=s, padding=p,
+                                                    rhs_dilation=d), (-1, 4, 5, 2), "f")
+    for i, p in enumerate(PADDINGS) for j, s in enumerate([None, (2, 3)])
+    for k, d in enumerate([None, (1, 2)])})
+LAYERS.update({
+    f"{pool}_{i}_{j}_{spec}": (getattr(nn, pool)((3, 2), strides=s, padding=p, spec=spec),
+                               (-1, 7, 6, 3) if spec is None else (-1, 3, 7, 6), "f")
+    for pool in ("MaxPool", "AvgPool", "SumPool") for i, p in enumerate(PADDINGS)
+    for j, s in enumerate([None, (2, 2)]) for spec in (None, "NCHW")})
+LAYERS.update({
+    "Conv1D": (nn.Conv1D(4, (3,), strides=(2,), padding="SAME"), (-1, 9, 2), "f"),
+    "Conv3D": (nn.Conv3D(2, (2, 3, 2), padding="SAME"), (-1, 4, 5, 3, 2), "f"),
+    "Conv1DTranspose": (nn.Conv1DTranspose(3, (3,), strides=(2,)), (-1, 5, 2), "f"),
+    "GeneralConv_nchw": (nn.GeneralConv(("NCHW", "OIHW", "NCHW"), 4, (3, 3), (1, 2), "SAME"),
+                         (-1, 3, 7, 6), "f"),
+    "GeneralConvTranspose_nchw": (nn.GeneralConvTranspose(("NCHW", "OIHW", "NCHW"), 4, (2, 3),
+                                                          (2, 2), "SAME"), (2, 3, 4, 5), "f"),
+    "MaxPool_1d": (nn.MaxPool((2,), (2,)), (-1, 7, 3), "f"),
+    "lenet": (nn.serial(nn.Conv(4, (3, 3)), nn.Relu, nn.MaxPool((2, 2), (2, 2)), nn.Flatten,
+                        nn.Dense(3)), (-1, 8, 8, 1), "f"),
+})
+
 
 def _input(shape, kind):
     shape = _concrete(shape)
@@ -287,3 +317,273 @@ def test_docstrings_annotations_and_examples():
             assert obj.__annotations__, name
     result = doctest.testmod(stax, extraglobs={"fg": fg, "np": np})
     assert result.attempted > 0 and result.failed == 0
+
+
+# ------------------------------------------------------------------ convolution and pooling
+def _same_pads(sizes, ks, strides, rd):
+    """'SAME' padding: the output has ceil(n / s) positions, the total pad split low half
+    first."""
+    pads = []
+    for n, k, s, r in zip(sizes, ks, strides, rd):
+        total = max((-(-n // s) - 1) * s + (k - 1) * r + 1 - n, 0)
+        pads.append((total // 2, total - total // 2))
+    return pads
+
+
+def np_conv(x, w, strides, pads, rd, groups=1):
+    """Channels-last x (N, *S, C) and kernel (*K, I, O): the definition, one output position
+    and kernel offset at a time."""
+    xp = np.pad(x, [(0, 0)] + list(pads) + [(0, 0)])
+    ks, (i_, o_) = w.shape[:-2], w.shape[-2:]
+    out_sp = [(n - (k - 1) * r - 1) // s + 1
+              for n, k, r, s in zip(xp.shape[1:-1], ks, rd, strides)]
+    out = np.zeros((x.shape[0], *out_sp, o_))
+    og = o_ // groups
+    for pos in np.ndindex(*out_sp):
+        for k in np.ndindex(*ks):
+            v = xp[(slice(None),) + tuple(p * s + kk * r for p, s, kk, r in
+                                          zip(pos, strides, k, rd))]  # (N, C)
+            for gi in range(groups):
+                out[(slice(None),) + pos + (slice(gi * og, (gi + 1) * og),)] += (
+                    v[:, gi * i_:(gi + 1) * i_] @ w[k][:, gi * og:(gi + 1) * og])
+    return out
+
+
+def np_conv_transpose_valid(x, w, strides):
+    """Transposed conv, 'VALID', kernel extent >= stride: every input position i spreads
+    x[i] @ w[k] to output position i * s + (K - 1 - k) (the kernel is not flipped, so
+    its last offset lands first)."""
+    ks = w.shape[:-2]
+    out_sp = [(n - 1) * s + k for n, s, k in zip(x.shape[1:-1], strides, ks)]
+    out = np.zeros((x.shape[0], *out_sp, w.shape[-1]))
+    for i in np.ndindex(*x.shape[1:-1]):
+        for k in np.ndindex(*ks):
+            j = tuple(ii * s + kk_max - 1 - kk for ii, s, kk, kk_max in zip(i, strides, k, ks))
+            out[(slice(None),) + j] += x[(slice(None),) + i] @ w[k]
+    return out
+
+
+@pytest.mark.parametrize("padding", PADDINGS)
+@pytest.mark.parametrize("strides,rd,groups", [(None, None, 1), ((2, 3), (1, 1), 2),
+                                               ((1, 2), (2, 1), 1), ((2, 1), (2, 2), 4)])
+def test_conv_values_match_numpy_loop(padding, strides, rd, groups):
+    init_fn, apply_fn = nn.Conv(4, (3, 2), strides, padding, rhs_dilation=rd,
+                                feature_group_count=groups)
+    x = RNG.normal(size=(2, 7, 6, 4))
+    shape, (W, b) = init_fn(KEY, (-1, 7, 6, 4))
+    assert W.shape == (3, 2, 4 // groups, 4) and b.shape == (1, 1, 1, 4)
+    b = RNG.normal(size=b.shape)  # not the ~0 init
+    s, d = strides or (1, 1), rd or (1, 1)
+    pads = _same_pads((7, 6), (3, 2), s, d) if padding == "SAME" else (
+        [(0, 0)] * 2 if padding == "VALID" else padding)
+    want = np_conv(x, W, s, pads, d, groups) + b
+    got = apply_fn((W, b), x)
+    assert got.shape == want.shape == _concrete(shape, 2)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_conv1d_conv3d_and_general_conv_values():
+    x1 = RNG.normal(size=(2, 9, 3))
+    _, p1 = nn.Conv1D(2, (3,), (2,), "VALID")[0](KEY, x1.shape)
+    np.testing.assert_allclose(nn.Conv1D(2, (3,), (2,), "VALID")[1](p1, x1),
+                               np_conv(x1, p1[0], (2,), [(0, 0)], (1,)) + p1[1], rtol=1e-12)
+    x3 = RNG.normal(size=(1, 4, 3, 5, 2))
+    layer = nn.Conv3D(3, (2, 2, 3), padding="SAME")
+    _, p3 = layer[0](KEY, x3.shape)
+    pads = _same_pads((4, 3, 5), (2, 2, 3), (1, 1, 1), (1, 1, 1))
+    np.testing.assert_allclose(layer[1](p3, x3), np_conv(x3, p3[0], (1, 1, 1), pads,
+                                                         (1, 1, 1)) + p3[1], rtol=1e-12)
+    # channels-first layouts: the same numbers as NHWC after moving axes
+    nchw = nn.GeneralConv(("NCHW", "OIHW", "NCHW"), 4, (3, 2), (2, 1), "SAME")
+    x = RNG.normal(size=(2, 3, 7, 6))
+    _, (W, b) = nchw[0](KEY, x.shape)
+    assert W.shape == (4, 3, 3, 2) and b.shape == (1, 4, 1, 1)
+    want = np_conv(x.transpose(0, 2, 3, 1), W.transpose(2, 3, 1, 0), (2, 1),
+                   _same_pads((7, 6), (3, 2), (2, 1), (1, 1)), (1, 1)) + b.reshape(4)
+    np.testing.assert_allclose(nchw[1]((W, b), x), want.transpose(0, 3, 1, 2), rtol=1e-12)
+
+
+def test_conv_kernel_init_is_glorot_normal_over_the_kernel_layouts_in_out_axes():
+    """stax's default W_init: glorot_normal(in_axis=spec.index('I'), out_axis=...('O')), so
+    the fans are those of the layout (OIHW: in = I*H*W), not of the last two axes."""
+    for dn, in_axis, out_axis in [(("NCHW", "OIHW", "NCHW"), 1, 0),
+                                  (("NHWC", "HWIO", "NHWC"), 2, 3)]:
+        _, (W, _) = nn.GeneralConv(dn, 8, (3, 3))[0](KEY, (-1, 5, 5, 5))
+        want = nn.glorot_normal(in_axis, out_axis)(fg.random.split(KEY)[0], W.shape)
+        np.testing.assert_array_equal(W, want)
+    _, (W, _) = nn.GeneralConv(("NCHW", "OIHW", "NCHW"), 8, (3, 3))[0](KEY, (-1, 5, 5, 5))
+    assert not np.allclose(W, nn.glorot_normal()(fg.random.split(KEY)[0], W.shape))
+
+
+@pytest.mark.parametrize("strides,padding,rd", [((2, 2), "VALID", None), ((2, 1), "SAME", None),
+                                                ((1, 3), "VALID", (2, 1)),
+                                                ((2, 2), [(1, 0), (0, 2)], None)])
+def test_conv_transpose_layer_values(strides, padding, rd):
+    layer = nn.ConvTranspose(3, (3, 2), strides, padding, rhs_dilation=rd)
+    x = RNG.normal(size=(2, 4, 3, 2))
+    shape, (W, b) = layer[0](KEY, (-1, 4, 3, 2))
+    assert W.shape == (3, 2, 2, 3) and b.shape == (1, 1, 1, 3)
+    got = layer[1]((W, b), x)
+    assert got.shape == _concrete(shape, 2)
+    np.testing.assert_allclose(got, fg.lax.conv_transpose(x, W, strides, padding, rd) + b,
+                               rtol=1e-12)
+    if padding == "VALID" and rd is None:  # an independent loop where kernel >= stride
+        np.testing.assert_allclose(got, np_conv_transpose_valid(x, W, strides) + b, rtol=1e-12)
+    if padding == "SAME":
+        assert got.shape[1:3] == (8, 3)  # n * stride
+
+
+def np_pool(x, window, strides, pads, op):
+    """NHWC pooling by the definition: padding never counts (it holds -inf for max and is
+    left out of the average's count)."""
+    n, h, w, c = x.shape
+    xp = np.full((n, h + sum(pads[0]), w + sum(pads[1]), c), np.nan)
+    xp[:, pads[0][0]:pads[0][0] + h, pads[1][0]:pads[1][0] + w] = x
+    oh = (xp.shape[1] - window[0]) // strides[0] + 1
+    ow = (xp.shape[2] - window[1]) // strides[1] + 1
+    out = np.empty((n, oh, ow, c))
+    for i, j in np.ndindex(oh, ow):
+        win = xp[:, i * strides[0]:i * strides[0] + window[0],
+                 j * strides[1]:j * strides[1] + window[1]]
+        out[:, i, j] = {"max": np.nanmax, "sum": np.nansum, "avg": np.nanmean}[op](win, axis=(1, 2))
+    return out
+
+
+@pytest.mark.parametrize("op", ["max", "sum", "avg"])
+@pytest.mark.parametrize("window,strides,padding", [
+    ((2, 2), (2, 2), "VALID"), ((3, 3), (2, 2), "SAME"), ((2, 3), None, "SAME"),
+    ((3, 2), (1, 2), "VALID"), ((2, 2), (2, 2), "SAME"), ((3, 2), (2, 1), [(1, 1), (0, 1)])])
+def test_pooling_values_match_numpy_loop(op, window, strides, padding):
+    layer = {"max": nn.MaxPool, "sum": nn.SumPool, "avg": nn.AvgPool}[op](window, strides,
+                                                                          padding)
+    x = RNG.normal(size=(2, 7, 5, 3))
+    s = strides or (1, 1)
+    pads = _same_pads((7, 5), window, s, (1, 1)) if padding == "SAME" else (
+        [(0, 0)] * 2 if padding == "VALID" else padding)
+    want = np_pool(x, window, s, pads, op)
+    np.testing.assert_allclose(layer[1]((), x), want, rtol=1e-12)
+    # channels-first spec: same numbers, axes moved
+    chw = {"max": nn.MaxPool, "sum": nn.SumPool, "avg": nn.AvgPool}[op](window, strides,
+                                                                        padding, "NCHW")
+    np.testing.assert_allclose(chw[1]((), x.transpose(0, 3, 1, 2)), want.transpose(0, 3, 1, 2),
+                               rtol=1e-12)
+
+
+def test_avg_pool_same_divides_by_real_elements_and_keeps_float32():
+    x = np.arange(9.0).reshape(1, 3, 3, 1)
+    y = nn.AvgPool((2, 2), padding="SAME")[1]((), x)[0, :, :, 0]
+    # bottom/right windows hang over the padding: only the real elements count
+    np.testing.assert_allclose(y, [[2.0, 3.0, 3.5], [5.0, 6.0, 6.5], [6.5, 7.5, 8.0]])
+    y32 = nn.AvgPool((2, 2), padding="SAME")[1]((), x.astype(np.float32))
+    assert y32.dtype == np.float32
+    assert nn.MaxPool((2, 2), (2, 2))[1]((), x.astype(np.float32)).dtype == np.float32
+
+
+CONV_GRAD_LAYERS = {
+    "Conv": (nn.Conv(2, (2, 2), (2, 1), "SAME", rhs_dilation=(1, 2), feature_group_count=2),
+             (2, 4, 5, 2)),
+    "ConvTranspose": (nn.ConvTranspose(2, (2, 3), (2, 1), "SAME"), (1, 3, 2, 2)),
+    "Conv1DTranspose": (nn.Conv1DTranspose(2, (3,), (2,), "VALID", rhs_dilation=(2,)), (2, 3, 1)),
+    "MaxPool": (nn.MaxPool((2, 2), (1, 2), "SAME"), (2, 3, 4, 2)),
+    "MaxPool_tiled": (nn.MaxPool((2, 2), (2, 2)), (2, 4, 5, 1)),
+    "AvgPool": (nn.AvgPool((3, 2), (2, 1), "SAME"), (1, 5, 3, 2)),
+    "SumPool": (nn.SumPool((2, 1), None, [(1, 0), (0, 0)]), (1, 3, 2, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONV_GRAD_LAYERS))
+def test_conv_and_pool_gradients_and_jit(name):
+    layer, shape = CONV_GRAD_LAYERS[name]
+    init_fn, apply_fn = layer
+    _, params = init_fn(KEY, shape)
+    params = fg.tree.tree_map(lambda p: RNG.normal(size=p.shape), params)
+    x = RNG.normal(size=shape)
+    fg.test_util.check_grads(lambda p, x: apply_fn(p, x), (params, x), order=1)
+    for a, b in zip(fg.tree.tree_leaves(fg.jit(apply_fn)(params, x)),
+                    fg.tree.tree_leaves(apply_fn(params, x))):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_conv_layer_with_float32_input_and_vmap_over_an_ensemble():
+    init_fn, apply_fn = nn.serial(nn.Conv(3, (2, 2), padding="SAME"), nn.Relu,
+                                  nn.AvgPool((2, 2), (2, 2)))
+    ps = [init_fn(k, (-1, 4, 4, 2))[1] for k in fg.random.split(KEY, 3)]
+    x = RNG.normal(size=(5, 4, 4, 2))
+    stacked = fg.tree.tree_map(lambda *a: np.stack(a), *ps)
+    got = fg.vmap(apply_fn, in_axes=(0, None))(stacked, x)
+    np.testing.assert_allclose(got, np.stack([apply_fn(p, x) for p in ps]), rtol=1e-12)
+    y32 = apply_fn(fg.tree.tree_map(lambda a: a.astype(np.float32), ps[0]),
+                   x.astype(np.float32))
+    assert y32.dtype == np.float32
+    np.testing.assert_allclose(y32, apply_fn(ps[0], x), rtol=1e-4, atol=1e-5)
+    assert apply_fn(ps[0], x.astype(np.float32)).dtype == np.float64  # float64 params win
+
+
+def _lenet():
+    return nn.serial(nn.Conv(4, (3, 3)), nn.Relu, nn.MaxPool((2, 2), (2, 2)),
+                     nn.Conv(6, (3, 3), padding="SAME"), nn.Relu, nn.MaxPool((2, 2), (2, 2)),
+                     nn.Flatten, nn.Dense(3), nn.LogSoftmax)
+
+
+def test_lenet_init_apply_grad_and_per_example_gradients():
+    init_fn, apply_fn = _lenet()
+    shape, params = init_fn(KEY, (-1, 10, 10, 1))
+    assert shape == (-1, 3)
+    assert [p[0].shape for p in params if p] == [(3, 3, 1, 4), (3, 3, 4, 6), (24, 3)]
+    x, y = RNG.normal(size=(4, 10, 10, 1)), RNG.integers(0, 3, 4)
+    assert apply_fn(params, x).shape == (4, 3)
+
+    def loss(p, x, y):
+        return -fnp.mean(fnp.take_along_axis(apply_fn(p, x), y[:, None], axis=1))
+    l, g = fg.value_and_grad(loss)(params, x, y)
+    l_jit, g_jit = fg.jit(fg.value_and_grad(loss))(params, x, y)
+    np.testing.assert_allclose(l_jit, l, rtol=1e-12)
+    for a, b in zip(fg.tree.tree_leaves(g_jit), fg.tree.tree_leaves(g)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-14)
+    # per-example gradients (vmap of grad over one-example batches) average to the batch's
+    per = fg.vmap(lambda xi, yi: fg.grad(loss)(params, xi[None], yi[None]))(x, y)
+    for a, b in zip(fg.tree.tree_leaves(per), fg.tree.tree_leaves(g)):
+        np.testing.assert_allclose(a.mean(axis=0), b, rtol=1e-9, atol=1e-12)
+    # a few SGD steps lower the loss
+    step = fg.jit(lambda p: fg.tree.tree_map(lambda a, d: a - 0.5 * d, p,
+                                             fg.grad(loss)(p, x, y)))
+    p = params
+    for _ in range(5):
+        p = step(p)
+    assert float(loss(p, x, y)) < float(l)
+
+
+def test_conv_and_pool_errors_name_the_layer_shapes_and_fix():
+    init_fn, apply_fn = nn.Conv(4, (3, 3))
+    _, params = init_fn(KEY, (-1, 8, 8, 3))
+    with pytest.raises(ValueError, match=r"Conv: input shape \(8, 8, 3\) has 3 dims.*'NHWC' "
+                                         r"needs 4.*x\[None\]"):
+        apply_fn(params, np.ones((8, 8, 3)))
+    with pytest.raises(ValueError, match=r"Conv: input shape \(2, 8, 8, 5\) has 5 channels.*"
+                                         r"initialized for 3; call init_fn"):
+        apply_fn(params, np.ones((2, 8, 8, 5)))
+    with pytest.raises(ValueError, match="Conv: input shape"):
+        init_fn(KEY, (-1, 8, 8))
+    with pytest.raises(ValueError, match=r"Conv: the 3 input channels .* feature_group_count=2"):
+        nn.Conv(4, (3, 3), feature_group_count=2)[0](KEY, (-1, 8, 8, 3))
+    with pytest.raises(ValueError, match="out_chan=3 must be divisible by feature_group_count=2"):
+        nn.Conv(3, (3, 3), feature_group_count=2)
+    with pytest.raises(ValueError, match=r"Conv1D: filter_shape \(3, 3\) has 2 spatial dims"):
+        nn.Conv1D(4, (3, 3))
+    with pytest.raises(ValueError, match=r"ConvTranspose: input shape \(2, 4, 4, 5\) has 5 "
+                                         r"channels"):
+        layer = nn.ConvTranspose(2, (2, 2))
+        layer[1](layer[0](KEY, (-1, 4, 4, 1))[1], np.ones((2, 4, 4, 5)))
+    with pytest.raises(ValueError, match=r"MaxPool: input shape \(6, 6\) has 2 dims.*'NHWC'"):
+        nn.MaxPool((2, 2))[1]((), np.ones((6, 6)))
+    with pytest.raises(ValueError, match=r"AvgPool: spec 'NHW'"):
+        nn.AvgPool((2, 2), spec="NHW")
+    with pytest.raises(ValueError, match=r"SumPool: padding \[\(1, 1\)\] needs one \(lo, hi\) "
+                                         r"pair per spatial axis"):
+        nn.SumPool((2, 2), padding=[(1, 1)])
+
+
+def test_conv_rejects_malformed_dimension_numbers():
+    for dn in [("NHWC", "HWIO"), ("NHWC", "HWOX", "NHWC"), ("NHWC", "HWIO", "NDWC"), "NHWC"]:
+        with pytest.raises(ValueError, match="GeneralConv: dimension_numbers .* three layout"):
+            nn.GeneralConv(dn, 2, (3, 3))

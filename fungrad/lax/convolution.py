@@ -277,21 +277,45 @@ def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding,
         >>> fg.lax.conv_general_dilated(x, w, (1, 1), "VALID").shape
         (1, 2, 3, 3)
     """
-    la, ra = aval_of(lhs), aval_of(rhs)
-    nd = len(la.shape) - 2
+    params = _conv_params(aval_of(lhs).shape, aval_of(rhs).shape, window_strides, padding,
+                          lhs_dilation, rhs_dilation, dimension_numbers, feature_group_count)
+    return conv_general_dilated_p.bind(lhs, rhs, **params)
+
+
+def _conv_params(lshape, rshape, window_strides, padding, lhs_dilation, rhs_dilation,
+                 dimension_numbers, feature_group_count):
+    """conv_general_dilated's arguments as the primitive's normalized params."""
+    nd = len(lshape) - 2
     strides = tuple(int(s) for s in window_strides)
     ld = tuple(lhs_dilation) if lhs_dilation is not None else (1,) * nd
     rd = tuple(rhs_dilation) if rhs_dilation is not None else (1,) * nd
     dn = _normalize_dn(dimension_numbers, nd)
     if len(strides) != nd:
         raise ValueError(f"conv_general_dilated: window_strides {window_strides} must have one "
-                         f"entry per spatial dim of lhs (shape {la.shape}: {nd})")
-    pads = _padding_pairs(padding, [la.shape[a] for a in dn[0][2:]],
-                          [ra.shape[b] for b in dn[1][2:]], strides, ld, rd)
-    return conv_general_dilated_p.bind(
-        lhs, rhs, window_strides=strides, padding=pads, lhs_dilation=tuple(map(int, ld)),
-        rhs_dilation=tuple(map(int, rd)), dimension_numbers=dn,
-        feature_group_count=int(feature_group_count))
+                         f"entry per spatial dim of lhs (shape {tuple(lshape)}: {nd})")
+    pads = _padding_pairs(padding, [lshape[a] for a in dn[0][2:]],
+                          [rshape[b] for b in dn[1][2:]], strides, ld, rd)
+    return dict(window_strides=strides, padding=pads, lhs_dilation=tuple(map(int, ld)),
+                rhs_dilation=tuple(map(int, rd)), dimension_numbers=dn,
+                feature_group_count=int(feature_group_count))
+
+
+def conv_general_shape(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                       window_strides: Sequence[int], padding,
+                       lhs_dilation: Sequence[int] | None = None,
+                       rhs_dilation: Sequence[int] | None = None, dimension_numbers=None,
+                       feature_group_count: int = 1) -> tuple:
+    """The output shape `conv_general_dilated` gives for operands of these shapes (same
+    arguments), computed without operands (for layers' shape rules).
+
+    Example:
+        >>> fg.lax.convolution.conv_general_shape((1, 1, 5, 5), (2, 1, 3, 3), (2, 2), "SAME")
+        (1, 2, 3, 3)
+    """
+    lshape, rshape = tuple(lhs_shape), tuple(rhs_shape)
+    return _conv_shape(lshape, rshape, **_conv_params(
+        lshape, rshape, window_strides, padding, lhs_dilation, rhs_dilation,
+        dimension_numbers, feature_group_count))
 
 
 def conv(lhs, rhs, window_strides: Sequence[int], padding):
@@ -302,6 +326,100 @@ def conv(lhs, rhs, window_strides: Sequence[int], padding):
         (1, 1, 4, 4)
     """
     return conv_general_dilated(lhs, rhs, window_strides, padding)
+
+
+# (lhs, rhs, out) layouts conv_transpose assumes by rank (TensorFlow's, as JAX's)
+_TRANSPOSE_LAYOUTS = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"),
+                      4: ("NHWC", "HWIO", "NHWC"), 5: ("NHWDC", "HWDIO", "NHWDC")}
+
+
+def _conv_transpose_pads(k: int, s: int, mode: str):
+    """(lo, hi) padding of the s-dilated input for a transposed conv of kernel extent k and
+    stride s: 'SAME' makes the output n * s long, 'VALID' n * s + max(k - s, 0) (the full
+    reach of every kernel copy), as JAX and Keras."""
+    if mode == "SAME":
+        total = k + s - 2
+        lo = k - 1 if s > k - 1 else -(-total // 2)
+    else:
+        total = k + s - 2 + max(k - s, 0)
+        lo = k - 1
+    return lo, total - lo
+
+
+def conv_transpose_args(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                        strides: Sequence[int], padding, rhs_dilation=None,
+                        dimension_numbers=None) -> dict:
+    """The keyword arguments of the `conv_general_dilated` that `conv_transpose` runs, for
+    operands of these shapes (so `conv_general_shape(lhs_shape, rhs_shape, **args)` is its
+    output shape).
+
+    Example:
+        >>> args = fg.lax.convolution.conv_transpose_args((1, 3, 1), (2, 1, 1), (2,), "VALID")
+        >>> args["lhs_dilation"], args["padding"]
+        ((2,), ((1, 1),))
+    """
+    nd = len(lhs_shape) - 2
+    if dimension_numbers is None:
+        if len(lhs_shape) not in _TRANSPOSE_LAYOUTS:
+            raise ValueError(f"conv_transpose: no default dimension_numbers for rank-"
+                             f"{len(lhs_shape)} operands (lhs shape {tuple(lhs_shape)}); pass "
+                             f"dimension_numbers, e.g. ('NCHW', 'OIHW', 'NCHW') for rank 4")
+        dimension_numbers = _TRANSPOSE_LAYOUTS[len(lhs_shape)]
+    dn = _normalize_dn(dimension_numbers, nd)
+    strides = tuple(int(s) for s in strides)
+    rd = tuple(int(d) for d in rhs_dilation) if rhs_dilation is not None else (1,) * nd
+    if len(strides) != nd or len(rd) != nd:
+        raise ValueError(f"conv_transpose: strides {strides} and rhs_dilation {rd} need one "
+                         f"entry per spatial dim of lhs (shape {tuple(lhs_shape)}: {nd})")
+    if isinstance(padding, str):
+        mode = padding.upper()
+        if mode not in ("SAME", "VALID"):
+            raise ValueError(f"conv_transpose: padding {padding!r} must be 'SAME', 'VALID' or "
+                             "a sequence of (lo, hi) pairs (the padding of the dilated input)")
+        ks = [rhs_shape[b] for b in dn[1][2:]]
+        pads = tuple(_conv_transpose_pads((k - 1) * d + 1, s, mode)
+                     for k, d, s in zip(ks, rd, strides))
+    else:
+        pads = tuple((int(lo), int(hi)) for lo, hi in padding)
+    return dict(window_strides=(1,) * nd, padding=pads, lhs_dilation=strides, rhs_dilation=rd,
+                dimension_numbers=dn)
+
+
+def conv_transpose(lhs, rhs, strides: Sequence[int], padding,
+                   rhs_dilation: Sequence[int] | None = None, dimension_numbers=None,
+                   transpose_kernel: bool = False):
+    """Transposed ("fractionally strided") convolution, JAX's `lax.conv_transpose`: a
+    stride-1 conv of lhs with `strides - 1` zeros inserted between its elements (lhs
+    dilation), so each input element spreads a copy of the kernel over the output.
+
+    `padding` 'SAME' gives spatial sizes `n * stride`, 'VALID' `n * stride + max(k - stride,
+    0)` (k the dilated kernel extent); explicit `(lo, hi)` pairs pad the dilated input
+    directly. `dimension_numbers` defaults to ('NHWC', 'HWIO', 'NHWC') and its other-rank
+    forms. The kernel is used as given (no flip, 'I' matches lhs's channels); with
+    `transpose_kernel=True` it is flipped and its in / out axes swapped, which makes the
+    result the gradient of `conv_general_dilated` with that kernel (Keras' Conv2DTranspose).
+
+    Example:
+        >>> x, w = np.ones((1, 3, 3, 1)), np.ones((2, 2, 1, 1))
+        >>> fg.lax.conv_transpose(x, w, (2, 2), "VALID").shape
+        (1, 6, 6, 1)
+        >>> fg.lax.conv_transpose(np.ones((1, 2, 1)), np.ones((3, 1, 1)), (2,), "SAME")[0, :, 0]
+        array([1., 1., 2., 1.])
+    """
+    la, ra = aval_of(lhs), aval_of(rhs)
+    if len(la.shape) != len(ra.shape) or len(la.shape) < 2:
+        raise ValueError(f"conv_transpose: lhs (shape {la.shape}) and rhs (shape {ra.shape}) "
+                         f"must have the same rank, batch and feature dims plus the spatial "
+                         f"dims; reshape one of them")
+    args = conv_transpose_args(la.shape, ra.shape, strides, padding, rhs_dilation,
+                               dimension_numbers)
+    rs = args["dimension_numbers"][1]
+    if transpose_kernel:
+        rhs = _flip(rhs, set(rs[2:]))
+        perm = list(range(len(ra.shape)))
+        perm[rs[0]], perm[rs[1]] = rs[1], rs[0]
+        rhs = transpose(rhs, tuple(perm))
+    return conv_general_dilated(lhs, rhs, **args)
 
 
 # --------------------------------------------------------------------------- JVP
@@ -468,6 +586,29 @@ _WINDOW_REDUCTIONS = {
 }
 
 
+def _tiles(shape, wd, strides, pads, bd, wdil) -> bool:
+    """Whether the windows tile the operand: no overlap, gaps, padding or dilation (a tail
+    shorter than a window is dropped, as the general path does), at least one window, and
+    something to reduce (all-1 windows keep the general path, which returns a new array)."""
+    return (tuple(strides) == wd and any(k > 1 for k in wd) and all(d == 1 for d in bd + wdil)
+            and all(p == (0, 0) for p in pads) and all(n >= k > 0 for n, k in zip(shape, wd)))
+
+
+def _reduce_tiles(operand, shape, wd, reduce):
+    """The tiling windows' reductions: crop the tail no window reads, split each pooled dim
+    n into (n // k, k), reduce the k axes."""
+    out = tuple(n // k for n, k in zip(shape, wd))
+    if any(o * k != n for o, k, n in zip(out, wd, shape)):
+        operand = getitem_p.bind(operand, spec=tuple(("slice", 0, o * k, None)
+                                                     for o, k in zip(out, wd)))
+    split, axes = [], []
+    for o, k in zip(out, wd):
+        split += [o, k] if k > 1 else [o]
+        if k > 1:
+            axes.append(len(split) - 1)
+    return reduce(reshape(operand, tuple(split)), tuple(axes))
+
+
 def reduce_window(operand, init_value, computation, window_dimensions: Sequence[int],
                   window_strides: Sequence[int] | None = None, padding="VALID",
                   base_dilation: Sequence[int] | None = None,
@@ -479,7 +620,10 @@ def reduce_window(operand, init_value, computation, window_dimensions: Sequence[
 
     Built from primitives, so every transform applies: the windows are gathered by a
     convolution with a one-hot kernel (im2col; its transpose scatters cotangents back), then
-    reduced (max/min spread a tie's cotangent evenly, as `reduce_max` does).
+    reduced (max/min spread a tie's cotangent evenly, as `reduce_max` does). Windows that
+    tile the operand (stride == window, no padding or dilation: 2x2 stride-2 pooling) skip
+    the gather: a reshape splits each dim into (window index, offset) and the offsets are
+    reduced, with the same values and gradients.
 
     Example:
         >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
@@ -502,15 +646,17 @@ def reduce_window(operand, init_value, computation, window_dimensions: Sequence[
         raise ValueError(f"reduce_window: window_dimensions {wd}, window_strides {strides}, "
                          f"base_dilation {bd} and window_dilation {wdil} need one entry per "
                          f"dim of the operand (shape {shape})")
-    params = dict(window_strides=strides,
-                  padding=_padding_pairs(padding, shape, wd, strides, bd, wdil),
-                  lhs_dilation=bd, rhs_dilation=wdil, dimension_numbers=_default_specs(nd),
-                  feature_group_count=1)
+    pads = _padding_pairs(padding, shape, wd, strides, bd, wdil)
+    init = init_value.item() if isinstance(init_value, np.generic) else init_value
+    if _tiles(shape, wd, strides, pads, bd, wdil):
+        out = _reduce_tiles(operand, shape, wd, reduce)
+        return combine(out, init) if init != identity else out
+    params = dict(window_strides=strides, padding=pads, lhs_dilation=bd, rhs_dilation=wdil,
+                  dimension_numbers=_default_specs(nd), feature_group_count=1)
     size = int(np.prod(wd))
     one_hot = np.eye(size).reshape((size, 1) + wd)
     windows = conv_general_dilated_p.bind(reshape(operand, (1, 1) + shape),
                                           one_hot.astype(aval.dtype), **params)
-    init = init_value.item() if isinstance(init_value, np.generic) else init_value
     real = _conv_impl(np.ones((1, 1) + shape), one_hot, **params) > 0.5  # not a pad or hole
     if not real.all() and not (reduce is reduce_sum and init == 0):  # conv pads with 0
         windows = select(real, windows, init)

@@ -26,9 +26,11 @@ every layer, which ignores the ones it does not use:
     ((-1, 2), (5, 2))
 
 A layer's apply expects a leading batch axis where the layer mixes examples (`BatchNorm`)
-or needs to know where examples start (`Flatten`, `GroupNorm`); `Dense`, `LayerNorm`,
+or needs to know where examples start (`Flatten`, `GroupNorm`), and the convolution and
+pooling layers take their layout's batch axis ('NHWC' by default); `Dense`, `LayerNorm`,
 `Embedding`, `Dropout` and the activations work on one example too, so `fg.vmap` of a model
-built from them gives per-example results.
+built from them gives per-example results (with convolutions, vmap over one-example batches,
+`x[None]`).
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from .. import random
+from ..lax import convolution as lax_conv
 from ..lax.misc import stop_gradient
 from . import activations as act
 from . import initializers as inits
@@ -46,7 +49,9 @@ from ._util import Array
 __all__ = ["Layer", "init_state", "serial", "parallel", "FanOut", "FanInSum", "FanInConcat",
            "Identity", "Dense", "Flatten", "BatchNorm", "LayerNorm", "GroupNorm", "Dropout",
            "Embedding", "elementwise", "Relu", "Gelu", "Sigmoid", "Tanh", "Softplus", "Elu",
-           "LeakyRelu", "Selu", "Silu", "LogSoftmax", "Softmax"]
+           "LeakyRelu", "Selu", "Silu", "LogSoftmax", "Softmax", "GeneralConv", "Conv",
+           "Conv1D", "Conv3D", "GeneralConvTranspose", "ConvTranspose", "Conv1DTranspose",
+           "MaxPool", "SumPool", "AvgPool"]
 
 Shape = Tuple[int, ...]
 Params = Any                       # a pytree of arrays
@@ -503,3 +508,326 @@ Selu = elementwise(act.selu)
 Silu = elementwise(act.silu)
 LogSoftmax = elementwise(act.log_softmax, axis=-1)
 Softmax = elementwise(act.softmax, axis=-1)
+
+
+# ------------------------------------------------------------------ convolution, pooling
+DimensionNumbers = Tuple[str, str, str]
+
+
+def _fix_batch(shape_fn, input_shape, batch_in: int, batch_out: int):
+    """`shape_fn` of `input_shape` with a batch dim of -1 (unknown) computed as 1 and
+    given back as -1."""
+    shape = tuple(input_shape)
+    unknown = shape[batch_in] == -1
+    out = list(shape_fn(shape[:batch_in] + (1,) + shape[batch_in + 1:] if unknown else shape))
+    if unknown:
+        out[batch_out] = -1
+    return tuple(out)
+
+
+def _cast(x, dtype):
+    return x if x.dtype == dtype else x.astype(dtype)
+
+
+def _check_rank(layer: str, spec: str, shape) -> None:
+    if len(shape) != len(spec):
+        raise ValueError(
+            f"{layer}: input shape {tuple(shape)} has {len(shape)} dims, but the layout "
+            f"{spec!r} needs {len(spec)} (batch {spec.index('N')}, channels "
+            f"{spec.index('C')}, the rest spatial); add the missing axes (a batch axis: x[None], "
+            f"one channel: x[..., None]) or build the layer with the input's layout")
+
+
+def _check_channels(layer: str, lhs_spec: str, shape, expected: int, kernel_shape) -> None:
+    c = shape[lhs_spec.index("C")]
+    if c != expected:
+        raise ValueError(
+            f"{layer}: input shape {tuple(shape)} has {c} channels (axis "
+            f"{lhs_spec.index('C')} of layout {lhs_spec!r}), but the kernel (shape "
+            f"{tuple(kernel_shape)}) was initialized for {expected}; call init_fn with this "
+            f"input shape, or feed inputs with {expected} channels")
+
+
+def _check_layouts(layer: str, dimension_numbers) -> None:
+    """Layout strings as stax takes them: (lhs, kernel, out), e.g. ('NHWC', 'HWIO', 'NHWC')."""
+    ok = (isinstance(dimension_numbers, (tuple, list)) and len(dimension_numbers) == 3
+          and all(isinstance(d, str) for d in dimension_numbers))
+    if ok:
+        lhs, rhs, out = dimension_numbers
+        ok = ({"N", "C"} <= set(lhs) and {"O", "I"} <= set(rhs) and {"N", "C"} <= set(out)
+              and set(lhs) - {"N", "C"} == set(rhs) - {"O", "I"} == set(out) - {"N", "C"})
+    if not ok:
+        raise ValueError(f"{layer}: dimension_numbers {dimension_numbers!r} must be three layout "
+                         f"strings (input, kernel, output) such as ('NHWC', 'HWIO', 'NHWC'): "
+                         f"'N' batch and 'C' channels in input and output, 'I' / 'O' in the "
+                         f"kernel, the same spatial letters in all three")
+
+
+def _conv_layer(layer: str, dimension_numbers: DimensionNumbers, out_chan: int,
+                filter_shape: Sequence[int], strides: Optional[Sequence[int]], padding: Any,
+                W_init: Optional[inits.Initializer], b_init: inits.Initializer,
+                rhs_dilation: Optional[Sequence[int]], feature_group_count: int,
+                transpose: bool) -> Layer:
+    """A (transposed) convolution layer, params `(W, b)`: W laid out as the rhs spec with
+    'I' = input channels // feature_group_count and 'O' = out_chan, b of the output's rank
+    (out_chan on the channel axis, 1 elsewhere), as stax."""
+    _check_layouts(layer, dimension_numbers)
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    nd = len(filter_shape)
+    if len(lhs_spec) != nd + 2 or len(rhs_spec) != nd + 2 or len(out_spec) != nd + 2:
+        raise ValueError(f"{layer}: filter_shape {tuple(filter_shape)} has {nd} spatial dims, "
+                         f"so dimension_numbers {dimension_numbers} need {nd + 2} letters each")
+    strides = tuple(strides) if strides else (1,) * nd
+    rhs_dilation = tuple(rhs_dilation) if rhs_dilation else (1,) * nd
+    g = int(feature_group_count)
+    if out_chan % g:
+        raise ValueError(f"{layer}: out_chan={out_chan} must be divisible by "
+                         f"feature_group_count={g} (each group makes out_chan // groups)")
+    W_init = W_init or inits.glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
+
+    def kernel_shape(input_shape):
+        _check_rank(layer, lhs_spec, input_shape)
+        c = input_shape[lhs_spec.index("C")]
+        if c % g:
+            raise ValueError(f"{layer}: the {c} input channels (input shape "
+                             f"{tuple(input_shape)}) must be divisible by feature_group_count="
+                             f"{g}; pass a feature_group_count that divides them")
+        sizes = iter(filter_shape)
+        return tuple(out_chan if d == "O" else c // g if d == "I" else next(sizes)
+                     for d in rhs_spec)
+
+    def conv_args(input_shape, k_shape):
+        """conv_general_dilated's keyword arguments for this input and kernel shape."""
+        if transpose:
+            return lax_conv.conv_transpose_args(input_shape, k_shape, strides, padding,
+                                                rhs_dilation, dimension_numbers)
+        return dict(window_strides=strides, padding=padding, rhs_dilation=rhs_dilation,
+                    dimension_numbers=dimension_numbers, feature_group_count=g)
+
+    def concrete_shape(input_shape):
+        k_shape = kernel_shape(input_shape)
+        return lax_conv.conv_general_shape(input_shape, k_shape,
+                                           **conv_args(input_shape, k_shape))
+
+    def out_shape(input_shape):
+        return _fix_batch(concrete_shape, input_shape, lhs_spec.index("N"),
+                          out_spec.index("N"))
+
+    def params(key, input_shape):
+        k1, k2 = random.split(key)
+        bias_shape = tuple(out_chan if d == "C" else 1 for d in out_spec)
+        return W_init(k1, kernel_shape(input_shape)), b_init(k2, bias_shape)
+
+    def apply_fn(params: Params, x: Array, **kw) -> Array:
+        W, b = params
+        x = fnp.asarray(x)
+        shape = fnp.shape(x)
+        _check_rank(layer, lhs_spec, shape)
+        _check_channels(layer, lhs_spec, shape, W.shape[rhs_spec.index("I")] * g, W.shape)
+        dt = fnp.result_type(x, W)  # float32 inputs with float64 params compute in float64
+        y = lax_conv.conv_general_dilated(_cast(x, dt), _cast(W, dt),
+                                          **conv_args(shape, W.shape))
+        return y + b
+
+    return _stateless(out_shape, params, apply_fn)
+
+
+def GeneralConv(dimension_numbers: DimensionNumbers, out_chan: int,
+                filter_shape: Sequence[int], strides: Optional[Sequence[int]] = None,
+                padding: Any = "VALID", W_init: Optional[inits.Initializer] = None,
+                b_init: inits.Initializer = inits.normal(1e-6),
+                rhs_dilation: Optional[Sequence[int]] = None,
+                feature_group_count: int = 1) -> Layer:
+    """Convolution layer (stax's): `fg.lax.conv_general_dilated(x, W, strides, padding,
+    rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers, feature_group_count=...)
+    + b`, with `dimension_numbers` a triple of layout strings (lhs, kernel, out), e.g.
+    ('NCHW', 'OIHW', 'NCHW'). Params `(W, b)`: W in the kernel layout with 'I' = input
+    channels // feature_group_count and 'O' = out_chan, drawn by `W_init` (default
+    glorot_normal over those in / out axes); b of the output's rank, out_chan on its channel
+    axis (default normal(1e-6)). `padding`: 'SAME', 'VALID' or (lo, hi) pairs.
+
+    Example:
+        >>> init_fn, apply_fn = fg.nn.GeneralConv(("NCHW", "OIHW", "NCHW"), 4, (3, 3))
+        >>> shape, (W, b) = init_fn(fg.random.key(0), (-1, 2, 8, 8))
+        >>> shape, W.shape, b.shape
+        ((-1, 4, 6, 6), (4, 2, 3, 3), (1, 4, 1, 1))
+    """
+    return _conv_layer("GeneralConv", dimension_numbers, out_chan, filter_shape, strides,
+                       padding, W_init, b_init, rhs_dilation, feature_group_count, False)
+
+
+def GeneralConvTranspose(dimension_numbers: DimensionNumbers, out_chan: int,
+                         filter_shape: Sequence[int], strides: Optional[Sequence[int]] = None,
+                         padding: Any = "VALID", W_init: Optional[inits.Initializer] = None,
+                         b_init: inits.Initializer = inits.normal(1e-6),
+                         rhs_dilation: Optional[Sequence[int]] = None) -> Layer:
+    """Transposed convolution layer (stax's): `fg.lax.conv_transpose(x, W, strides, padding,
+    rhs_dilation, dimension_numbers) + b`; 'SAME' multiplies each spatial size by its
+    stride, 'VALID' gives `n * stride + max(k - stride, 0)`. Params `(W, b)` as
+    `GeneralConv`'s (kernel 'I' = input channels, 'O' = out_chan).
+
+    Example:
+        >>> init_fn, apply_fn = fg.nn.GeneralConvTranspose(("NCHW", "OIHW", "NCHW"), 4, (2, 2),
+        ...                                                strides=(2, 2))
+        >>> init_fn(fg.random.key(0), (-1, 3, 5, 5))[0]
+        (-1, 4, 10, 10)
+    """
+    return _conv_layer("GeneralConvTranspose", dimension_numbers, out_chan, filter_shape,
+                       strides, padding, W_init, b_init, rhs_dilation, 1, True)
+
+
+def _conv_family(name: str, dimension_numbers: DimensionNumbers, transpose: bool,
+                 example: str):
+    """`GeneralConv` / `GeneralConvTranspose` with fixed layouts (a table row below)."""
+    general = "GeneralConvTranspose" if transpose else "GeneralConv"
+
+    if transpose:
+        def factory(out_chan: int, filter_shape: Sequence[int],
+                    strides: Optional[Sequence[int]] = None, padding: Any = "VALID",
+                    W_init: Optional[inits.Initializer] = None,
+                    b_init: inits.Initializer = inits.normal(1e-6),
+                    rhs_dilation: Optional[Sequence[int]] = None) -> Layer:
+            return _conv_layer(name, dimension_numbers, out_chan, filter_shape, strides,
+                               padding, W_init, b_init, rhs_dilation, 1, True)
+    else:
+        def factory(out_chan: int, filter_shape: Sequence[int],
+                    strides: Optional[Sequence[int]] = None, padding: Any = "VALID",
+                    W_init: Optional[inits.Initializer] = None,
+                    b_init: inits.Initializer = inits.normal(1e-6),
+                    rhs_dilation: Optional[Sequence[int]] = None,
+                    feature_group_count: int = 1) -> Layer:
+            return _conv_layer(name, dimension_numbers, out_chan, filter_shape, strides,
+                               padding, W_init, b_init, rhs_dilation, feature_group_count,
+                               False)
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = (f"`{general}({dimension_numbers}, ...)`: layout {dimension_numbers[0]!r} "
+                       f"in and out, kernel {dimension_numbers[1]!r}.\n\n"
+                       f"    Example:\n        >>> init_fn, apply_fn = fg.nn.{name}{example}\n")
+    return factory
+
+
+Conv = _conv_family("Conv", ("NHWC", "HWIO", "NHWC"), False, """(8, (3, 3), padding="SAME")
+        >>> init_fn(fg.random.key(0), (-1, 28, 28, 1))[0]
+        (-1, 28, 28, 8)
+    """)
+Conv1D = _conv_family("Conv1D", ("NWC", "WIO", "NWC"), False, """(8, (3,), strides=(2,))
+        >>> init_fn(fg.random.key(0), (-1, 11, 4))[0]
+        (-1, 5, 8)
+    """)
+Conv3D = _conv_family("Conv3D", ("NDHWC", "DHWIO", "NDHWC"), False, """(2, (2, 2, 2))
+        >>> init_fn(fg.random.key(0), (-1, 4, 4, 4, 1))[0]
+        (-1, 3, 3, 3, 2)
+    """)
+ConvTranspose = _conv_family("ConvTranspose", ("NHWC", "HWIO", "NHWC"), True,
+                             """(8, (3, 3), strides=(2, 2), padding="SAME")
+        >>> init_fn(fg.random.key(0), (-1, 7, 7, 16))[0]
+        (-1, 14, 14, 8)
+    """)
+Conv1DTranspose = _conv_family("Conv1DTranspose", ("NWC", "WIO", "NWC"), True,
+                               """(8, (3,), strides=(2,))
+        >>> init_fn(fg.random.key(0), (-1, 5, 4))[0]
+        (-1, 11, 8)
+    """)
+
+
+def _pool_layer(layer: str, computation: str, init_value: float, average: bool,
+                window_shape: Sequence[int], strides: Optional[Sequence[int]], padding: Any,
+                spec: Optional[str]) -> Layer:
+    """A pooling layer: `fg.lax.reduce_window` over the spatial axes of `spec` (default
+    channels last, batch first), the batch and channel axes with windows of 1."""
+    nd = len(window_shape)
+    spec = spec or "N" + ("HWD"[:nd] if nd <= 3 else "S" * nd) + "C"  # channels last
+    if len(spec) != nd + 2 or not {"N", "C"} <= set(spec):
+        raise ValueError(f"{layer}: spec {spec!r} must name the batch 'N', the channels 'C' "
+                         f"and the {nd} spatial axes of window_shape {tuple(window_shape)}")
+    n_axis, c_axis = spec.index("N"), spec.index("C")
+    strides = tuple(strides) if strides else (1,) * nd
+    window, steps = [], []
+    spatial = iter(zip(window_shape, strides))
+    for i in range(nd + 2):
+        k, s = (1, 1) if i in (n_axis, c_axis) else next(spatial)
+        window.append(int(k))
+        steps.append(int(s))
+    window, steps = tuple(window), tuple(steps)
+    if not isinstance(padding, str):  # pairs for the spatial axes; none on batch, channels
+        if len(padding) != nd:
+            raise ValueError(f"{layer}: padding {padding!r} needs one (lo, hi) pair per "
+                             f"spatial axis of window_shape {tuple(window_shape)} ({nd})")
+        pairs = iter(padding)
+        padding = tuple((0, 0) if i in (n_axis, c_axis) else tuple(next(pairs))
+                        for i in range(nd + 2))
+
+    def full_shape(input_shape):
+        _check_rank(layer, spec, input_shape)
+        return lax_conv.conv_general_shape((1, 1) + input_shape, (1, 1) + window, steps,
+                                           padding)[2:]
+
+    cache: dict = {}
+
+    def divisor(shape, dtype):
+        """How many real (not padding) elements each window holds: a Python number where
+        all windows are full (no padding in them), else a NumPy constant of x's dtype for
+        the static shape (computed once per shape)."""
+        key = (tuple(shape), np.dtype(dtype))
+        if key not in cache:
+            ones = np.ones(tuple(1 if i in (n_axis, c_axis) else d for i, d in enumerate(shape)))
+            c = np.asarray(lax_conv.reduce_window(ones, 0.0, "add", window, steps, padding))
+            full = c.size and (c == c.flat[0]).all()
+            cache[key] = float(c.flat[0]) if full else c.astype(dtype)
+        return cache[key]
+
+    def apply_fn(params: Params, x: Array, **kw) -> Array:
+        x = fnp.asarray(x)
+        _check_rank(layer, spec, fnp.shape(x))
+        y = lax_conv.reduce_window(x, init_value, computation, window, steps, padding)
+        return y / divisor(fnp.shape(x), fnp.result_type(y)) if average else y
+
+    return _stateless(lambda s: _fix_batch(full_shape, s, n_axis, n_axis), _no_params,
+                      apply_fn)
+
+
+def MaxPool(window_shape: Sequence[int], strides: Optional[Sequence[int]] = None,
+            padding: Any = "VALID", spec: Optional[str] = None) -> Layer:
+    """Max pooling (stax's) over windows of `window_shape` on the spatial axes of `spec`
+    (default batch first, channels last: 'NHWC' for 2-D windows); `strides` default 1;
+    `padding` 'SAME', 'VALID' or one (lo, hi) pair per spatial axis (pads never win). A gradient is split
+    evenly between tied maxima. Windows that tile the input (strides == window_shape, VALID)
+    take a reshape-and-max fast path.
+
+    Example:
+        >>> init_fn, apply_fn = fg.nn.MaxPool((2, 2), strides=(2, 2))
+        >>> init_fn(fg.random.key(0), (-1, 6, 6, 3))[0]
+        (-1, 3, 3, 3)
+        >>> apply_fn((), np.arange(16.0).reshape(1, 4, 4, 1))[0, :, :, 0]
+        array([[ 5.,  7.],
+               [13., 15.]])
+    """
+    return _pool_layer("MaxPool", "max", -np.inf, False, window_shape, strides, padding, spec)
+
+
+def SumPool(window_shape: Sequence[int], strides: Optional[Sequence[int]] = None,
+            padding: Any = "VALID", spec: Optional[str] = None) -> Layer:
+    """Sum pooling (stax's): each window's sum, arguments as `MaxPool`'s (pads add 0).
+
+    Example:
+        >>> _, apply_fn = fg.nn.SumPool((2, 2), strides=(2, 2))
+        >>> apply_fn((), np.ones((1, 4, 4, 1)))[0, :, :, 0]
+        array([[4., 4.],
+               [4., 4.]])
+    """
+    return _pool_layer("SumPool", "add", 0.0, False, window_shape, strides, padding, spec)
+
+
+def AvgPool(window_shape: Sequence[int], strides: Optional[Sequence[int]] = None,
+            padding: Any = "VALID", spec: Optional[str] = None) -> Layer:
+    """Average pooling (stax's): each window's sum divided by the number of real input
+    elements in it, so windows overlapping 'SAME' padding average only what they cover;
+    arguments as `MaxPool`'s.
+
+    Example:
+        >>> _, apply_fn = fg.nn.AvgPool((2, 2), padding="SAME")
+        >>> apply_fn((), np.arange(4.0).reshape(1, 2, 2, 1))[0, :, :, 0]
+        array([[1.5, 2. ],
+               [2.5, 3. ]])
+    """
+    return _pool_layer("AvgPool", "add", 0.0, True, window_shape, strides, padding, spec)
