@@ -628,11 +628,19 @@ def _call_donating(name, entry, leaves):
     NumPy stand-in for JAX deleting a donated buffer)."""
     leaves = list(leaves)
     roots = [memory_root(y) if type(y) is np.ndarray else None for y in leaves]
+    backs: dict = {}  # id of a memory owner -> how many leaves live in its memory
+    for r in roots:
+        if r is not None:
+            backs[id(r)] = backs.get(id(r), 0) + 1
     consumed = []
     for i in entry.donated:
         x = leaves[i]
         if type(x) is not np.ndarray:
             continue  # (CuPy arrays are donated as they are)
+        r = id(roots[i])
+        if backs[r] == 1 and x.flags.writeable and r not in entry.const_roots:
+            consumed.append(x)  # (the common case, checked without a loop over the leaves)
+            continue
         why = _donation_blocker(i, x, leaves, roots, entry.const_roots, entry.leaf_names)
         if why is None:
             consumed.append(x)
@@ -643,7 +651,7 @@ def _call_donating(name, entry, leaves):
         leaves[i] = x.copy()
     outs = entry.call.fn(*leaves)
     for x in consumed:
-        x.flags.writeable = False
+        x.setflags(write=False)  # (twice as fast as setting x.flags.writeable)
     return outs
 
 
