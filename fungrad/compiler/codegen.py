@@ -93,12 +93,40 @@ def _generic_call(ctx, prim, ins, params) -> str:
     return f"{impl}({', '.join(list(ins) + kw)})"
 
 
+_TYPED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _typed_scalars(ctx, eqn, ins, typed) -> None:
+    """A ufunc on float32/float64 arrays reads its weak Python-scalar operands as NumPy
+    scalars of that dtype: NumPy casts a Python scalar to the array's dtype anyway (the
+    values are the same), but converting it on every call costs about as much as the
+    arithmetic on a small array. Rewrites `ins` in place."""
+    dt = eqn.outputs[0].aval.dtype
+    if dt not in _TYPED or any(type(v) is Var and v.aval.dtype != dt for v in eqn.inputs):
+        return
+    for k, v in enumerate(eqn.inputs):
+        x = getattr(v, "value", None)
+        if type(v) is Var or type(x) not in (int, float) or not v.aval.weak_type:
+            continue
+        key = (dt, type(x), x)
+        if key not in typed:
+            try:
+                with np.errstate(over="ignore"):
+                    t = dt.type(x)
+                exact = math.isfinite(t) == math.isfinite(x)
+            except OverflowError:
+                exact = False
+            typed[key] = ctx.const(t, "c") if exact else None
+        if typed[key] is not None:
+            ins[k] = typed[key]
+
+
 def _new_scratch(specs) -> tuple:
     return tuple(np.empty(shape, dtype) for shape, dtype in specs)
 
 
 def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np) -> Compiled:
-    """Compile `graph` to a Python function `fn(*inputs) -> tuple of outputs`."""
+    """Compile `graph` to a Python function `fn(*inputs) -> tuple of output arrays`."""
     namespace = {"np": array_module}
     ctx = EmitContext(namespace)
     names: dict = {}
@@ -119,6 +147,7 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         return ctx.const(x, "c")
 
     params = [define(v) for v in graph.invars]
+    typed: dict = {}  # (dtype, Python scalar) -> the name of that NumPy scalar
     graph = sink(graph)  # each value is computed where it is first needed
     plan = plan_buffers(graph, donated)
     writes = plan.writes
@@ -145,6 +174,8 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         ins = [atom(v) for v in eqn.inputs]
         ctx.in_avals = [v.aval for v in eqn.inputs]
         ctx.out_avals = [o.aval for o in eqn.outputs]
+        if prim.accepts_out == "inplace":
+            _typed_scalars(ctx, eqn, ins, typed)
         if prim.emit is not None:
             buf = names[writes[i]] if i in writes else (
                 f"_s[{scratch[i]}]" if i in scratch else None)
@@ -163,7 +194,11 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         s = atom(v)
         # the caller gets memory it shares with nothing it holds (see buffers.py): inputs,
         # constants, broadcasts and a second return of one buffer are copied
-        if mode and (type(v) is Var or hasattr(v.value, "copy")):
+        if not v.aval.shape and mode != "view":
+            # every output is an array (a 0-d result may be a NumPy or Python scalar), so
+            # the caller need not convert them
+            s = f"np.{'array' if mode else 'asarray'}({s})"
+        elif mode and (type(v) is Var or hasattr(v.value, "copy")):
             s = f"{s}.{mode}()"
         results.append(s)
     if scratch:

@@ -402,11 +402,12 @@ class Jitted:
         if traced or entry.lifted:
             call = entry.undonated() if entry.donated else entry.call
             outs = jit_call_p.bind(*leaves, *entry.lifted, call=call)
-        elif entry.donated:
+            return _tree.tree_unflatten(entry.out_tree, [_as_array(o) for o in outs])
+        if entry.donated:
             outs = _call_donating(self.__name__, entry, leaves)
         else:
             outs = entry.call.fn(*leaves)
-        return _tree.tree_unflatten(entry.out_tree, [_as_array(o) for o in outs])
+        return _tree.tree_unflatten(entry.out_tree, outs)  # (generated code returns arrays)
 
     def _lookup(self, args, kwargs):
         """(cache entry, compiled on a miss; argument leaves; any leaf traced?; positions of
