@@ -629,16 +629,16 @@ def _call_donating(name, entry, leaves):
     NumPy stand-in for JAX deleting a donated buffer)."""
     leaves = list(leaves)
     roots = [memory_root(y) if type(y) is np.ndarray else None for y in leaves]
+    ids = [id(r) for r in roots]
     backs: dict = {}  # id of a memory owner -> how many leaves live in its memory
-    for r in roots:
-        if r is not None:
-            backs[id(r)] = backs.get(id(r), 0) + 1
+    for r in ids:
+        backs[r] = backs.get(r, 0) + 1
     consumed = []
     for i in entry.donated:
         x = leaves[i]
         if type(x) is not np.ndarray:
             continue  # (CuPy arrays are donated as they are)
-        r = id(roots[i])
+        r = ids[i]
         if backs[r] == 1 and x.flags.writeable and r not in entry.const_roots:
             consumed.append(x)  # (the common case, checked without a loop over the leaves)
             continue
