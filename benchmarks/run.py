@@ -318,18 +318,26 @@ def adam_inplace_numpy(params, m, v, g, tmp, count, lr=1e-3, b1=0.9, b2=0.999, e
 
 
 def optim_step_cases():
-    """The jitted training step with `fg.optim.adam` against hand NumPy with in-place Adam."""
+    """The jitted training step with `fg.optim.adam` against hand NumPy with in-place Adam:
+    once as written, and once donating params and state (`donate_argnums=(0, 1)`, each call
+    feeding the previous outputs back, as a training loop does): the compiled step then
+    writes the new params and moments into the donated arrays, as the hand version does."""
     cases = []
     for sizes, batch in (((784, 512, 512, 10), 128), ((64, 128, 128, 10), 32)):
         params, x, y = mlp_problem(sizes, batch, np.float32)
         opt = fg.optim.adam(1e-3)
         state = opt.init(params)
 
-        @fg.jit
-        def step(params, state, x, y):
+        def train_step(params, state, x, y, opt=opt):
             loss, g = fg.value_and_grad(lambda p: mlp_loss(fnp, p, x, y))(params)
             updates, state = opt.update(g, state, params)
             return fg.optim.apply_updates(params, updates), state, loss
+        step = fg.jit(train_step)
+        donating = fg.jit(train_step, donate_argnums=(0, 1))
+        carry = [fg.tree.tree_map(np.copy, params), fg.tree.tree_map(np.copy, state)]
+
+        def run_donating(s=donating, c=carry, x=x, y=y):
+            c[0], c[1], _ = s(c[0], c[1], x, y)
 
         hand = [fg.tree.tree_map(np.copy, params), fg.tree.tree_map(np.zeros_like, params),
                 fg.tree.tree_map(np.zeros_like, params), fg.tree.tree_map(np.empty_like, params)]
@@ -339,19 +347,22 @@ def optim_step_cases():
             adam_inplace_numpy(h[0], h[1], h[2], g, h[3], 1)
             return loss
 
-        def check(step=step, params=params, state=state, x=x, y=y):
-            new, _, _ = step(params, state, x, y)
+        def check(step=step, donating=donating, params=params, state=state, x=x, y=y):
             h = [fg.tree.tree_map(np.copy, params), fg.tree.tree_map(np.zeros_like, params),
                  fg.tree.tree_map(np.zeros_like, params), fg.tree.tree_map(np.empty_like, params)]
             _, g = mlp_numpy(h[0], x, y)
             adam_inplace_numpy(h[0], h[1], h[2], g, h[3], 1)
-            # Adam's first step is lr * g / (|g| + eps): where g ~ eps, float32 rounding of
-            # g moves it by up to a few % of lr
-            for u, w in zip(fg.tree.tree_leaves(new), fg.tree.tree_leaves(h[0])):
-                assert u.dtype == w.dtype and np.allclose(u, w, rtol=1e-4, atol=5e-5)
-        cases.append(Case(f"jit train step (fg.optim.adam) {'-'.join(map(str, sizes))} b{batch} "
-                          "f32 vs in-place Adam", (lambda s=step, a=(params, state, x, y): s(*a)),
-                          by_hand, check=check))
+            copies = fg.tree.tree_map(np.copy, (params, state))
+            for new, _, _ in (step(params, state, x, y), donating(*copies, x, y)):
+                # Adam's first step is lr * g / (|g| + eps): where g ~ eps, float32 rounding
+                # of g moves it by up to a few % of lr
+                for u, w in zip(fg.tree.tree_leaves(new), fg.tree.tree_leaves(h[0])):
+                    assert u.dtype == w.dtype and np.allclose(u, w, rtol=1e-4, atol=5e-5)
+        name = f"jit train step (fg.optim.adam) {'-'.join(map(str, sizes))} b{batch} f32"
+        cases.append(Case(f"{name} vs in-place Adam",
+                          (lambda s=step, a=(params, state, x, y): s(*a)), by_hand, check=check))
+        cases.append(Case(f"{name} donate_argnums=(0, 1) vs in-place Adam", run_donating,
+                          by_hand))
     return cases
 
 

@@ -438,8 +438,104 @@ def test_outputs_do_not_share_memory_across_calls():
 
 def test_buffer_plan_reuses_dead_temporaries():
     src = fg.jit(lambda x: fnp.sum(fnp.exp(fnp.tanh(x) * 2.0) - x)).lower(X).source
-    assert "np.tanh(a)" in src and "out=b" in src  # the first temporary is reused in place
+    # the first temporary (in scratch memory kept between calls) is reused in place
+    assert "np.tanh(a, out=_s[0])" in src and "out=b" in src
     assert "out=a" not in src  # never the user's input
+
+
+def _temporaries(x):
+    return fnp.sum(fnp.tanh(x) * fnp.sin(x), axis=0) * 2.0, fnp.cos(x) * 3.0
+
+
+def _temporaries_numpy(x):
+    return np.sum(np.tanh(x) * np.sin(x), axis=0) * 2.0, np.cos(x) * 3.0
+
+
+def test_scratch_buffers_are_reused_across_calls_but_never_returned():
+    jf = fg.jit(_temporaries)
+    assert "out=_s[" in jf.lower(X).source  # temporaries live in memory kept between calls
+    a, b = jf(X)
+    a0, b0 = a.copy(), b.copy()
+    for k in range(3):  # later calls reuse the scratch memory: earlier outputs stay intact
+        c, d = jf(X + k)
+        want = _temporaries_numpy(X + k)
+        np.testing.assert_allclose(c, want[0], rtol=1e-14)
+        np.testing.assert_allclose(d, want[1], rtol=1e-15)
+    np.testing.assert_array_equal(a, a0)
+    np.testing.assert_array_equal(b, b0)
+    assert not np.shares_memory(a, c) and not np.shares_memory(a, b)
+
+
+def test_scratch_buffers_are_per_call_across_threads():
+    import threading
+    jf = fg.jit(_temporaries)
+    base = np.random.default_rng(1).standard_normal((256, 256))  # NumPy releases the GIL
+    jf(base)
+    errors = []
+
+    def work(k):
+        x = base + k
+        want = _temporaries_numpy(x)
+        for _ in range(50):
+            got = jf(x)
+            if not all(np.allclose(g, w, rtol=1e-14) for g, w in zip(got, want)):
+                errors.append(k)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_donated_state_update_writes_the_donated_buffer():
+    # Adam's moment update (1 - b1) * g + b1 * m: the output goes into m's donated memory
+    # and the temporary (1 - b1) * g into scratch memory, so the call allocates nothing
+    f = fg.jit(lambda m, g: 0.1 * g + 0.9 * m, donate_argnums=0)
+    m, g = X.copy(), W.T.copy()[:, :3].repeat(2, axis=0)[:4]
+    g0 = g.copy()
+    src = f.lower(m, g).source
+    assert "out=_s[0]" in src and "out=a" in src
+    out = f(m, g)
+    np.testing.assert_allclose(out, 0.1 * g0 + 0.9 * X, rtol=1e-15)
+    assert np.shares_memory(out, m) and not np.shares_memory(out, g)
+    np.testing.assert_array_equal(g, g0)  # the argument that is not donated is untouched
+
+
+def test_donated_outputs_do_not_alias_each_other():
+    f = fg.jit(lambda p, m, g: (p - 0.1 * (0.5 * g + 0.5 * m), 0.5 * g + 0.5 * m),
+               donate_argnums=(0, 1))
+    p, m, g = X.copy(), X + 1.0, X + 2.0
+    new_p, new_m = f(p, m, g)
+    np.testing.assert_allclose(new_m, 0.5 * (X + 2.0) + 0.5 * (X + 1.0), rtol=1e-15)
+    np.testing.assert_allclose(new_p, X - 0.1 * new_m, rtol=1e-15)
+    assert not np.shares_memory(new_p, new_m) and not np.shares_memory(new_p, g)
+    np.testing.assert_array_equal(g, X + 2.0)
+
+
+def test_outputs_are_arrays_without_conversion_by_the_caller():
+    x = X.copy()
+    s, first, const = fg.jit(lambda x: (fnp.sum(x), x[0, 0], 2.0))(x)
+    assert all(type(o) is np.ndarray for o in (s, first, const))
+    assert first.dtype == x.dtype and const.dtype == np.float64
+    first[...] = 7.0  # a 0-d output does not alias the input
+    np.testing.assert_array_equal(x, X)
+
+
+@pytest.mark.parametrize("scalar", [0.1, 3, 1e300])
+def test_python_scalars_become_numpy_scalars_of_the_array_dtype(scalar):
+    x = X.astype(np.float32)
+    f = lambda x: x * scalar + 1
+    jf = fg.jit(f)
+    consts = [c for c in jf.lower(x).call.fn.__globals__.values() if type(c) is np.float32]
+    if scalar == 1e300:  # overflows float32: left to NumPy (same result and warning)
+        assert len(consts) == 1
+        with pytest.warns(RuntimeWarning, match="overflow"):
+            np.testing.assert_array_equal(jf(x), f(x))
+        return
+    assert len(consts) == 2  # the scalar and 1, converted once at compile time
+    np.testing.assert_array_equal(jf(x), f(x))
+    assert jf(x).dtype == np.float32
 
 
 # ----------------------------------------------------------------------------- generated code

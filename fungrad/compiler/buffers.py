@@ -16,6 +16,17 @@ longer needed, with `out=`. Liveness decides which buffers are free:
   accepts `out=` may take a buffer of a group that died earlier, of the same shape and dtype.
 
 User arrays and constants are never owned, so they are never written (unless donated).
+When an equation has a choice of buffers, a graph output prefers a donated input's memory (it
+is then returned without allocating) and a temporary prefers memory this graph allocated (so
+the donated buffers stay free for outputs).
+
+Scratch memory (`BufferPlan.scratch`): a buffer that only ever holds temporaries (no value
+in its memory, nor a view of one, is a graph output) is allocated once and kept between calls
+instead of being allocated by every call. Fresh memory is expensive beyond its `malloc`:
+large blocks go back to the OS when freed (glibc trims its heap), so every call page-faults
+them in again, which costs several times the arithmetic of an optimizer step. The generated
+code takes a set of scratch buffers from a free list at entry and puts it back before it
+returns (so concurrent calls from several threads each get their own set).
 
 The plan also decides how each graph output is returned (`output_modes`): the caller gets
 fresh, writable memory that it shares with nothing else it holds. An output is returned as
@@ -38,8 +49,10 @@ from ..core.ir import Graph, Var
 WRITABLE_VIEWS = frozenset({"reshape", "transpose", "getitem", "stop_gradient"})
 
 # `writes`: {equation index: Var whose buffer the equation writes its output into};
-# `outputs`: per graph output, "" (return as is), "copy" or "view" (see the module doc)
-BufferPlan = namedtuple("BufferPlan", "writes outputs")
+# `outputs`: per graph output, "" (return as is), "copy" or "view" (see the module doc);
+# `scratch`: [equation index] of the equations that allocate scratch memory (one buffer each,
+#   of their output's shape and dtype, kept between calls; see the module doc)
+BufferPlan = namedtuple("BufferPlan", "writes outputs scratch")
 
 
 class _Groups:
@@ -104,29 +117,61 @@ def plan_buffers(graph: Graph, donated=frozenset()) -> BufferPlan:
     for g in reusable:
         released_at.setdefault(group_end[g], []).append(g)
     taken: set = set()
+    memory: dict = {}  # group root -> the root whose memory it writes into (followed to its owner)
+
+    def pick(candidates, order, want_donated):
+        """The first index in `order` of a candidate whose memory is donated iff
+        `want_donated` (else `order`'s first)."""
+        return next((k for k in order
+                     if (memory.get(candidates[k], candidates[k]) in donated) == want_donated),
+                    order[0])
+
     for i, eqn in enumerate(eqns):
         prim = eqn.prim
         # (0-d results are NumPy scalars, not buffers)
         if prim.accepts_out and not prim.multiple_results and eqn.outputs[0].aval.shape:
             out = eqn.outputs[0]
             key = (out.aval.shape, out.aval.dtype)
+            is_output = group_end.get(groups.find(out)) == n
+            # in place over an operand that dies here (ufuncs only)
+            dying = [v for v in eqn.inputs
+                     if prim.accepts_out == "inplace" and type(v) is Var and v in reusable
+                     and v not in taken and groups.find(v) is v and group_end[v] == i
+                     and (v.aval.shape, v.aval.dtype) == key]
             choice = None
-            for v in eqn.inputs:  # in place over an operand that dies here (ufuncs only)
-                if (prim.accepts_out == "inplace" and type(v) is Var and v in reusable and v not in taken
-                        and groups.find(v) is v and group_end[v] == i
-                        and (v.aval.shape, v.aval.dtype) == key):
-                    choice = v
-                    break
-            if choice is None and pool.get(key):
-                choice = pool[key].pop()
+            if dying:
+                choice = dying[pick(dying, range(len(dying)), is_output)]
+            elif pool.get(key):  # the most recently freed buffer of the preferred kind
+                free = pool[key]
+                choice = free.pop(pick(free, range(len(free) - 1, -1, -1), is_output))
             if choice is not None:
                 # the output now owns that memory (and returns it to the pool when it dies)
                 taken.add(choice)
                 plan[i] = choice
+                memory[groups.find(out)] = memory.get(choice, choice)
         for g in released_at.get(i, ()):
             if g not in taken:
                 pool.setdefault((g.aval.shape, g.aval.dtype), []).append(g)
-    return BufferPlan(plan, _output_modes(graph, groups, owned_roots, made_by, plan, donated))
+    return BufferPlan(plan, _output_modes(graph, groups, owned_roots, made_by, plan, donated),
+                      _scratch(graph, groups, group_end, plan, memory))
+
+
+def _scratch(graph, groups, group_end, plan, memory) -> list:
+    """The equations that allocate memory holding temporaries only: each allocates a buffer
+    (an operation that accepts `out=`, not written into another buffer), its output is the
+    root of its group, and no group living in that memory reaches a graph output."""
+    n = len(graph.eqns)
+    escapes = {memory.get(g, g) for g, end in group_end.items() if end == n}
+    found = []
+    for i, eqn in enumerate(graph.eqns):
+        prim = eqn.prim
+        if (not prim.accepts_out or prim.multiple_results or i in plan
+                or not eqn.outputs[0].aval.shape):
+            continue
+        out = eqn.outputs[0]
+        if groups.find(out) is out and out not in escapes:
+            found.append(i)
+    return found
 
 
 def _output_modes(graph, groups, owned_roots, made_by, plan, donated) -> list:

@@ -10,6 +10,7 @@ cleared, or the jitted function deleted).
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import keyword
 import linecache
@@ -92,8 +93,40 @@ def _generic_call(ctx, prim, ins, params) -> str:
     return f"{impl}({', '.join(list(ins) + kw)})"
 
 
+_TYPED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _typed_scalars(ctx, eqn, ins, typed) -> None:
+    """A ufunc on float32/float64 arrays reads its weak Python-scalar operands as NumPy
+    scalars of that dtype: NumPy casts a Python scalar to the array's dtype anyway (the
+    values are the same), but converting it on every call costs about as much as the
+    arithmetic on a small array. Rewrites `ins` in place."""
+    dt = eqn.outputs[0].aval.dtype
+    if dt not in _TYPED or any(type(v) is Var and v.aval.dtype != dt for v in eqn.inputs):
+        return
+    for k, v in enumerate(eqn.inputs):
+        x = getattr(v, "value", None)
+        if type(v) is Var or type(x) not in (int, float) or not v.aval.weak_type:
+            continue
+        key = (dt, type(x), x)
+        if key not in typed:
+            try:
+                with np.errstate(over="ignore"):
+                    t = dt.type(x)
+                exact = math.isfinite(t) == math.isfinite(x)
+            except OverflowError:
+                exact = False
+            typed[key] = ctx.const(t, "c") if exact else None
+        if typed[key] is not None:
+            ins[k] = typed[key]
+
+
+def _new_scratch(specs) -> tuple:
+    return tuple(np.empty(shape, dtype) for shape, dtype in specs)
+
+
 def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np) -> Compiled:
-    """Compile `graph` to a Python function `fn(*inputs) -> tuple of outputs`."""
+    """Compile `graph` to a Python function `fn(*inputs) -> tuple of output arrays`."""
     namespace = {"np": array_module}
     ctx = EmitContext(namespace)
     names: dict = {}
@@ -114,19 +147,38 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         return ctx.const(x, "c")
 
     params = [define(v) for v in graph.invars]
+    typed: dict = {}  # (dtype, Python scalar) -> the name of that NumPy scalar
     graph = sink(graph)  # each value is computed where it is first needed
     plan = plan_buffers(graph, donated)
     writes = plan.writes
     dels = release_points(graph, writes)  # dead values are freed mid-call, not at return
     fname = "jit_" + "".join(c if c.isalnum() else "_" for c in name)
     lines = [f"def {fname}({', '.join(params)}):"]
+    # scratch buffers (see buffers.py): a set per concurrent call, kept between calls (CuPy
+    # has its own memory pool)
+    scratch = {i: k for k, i in enumerate(plan.scratch)} if array_module is np else {}
+    # the output of the equation that allocated each value's memory (for scratch memory)
+    in_memory = {}
+    for i, v in writes.items():
+        in_memory[graph.eqns[i].outputs[0]] = in_memory.get(v, v)
+    kept = {graph.eqns[i].outputs[0] for i in scratch}
+    if scratch:
+        avals = [graph.eqns[i].outputs[0].aval for i in plan.scratch]
+        namespace["_free"] = []
+        namespace["_new_scratch"] = functools.partial(_new_scratch, tuple(
+            (a.shape, a.dtype) for a in avals))
+        lines += ["    try:", "        _s = _free.pop()", "    except IndexError:",
+                  "        _s = _new_scratch()"]
     for i, eqn in enumerate(graph.eqns):
         prim = eqn.prim
         ins = [atom(v) for v in eqn.inputs]
         ctx.in_avals = [v.aval for v in eqn.inputs]
         ctx.out_avals = [o.aval for o in eqn.outputs]
+        if prim.accepts_out == "inplace":
+            _typed_scalars(ctx, eqn, ins, typed)
         if prim.emit is not None:
-            buf = names[writes[i]] if i in writes else None
+            buf = names[writes[i]] if i in writes else (
+                f"_s[{scratch[i]}]" if i in scratch else None)
             expr = prim.emit(ctx, ins, buf, **eqn.params)
         else:
             expr = _generic_call(ctx, prim, ins, eqn.params)
@@ -134,16 +186,23 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         lhs = ", ".join(outs) + ("," if prim.multiple_results and len(outs) == 1 else "")
         comment = f"  # {eqn.source}" if eqn.source else ""
         lines.append(f"    {lhs} = {expr}{comment}")
-        if i in dels:
-            lines.append(f"    del {', '.join(names[v] for v in dels[i])}")
+        dead = [v for v in dels.get(i, ()) if in_memory.get(v, v) not in kept]
+        if dead:  # (deleting a name in scratch memory would free nothing)
+            lines.append(f"    del {', '.join(names[v] for v in dead)}")
     results = []
     for v, mode in zip(graph.outvars, plan.outputs):
         s = atom(v)
         # the caller gets memory it shares with nothing it holds (see buffers.py): inputs,
         # constants, broadcasts and a second return of one buffer are copied
-        if mode and (type(v) is Var or hasattr(v.value, "copy")):
+        if not v.aval.shape and mode != "view":
+            # every output is an array (a 0-d result may be a NumPy or Python scalar), so
+            # the caller need not convert them
+            s = f"np.{'array' if mode else 'asarray'}({s})"
+        elif mode and (type(v) is Var or hasattr(v.value, "copy")):
             s = f"{s}.{mode}()"
         results.append(s)
+    if scratch:
+        lines.append("    _free.append(_s)")
     lines.append(f"    return ({''.join(r + ', ' for r in results)})")
     source = "\n".join(lines) + "\n"
     filename = f"<fungrad.jit {fname} #{next(_counter)}>"

@@ -232,12 +232,20 @@ def _broadcast_emit(ctx, ins, out, shape, broadcast_dimensions):
 
 
 def _reshape_emit(ctx, ins, out, new_sizes):
-    return f"np.reshape({ins[0]}, {tuple(new_sizes)!r})"
+    if ctx.in_avals[0].weak_type:
+        return f"np.reshape({ins[0]}, {tuple(new_sizes)!r})"
+    return f"{ins[0]}.reshape({tuple(new_sizes)!r})"  # (the method skips np.reshape's wrapper)
+
+
+def _transpose_emit(ctx, ins, out, permutation):
+    if ctx.in_avals[0].weak_type:
+        return f"np.transpose({ins[0]}, {permutation!r})"
+    return f"{ins[0]}.transpose({permutation!r})"
 
 
 broadcast_in_dim_p.emit = _broadcast_emit
 reshape_p.emit = _reshape_emit
-transpose_p.emit = lambda ctx, ins, out, permutation: f"np.transpose({ins[0]}, {permutation!r})"
+transpose_p.emit = _transpose_emit
 concatenate_p.emit = lambda ctx, ins, out, dimension: (
     f"np.concatenate(({''.join(x + ', ' for x in ins)}), axis={dimension})")
 concatenate_p.fresh_output = True
