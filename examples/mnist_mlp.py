@@ -62,7 +62,7 @@ def plot_curves(history: dict, path: str) -> None:
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(9, 3.5))
     ax_loss.plot(epochs, history["loss"])
     ax_loss.set(xlabel="epoch", ylabel="training loss", yscale="log")
-    ax_acc.plot(epochs, history["train_acc"], label="train (with dropout)")
+    ax_acc.plot(epochs, history["train_acc"], label="train (dropout and shifts on)")
     ax_acc.plot(epochs, history["test_acc"], label="test")
     ax_acc.set(xlabel="epoch", ylabel="accuracy")
     ax_acc.legend()
