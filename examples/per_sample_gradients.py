@@ -12,7 +12,21 @@ import numpy as np
 import fungrad as fg
 import fungrad.numpy as fnp
 
-from mnist_mlp import init_params, load_data, predict
+from datasets import load_digits
+
+
+def init_params(sizes, seed: int = 0):
+    """A list of (W, b) pairs, He-initialized."""
+    rng = np.random.default_rng(seed)
+    return [(rng.standard_normal((m, n)) * np.sqrt(2.0 / m), np.zeros(n))
+            for m, n in zip(sizes[:-1], sizes[1:])]
+
+
+def predict(params, x):
+    for w, b in params[:-1]:
+        x = fnp.maximum(x @ w + b, 0.0)  # relu
+    w, b = params[-1]
+    return x @ w + b
 
 
 def example_loss(params, x, label_one_hot):
@@ -33,7 +47,7 @@ def clip_and_average(per_example_grads, max_norm):
 
 def main(batch: int = 128, steps: int = 100, lr: float = 0.5, max_norm: float = 1.0,
          verbose: bool = True) -> float:
-    x_train, y_train, x_test, y_test = load_data()
+    x_train, y_train, x_test, y_test = load_digits()
     one_hot = np.eye(10)[y_train]
     params = init_params([64, 128, 10])
     per_example = fg.vmap(fg.grad(example_loss), in_axes=(None, 0, 0))
