@@ -334,7 +334,41 @@ def _select_aval(pred, a, b):
     return base
 
 
-select_p = _make("select", np.where, _select_aval)
+# np.where branches per element, so on a mask with no pattern (a ReLU's) it runs at ~5 ns an
+# element; above this size a select of 4- or 8-byte values is done on their bits instead
+_BITWISE_SELECT_MIN_SIZE = 1 << 14
+_SAME_SIZE_INT = {4: np.int32, 8: np.int64}
+
+
+def _bitwise_select(pred, a, b):
+    """`np.where(pred, a, b)` for a boolean ndarray `pred` and 4/8-byte results, as integer
+    ops on the values' bits: `b ^ ((a ^ b) & m)` with m all ones where `pred`. Exact for
+    every value (NaN payloads, -0.0); 4-7x faster than np.where on an unpatterned mask."""
+    dt = np.result_type(a, b)   # before asarray: a weak Python scalar takes a's dtype
+    bits = _SAME_SIZE_INT[dt.itemsize]
+    a, b = np.asarray(a, dt).view(bits), np.asarray(b, dt).view(bits)
+    mask = np.negative(pred.view(np.int8), dtype=bits)   # True -> -1: every bit set
+    if b.ndim == 0 and not b:   # where(pred, a, 0): a's bits under the mask
+        return np.bitwise_and(a, mask).view(dt)
+    out = np.bitwise_xor(a, b)
+    out &= mask
+    out ^= b
+    return out.view(dt)
+
+
+def _fast_select_applies(pred_dtype, out_dtype, size) -> bool:
+    return (pred_dtype == np.bool_ and out_dtype.kind in "fiu" and size >= _BITWISE_SELECT_MIN_SIZE
+            and out_dtype.itemsize in _SAME_SIZE_INT)
+
+
+def _select_impl(pred, a, b):
+    if type(pred) is np.ndarray and _fast_select_applies(
+            pred.dtype, np.result_type(a, b), max(pred.size, np.size(a), np.size(b))):
+        return _bitwise_select(pred, a, b)
+    return np.where(pred, a, b)
+
+
+select_p = _make("select", _select_impl, _select_aval)
 select = select_p.bind
 
 
@@ -559,7 +593,14 @@ def _set_emit(p):
 
 for _p in ELEMENTWISE_PRIMITIVES:
     _set_emit(_p)
-select_p.emit = lambda ctx, ins, out: f"np.where({', '.join(ins)}){_narrow_cast(ctx)}"
+def _select_emit(ctx, ins, out):
+    aval, pred = ctx.out_avals[0], ctx.in_avals[0]
+    if not pred.weak_type and _fast_select_applies(pred.dtype, aval.dtype, math.prod(aval.shape)):
+        return f"{ctx.fn(_bitwise_select)}({', '.join(ins)})"
+    return f"np.where({', '.join(ins)}){_narrow_cast(ctx)}"
+
+
+select_p.emit = _select_emit
 
 
 def _convert_emit(ctx, ins, out, new_dtype):

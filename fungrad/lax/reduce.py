@@ -1,6 +1,9 @@
 """Reductions over static `axes`: sum, max, min, prod, argmax, argmin."""
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 
 from ..core.ir import Eqn, Literal, ShapedArray, aval_of
@@ -26,6 +29,34 @@ def _keep_back(y, x_shape, axes):
     return broadcast_in_dim(y, x_shape, kept)
 
 
+# A reduction over a few positions of outer axes (pooling windows: (N, H/2, 2, W/2, 2, C)
+# summed or maxed over the 2s) is 3-4x faster as a chain of binary ufuncs over strided
+# slices than as NumPy's reduce, which walks the small axes innermost.
+_UNROLL_MAX_POSITIONS = 8
+_UNROLL_MIN_SIZE = 1 << 14
+
+
+def _unrolls(shape, dtype, axes) -> bool:
+    positions = math.prod(shape[a] for a in axes)
+    return (bool(axes) and np.dtype(dtype).kind in "fciu" and 2 <= positions <= _UNROLL_MAX_POSITIONS and len(shape) - 1 not in axes
+            and math.prod(shape) >= _UNROLL_MIN_SIZE)
+
+
+def _unrolled_reduce(x, axes, combine):
+    """`combine.reduce` of x over `axes` (outer, few positions) as a chain of `combine`
+    calls over x's slices, accumulated in one output buffer."""
+    def part(position):
+        index = [slice(None)] * x.ndim
+        for a, i in zip(axes, position):
+            index[a] = i
+        return x[tuple(index)]
+    positions = itertools.product(*(range(x.shape[a]) for a in axes))
+    out = combine(part(next(positions)), part(next(positions)))
+    for position in positions:
+        combine(out, part(position), out=out)
+    return out
+
+
 def _make(name, impl, abstract_eval=_reduce_aval):
     p = Primitive(name)
     p.impl = impl
@@ -39,6 +70,8 @@ def _sum_impl(x, axes):
     shape = x.shape
     for a in axes:
         if shape[a] != 1:
+            if type(x) is np.ndarray and _unrolls(shape, x.dtype, axes):
+                return _unrolled_reduce(x, axes, np.add)
             return x.sum(axis=axes, dtype=x.dtype)
     # only length-1 axes (e.g. a per-example bias gradient): a reshape, no pass over the data
     return x.reshape(_reduced_shape(shape, axes))
@@ -68,8 +101,16 @@ def _extremum_jvp(prim):
     return jvp
 
 
-reduce_max_p = _make("reduce_max", lambda x, axes: x.max(axis=axes))
-reduce_min_p = _make("reduce_min", lambda x, axes: x.min(axis=axes))
+def _extremum_impl(method, combine):
+    def impl(x, axes):
+        if type(x) is np.ndarray and _unrolls(x.shape, x.dtype, axes):
+            return _unrolled_reduce(x, axes, combine)
+        return getattr(x, method)(axis=axes)
+    return impl
+
+
+reduce_max_p = _make("reduce_max", _extremum_impl("max", np.maximum))
+reduce_min_p = _make("reduce_min", _extremum_impl("min", np.minimum))
 reduce_max_p.jvp = _extremum_jvp(reduce_max_p)
 reduce_min_p.jvp = _extremum_jvp(reduce_min_p)
 
@@ -201,9 +242,11 @@ for _p in (argmax_p, argmin_p):
 
 
 # --------------------------------------------------------------------------- jit codegen
-def _method_emit(method, with_dtype):
+def _method_emit(method, with_dtype, combine=None):
     def emit(ctx, ins, out, axes):
         x = ins[0]
+        if combine is not None and _unrolls(ctx.in_avals[0].shape, ctx.in_avals[0].dtype, axes):
+            return f"{ctx.fn(_unrolled_reduce)}({x}, {axes!r}, {ctx.fn(combine)})"
         return f"{x}.{method}(axis={axes!r}{f', dtype={x}.dtype' if with_dtype else ''})"
     return emit
 
@@ -214,10 +257,10 @@ def _arg_emit(fn):
     return emit
 
 
-reduce_sum_p.emit = _method_emit("sum", True)
+reduce_sum_p.emit = _method_emit("sum", True, np.add)
 reduce_prod_p.emit = _method_emit("prod", True)
-reduce_max_p.emit = _method_emit("max", False)
-reduce_min_p.emit = _method_emit("min", False)
+reduce_max_p.emit = _method_emit("max", False, np.maximum)
+reduce_min_p.emit = _method_emit("min", False, np.minimum)
 argmax_p.emit = _arg_emit("argmax")
 argmin_p.emit = _arg_emit("argmin")
 for _p in REDUCE_PRIMITIVES:

@@ -1,0 +1,82 @@
+"""Fast NumPy kernels behind primitives: a large select (fnp.where) runs on the values' bits,
+and pooling-shaped reductions as ufunc chains; the same results as NumPy, eager and jit."""
+import numpy as np
+import pytest
+
+import fungrad as fg
+import fungrad.numpy as fnp
+from fungrad.lax import elementwise as E
+
+N = E._BITWISE_SELECT_MIN_SIZE
+
+
+def special_values(dtype, n, seed=0):
+    rng = np.random.default_rng(seed)
+    x = (rng.normal(size=n) * 10).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        x[:6] = [np.nan, np.inf, -np.inf, -0.0, 0.0, np.finfo(dtype).tiny / 2]
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint32])
+@pytest.mark.parametrize("b_kind", ["array", "zero", "scalar", "non-contiguous"])
+def test_bitwise_select_equals_np_where_bit_for_bit(dtype, b_kind):
+    a = special_values(dtype, 2 * N)
+    pred = np.random.default_rng(1).random(2 * N) < 0.5
+    b = {"array": special_values(dtype, 2 * N, seed=2), "zero": 0, "scalar": 3,
+         "non-contiguous": special_values(dtype, 4 * N, seed=3)[::2]}[b_kind]
+    want, got = np.where(pred, a, b), E._bitwise_select(pred, a, b)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert want.tobytes() == got.tobytes()   # NaNs, -0.0 and subnormals exactly
+
+
+def test_bitwise_select_with_scalar_first_operand_and_2d():
+    pred = np.random.default_rng(0).random((N // 64, 128)) < 0.3
+    b = special_values(np.float32, pred.size).reshape(pred.shape)
+    for a in (0.0, -2.5):
+        want, got = np.where(pred, a, b), E._bitwise_select(pred, a, b)
+        assert got.dtype == np.float32 and want.tobytes() == got.tobytes()
+
+
+def test_large_select_takes_the_bitwise_path_eager_and_jit_small_ones_np_where():
+    x = special_values(np.float32, N)
+    relu = lambda x: fnp.where(x > 0, x, 0.0)  # noqa: E731
+    assert "_bitwise_select" in repr(fg.jit(relu).lower(x).call.compiled.fn.__globals__.values())
+    assert "np.where" in fg.jit(relu).lower(x[:100]).source
+    for f in (relu, fg.jit(relu)):
+        want = np.where(x > 0, x, np.float32(0))
+        assert f(x).dtype == np.float32 and f(x).tobytes() == want.tobytes()
+    # the gradient through a large select (a select of the cotangent) is exact too
+    g = fg.jit(fg.grad(lambda x: fnp.sum(relu(x) * 3.0)))(np.where(np.isfinite(x), x, 1))
+    assert np.array_equal(g, np.where(np.where(np.isfinite(x), x, 1) > 0, 3.0, 0.0))
+
+
+def test_select_with_a_weak_python_predicate_under_jit_still_works():
+    x = np.arange(float(N))
+    f = fg.jit(lambda x: fg.lax.elementwise.select(True, x, -x))
+    assert np.array_equal(f(x), x)
+
+
+# --------------------------------------------------------------------------- small-window reductions
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("reduce, ref", [(fnp.max, np.max), (fnp.min, np.min),
+                                         (fnp.sum, np.sum)])
+def test_pooling_shaped_reductions_equal_numpy_eager_and_jit(dtype, reduce, ref):
+    """(N, H/2, 2, W/2, 2, C) reduced over the 2s (a 2x2 pooling window) runs as a chain of
+    ufuncs over slices: the same values as NumPy's reduce, NaNs included."""
+    x = special_values(dtype, 8 * 12 * 2 * 12 * 2 * 32).reshape(8, 12, 2, 12, 2, 32)
+    from fungrad.lax import reduce as R
+    assert R._unrolls(x.shape, x.dtype, (2, 4)) and not R._unrolls(x.shape, x.dtype, (5,))
+    want = ref(x, axis=(2, 4))
+    for f in (lambda x: reduce(x, axis=(2, 4)), fg.jit(lambda x: reduce(x, axis=(2, 4)))):
+        got = f(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == np.float32 else 1e-13)
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert "_unrolled_reduce" in repr(fg.jit(lambda x: reduce(x, axis=(2, 4))).lower(x)
+                                      .call.compiled.fn.__globals__.values())
+
+
+def test_bool_sums_are_not_unrolled_as_logical_or():
+    from fungrad.lax import reduce as R
+    assert not R._unrolls((64, 12, 2, 12, 2, 32), np.bool_, (2, 4))
