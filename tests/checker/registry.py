@@ -759,6 +759,28 @@ def _prim_dynamic_update_slice(draw, name):
                 (draw(arrays(shape)), draw(arrays(sizes))) + tuple(np.asarray(s) for s in starts))
 
 
+def _cond_branches():
+    return [lambda x, y: (fnp.sin(x) * y, x * 0.7),
+            lambda x, y: (y * 2.0, fnp.exp(x)),
+            lambda x, y: (x * x, y - x)]
+
+
+@spec(PRIM, "cond")
+def _prim_cond(draw, name):
+    """cond and switch; the predicate/index is a float argument (k + 0.5, truncated), so vmap
+    batches it (every branch runs, select_n picks) or not (the branches are batched)."""
+    shape = draw(SHAPES)
+    which = draw(st.sampled_from(["cond", "switch"]))
+    n = 2 if which == "cond" else 3
+    p = np.asarray(draw(st.integers(0, n - 1)) + 0.5)
+    x, y = draw(arrays(shape)), draw(arrays(shape))
+    if which == "cond":
+        b = _cond_branches()
+        return Case(lambda p, x, y: fg.lax.cond(p > 1.0, b[0], b[1], x, y), (p, x, y))
+    return Case(lambda p, x, y: fg.lax.switch(_int_index(p), _cond_branches(), x, y),
+                (p, x, y))
+
+
 # ============================================================================= complex
 # Complex cases, run by the test_complex_* tests of tests/test_registry.py: JVPs against
 # finite differences along real and along imaginary directions, the transposition identity
