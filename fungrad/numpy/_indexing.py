@@ -52,9 +52,10 @@ def getitem(x, idx):
                 if isinstance(v, Tracer):
                     raise _index_error(
                         "slice bounds must be concrete Python ints (the result's shape depends "
-                        "on them); for x[i:i + n] with a traced start i, gather with "
-                        "fnp.take(x, i + fnp.arange(n), axis=0), or mark i static "
-                        "(static_argnums)", shape)
+                        "on them); for x[i:i + n] with a traced start i, use "
+                        "fg.lax.dynamic_slice_in_dim(x, i, n, axis=0) (the start is clamped "
+                        "to fit), gather with fnp.take(x, i + fnp.arange(n), axis=0), or mark "
+                        "i static (static_argnums)", shape)
             spec.append(("slice", _int(i.start), _int(i.stop), _int(i.step)))
             dim += 1
         elif _is_bool_array(i):

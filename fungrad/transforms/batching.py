@@ -40,8 +40,10 @@ class BatchTracer(Tracer):
         raise ConcretizationError(
             f"{what} needs one concrete value, but this is a batched value "
             f"({self.aval.str_short()} with a batch of {self._trace.axis_size}) under vmap, where "
-            "each example may differ. Use fnp.where(cond, x, y) instead of Python branching on "
-            "batched values, and fnp functions instead of float() or math.*.")
+            "each example may differ. Instead of Python branching on batched values use "
+            "fnp.where(cond, x, y) or fg.lax.select_n(which, *cases) to select values, or "
+            "fg.lax.cond(pred, true_fn, false_fn, *operands) (fg.lax.switch) to choose a "
+            "branch per example; and fnp functions instead of float() or math.*.")
 
 
 class BatchTrace(Trace):

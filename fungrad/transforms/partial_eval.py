@@ -22,6 +22,12 @@ from ..core.check import check_graph
 from ..core.ir import Eqn, Graph, ShapedArray, Var
 from ..compiler.passes import dce
 
+# Primitive -> rule(eqn, in_unknown) splitting an equation with both known and unknown
+# operands into ([known eqns], [unknown eqns]) (or None: all of it is unknown). Higher-order
+# primitives (cond) fill it, so their JVP equations, which mix primal and tangent values,
+# still split; lax fills it next to the primitive's other rules.
+partial_eval_rules: dict = {}
+
 
 class PartialEval:
     """The result of `partial_eval_graph`.
@@ -146,8 +152,17 @@ def partial_eval_graph(graph: Graph, unknown_inputs: bool | Sequence[bool], *,
         if all(type(v) is not Var or v in known for v in eqn.inputs):
             known_eqns.append(eqn)
             known.update(eqn.outputs)
-        else:
+            continue
+        rule = partial_eval_rules.get(eqn.prim)
+        split = rule(eqn, [type(v) is Var and v not in known for v in eqn.inputs]) if rule \
+            else None
+        if split is None:
             unknown_eqns.append(eqn)
+            continue
+        for e in split[0]:
+            known_eqns.append(e)
+            known.update(e.outputs)
+        unknown_eqns.extend(split[1])
     _check_required(graph, known, require_known, where, hint)
 
     # an output is unknown if computed from unknown values, or instantiated; a Literal is

@@ -33,8 +33,10 @@ class StagingTracer(Tracer):
         raise ConcretizationError(
             f"{what} needs a concrete value, but this value is only known abstractly "
             f"({self.graph_var.aval.str_short()}) while tracing for jit / make_ir, where values "
-            "have only shapes and dtypes. Use fnp.where(cond, x, y) instead of an `if` on array "
-            "values, keep values as arrays (fnp functions instead of float() or math.*), or "
+            "have only shapes and dtypes. Instead of an `if` on array values use "
+            "fg.lax.cond(pred, true_fn, false_fn, *operands) (or fg.lax.switch) to run one "
+            "branch, or fnp.where(cond, x, y) / fg.lax.select_n(which, *cases) to select "
+            "values; keep values as arrays (fnp functions instead of float() or math.*), or "
             "mark the argument static (fg.jit(f, static_argnums=...)).")
 
 

@@ -17,6 +17,7 @@ from fungrad.numpy import _elementwise as fnp_elementwise
 from fungrad.lax import elementwise as E, reduce as R, shape as S, indexing as I, dot as D
 from fungrad.lax.misc import stop_gradient_p
 from fungrad.lax import random as RND
+from fungrad.lax import slicing as SL
 from fungrad.core.ad_util import add_any_p
 import fungrad as fg
 
@@ -702,6 +703,82 @@ def _prim_jit_call(draw, name):
     """A jitted composite with two outputs: under every transform it is bound as `jit_call`."""
     shape = draw(SHAPES)
     return Case(fg.jit(_jit_composite), (draw(arrays(shape)), draw(arrays(shape))))
+
+
+def _int_index(f):
+    """An integer index drawn as a float argument k + 0.5 (truncated inside the function), so
+    the checker perturbs and batches it like any argument: vmap then sees batched indices,
+    and its derivative is zero."""
+    return E.convert_element_type(f, np.int64)
+
+
+@spec(PRIM, "select_n")
+def _prim_select_n(draw, name):
+    """`which` as a float argument (batched under vmap): bool, a scalar or an array."""
+    shape = draw(SHAPES)
+    n = draw(st.integers(1, 3))
+    kind = draw(st.sampled_from(["array", "scalar"] + (["bool"] if n == 2 else [])))
+    w_shape = () if kind == "scalar" else shape
+    w = draw(int_arrays(w_shape, 0, n)).astype(np.float64) + 0.5
+    if kind == "bool":
+        w = w - 1.0  # -0.5 or 0.5: False or True
+
+        def which(w):
+            return E.gt(w, 0.0)
+    else:
+        which = _int_index
+    cases = tuple(draw(arrays(shape)) for _ in range(n))
+    return Case(lambda w, *cs: SL.select_n_p.bind(which(w), *cs), (w,) + cases)
+
+
+def _starts_for(draw, shape, sizes):
+    """Start indices (as floats k + 0.5 or -(k + 0.5)), some out of range (clamped)."""
+    out = []
+    for d, k in zip(shape, sizes):
+        i = draw(st.integers(-d - 1, d + 1))
+        out.append(np.float64(i + 0.5 if i >= 0 else i - 0.5))
+    return out
+
+
+@spec(PRIM, "dynamic_slice")
+def _prim_dynamic_slice(draw, name):
+    shape = draw(NONSCALAR)
+    sizes = tuple(draw(st.integers(0 if d > 1 else 1, d)) for d in shape)
+    starts = _starts_for(draw, shape, sizes)
+    return Case(lambda x, *s: SL.dynamic_slice_p.bind(x, *map(_int_index, s),
+                                                      slice_sizes=sizes),
+                (draw(arrays(shape)),) + tuple(np.asarray(s) for s in starts))
+
+
+@spec(PRIM, "dynamic_update_slice")
+def _prim_dynamic_update_slice(draw, name):
+    shape = draw(NONSCALAR)
+    sizes = tuple(draw(st.integers(1, d)) for d in shape)
+    starts = _starts_for(draw, shape, sizes)
+    return Case(lambda x, u, *s: SL.dynamic_update_slice_p.bind(x, u, *map(_int_index, s)),
+                (draw(arrays(shape)), draw(arrays(sizes))) + tuple(np.asarray(s) for s in starts))
+
+
+def _cond_branches():
+    return [lambda x, y: (fnp.sin(x) * y, x * 0.7),
+            lambda x, y: (y * 2.0, fnp.exp(x)),
+            lambda x, y: (x * x, y - x)]
+
+
+@spec(PRIM, "cond")
+def _prim_cond(draw, name):
+    """cond and switch; the predicate/index is a float argument (k + 0.5, truncated), so vmap
+    batches it (every branch runs, select_n picks) or not (the branches are batched)."""
+    shape = draw(SHAPES)
+    which = draw(st.sampled_from(["cond", "switch"]))
+    n = 2 if which == "cond" else 3
+    p = np.asarray(draw(st.integers(0, n - 1)) + 0.5)
+    x, y = draw(arrays(shape)), draw(arrays(shape))
+    if which == "cond":
+        b = _cond_branches()
+        return Case(lambda p, x, y: fg.lax.cond(p > 1.0, b[0], b[1], x, y), (p, x, y))
+    return Case(lambda p, x, y: fg.lax.switch(_int_index(p), _cond_branches(), x, y),
+                (p, x, y))
 
 
 # ============================================================================= complex
