@@ -387,10 +387,9 @@ class _BatchedRules:
 
 
 def _batch_rule(vals, dims, axis_size, rule):
-    dims = tuple(dims)
-    avals = [aval_of(v) for v in vals]
-    key = ("batch", dims, axis_size, tuple(avals))
-    brule = rule.derived(key, lambda: _make_batched(rule, dims, axis_size, avals))
+    # (not cached on `rule`: the batched rule refers to it, a cache would be a cycle; jit
+    # derives a batched graph once anyway)
+    brule = _make_batched(rule, tuple(dims), axis_size, [aval_of(v) for v in vals])
     prim = custom_jvp_call_p if rule.kind == "jvp" else custom_vjp_call_p
     outs = prim.bind(*vals, rule=brule)
     return outs, [0] * len(outs)
@@ -492,6 +491,9 @@ class _CallContext:
     """One call's arguments, to stage the user's rules for it when a transform needs them."""
 
     def __init__(self, owner, args, nondiff, diff_pos, in_tree, arg_trees, out_tree):
+        # only the nondiff arguments are kept: the others are rebuilt from the leaves, and a
+        # tracer kept here would make a cycle (tracer -> its trace -> equation -> rule -> us)
+        args = tuple(a if i in nondiff else None for i, a in enumerate(args))
         self.owner, self.args, self.nondiff, self.diff_pos = owner, args, nondiff, diff_pos
         self.in_tree, self.arg_trees, self.out_tree = in_tree, arg_trees, out_tree
         self.nondiff_values = [args[i] for i in sorted(nondiff)]
