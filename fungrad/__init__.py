@@ -9,6 +9,7 @@ from .transforms.staging import make_ir
 from .transforms.batching import vmap
 from .transforms.jacobians import jacfwd, jacrev, hessian
 from .transforms.jit import jit
+from .transforms.custom import custom_jvp, custom_vjp
 from .config import config
 from .lax.misc import stop_gradient
 from .backend import device_put
@@ -16,6 +17,6 @@ from . import tree, numpy, test_util, errors, extend, random, nn, optim
 
 __version__ = "0.1.0"
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "make_ir", "stop_gradient",
-           "vmap", "jacfwd", "jacrev", "hessian", "jit", "config",
+           "vmap", "jacfwd", "jacrev", "hessian", "jit", "custom_jvp", "custom_vjp", "config",
            "device_put", "tree", "numpy", "test_util", "float0", "errors", "extend",
            "random", "nn", "optim"]

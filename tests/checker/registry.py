@@ -899,3 +899,43 @@ def _complex_convert(draw, name):
     x = draw(arrays(shape, DEFAULT if src == np.float64 else COMPLEX, src))
     return Case(_bind(E.convert_element_type_p, new_dtype=np.dtype(to)), (x,), tol=1e-6 if to != np.complex64 else 2e-3,
                 eps=1e-5 if to != np.complex64 else 1e-2)
+
+
+# ----------------------------------------------------------------------------- custom rules
+@fg.custom_jvp
+def _custom_jvp_composite(x, y):
+    return fnp.sin(x) * y, fnp.sum(fnp.tanh(x) * y)
+
+
+@_custom_jvp_composite.defjvp
+def _custom_jvp_composite_rule(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    c, th = fnp.cos(x), fnp.tanh(x)
+    return (_custom_jvp_composite(x, y),
+            (c * y * tx + fnp.sin(x) * ty, fnp.sum((1 - th * th) * y * tx + th * ty)))
+
+
+@fg.custom_vjp
+def _custom_vjp_composite(x, y):
+    return fnp.sin(x) * y, fnp.sum(fnp.tanh(x) * y)
+
+
+def _custom_vjp_composite_bwd(res, cts):
+    x, y = res
+    g, s = cts
+    th = fnp.tanh(x)
+    return g * fnp.cos(x) * y + s * (1 - th * th) * y, g * fnp.sin(x) + s * th
+
+
+_custom_vjp_composite.defvjp(lambda x, y: (_custom_vjp_composite(x, y), (x, y)),
+                             _custom_vjp_composite_bwd)
+
+
+@spec(PRIM, "custom_jvp_call", "custom_vjp_call", "custom_vjp_bwd")
+def _prim_custom(draw, name):
+    """A function with a (correct) custom rule: under a transform it is bound as its
+    custom call; custom_vjp_bwd is the linear part of a custom_vjp's JVP (forward mode
+    evaluates it, reverse mode transposes it, second order differentiates it)."""
+    shape = draw(SHAPES)
+    fn = _custom_jvp_composite if name == "custom_jvp_call" else _custom_vjp_composite
+    return Case(fn, (draw(arrays(shape)), draw(arrays(shape))))
