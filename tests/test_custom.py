@@ -1,6 +1,5 @@
 """fg.custom_jvp / fg.custom_vjp: custom rules under every transform, and their errors."""
 import functools
-import gc
 import importlib.util
 import pathlib
 
@@ -10,6 +9,7 @@ import pytest
 import fungrad as fg
 import fungrad.numpy as fnp
 from fungrad.test_util import check_grads
+from checker.cycles import assert_no_reference_cycles
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 X = np.array([-1.7, -0.4, 0.3, 1.2, 2.6])
@@ -362,20 +362,7 @@ CYCLE_CALLS = {
 def test_no_reference_cycles(name):
     """As tests/test_memory.py: intermediates die by reference counting (a rule that kept
     its call's tracers, or a batched rule cached on its parent, made cycles)."""
-    call = CYCLE_CALLS[name]
-    call()
-    gc.collect()
-    gc.disable()
-    try:
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        call()
-        gc.collect()
-        garbage = [type(o).__name__ for o in gc.garbage]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
-    assert garbage == [], f"{name} left reference cycles: {garbage[:20]}"
+    assert_no_reference_cycles(name, CYCLE_CALLS[name])
 
 
 # ----------------------------------------------------------------------------- example

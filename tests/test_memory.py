@@ -11,6 +11,7 @@ import pytest
 
 import fungrad as fg
 import fungrad.numpy as fnp
+from checker.cycles import assert_no_reference_cycles
 
 X = np.linspace(0.1, 1.0, 12).reshape(3, 4)
 
@@ -36,20 +37,7 @@ CALLS = {
 
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_no_reference_cycles(name):
-    call = CALLS[name]
-    call()
-    gc.collect()
-    gc.disable()
-    try:
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        call()
-        gc.collect()
-        garbage = [type(o).__name__ for o in gc.garbage]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
-    assert garbage == [], f"{name} left reference cycles: {garbage[:20]}"
+    assert_no_reference_cycles(name, CALLS[name])
 
 
 def test_outputs_freed_when_dropped():
