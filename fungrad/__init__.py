@@ -12,10 +12,10 @@ from .transforms.jit import jit
 from .config import config
 from .lax.misc import stop_gradient
 from .backend import device_put
-from . import tree, numpy, test_util, errors, extend, random, nn, optim
+from . import tree, numpy, test_util, errors, extend, random, nn, optim, debug
 
 __version__ = "0.1.0"
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "make_ir", "stop_gradient",
            "vmap", "jacfwd", "jacrev", "hessian", "jit", "config",
            "device_put", "tree", "numpy", "test_util", "float0", "errors", "extend",
-           "random", "nn", "optim"]
+           "random", "nn", "optim", "debug"]

@@ -259,7 +259,7 @@ def sink(graph: Graph) -> Graph:
     moved = False
     for i in range(len(eqns) - 1, -1, -1):
         first = min((key[j] for o in eqns[i].outputs for j in readers.get(o, ())), default=None)
-        if first is None or first <= key[i] + 1:
+        if first is None or first <= key[i] + 1 or eqns[i].prim.effectful:
             continue  # nothing reads it, or its first reader comes right after it
         if all(type(v) is not Var or v in lasting
                or any(j != i and (key[j], j) > (first, i) for j in readers[v])

@@ -6,13 +6,14 @@ from .indexing import INDEXING_PRIMITIVES
 from .dot import dot_general_p
 from .misc import MISC_PRIMITIVES
 from .random import RANDOM_PRIMITIVES
+from .debug import DEBUG_PRIMITIVES
 from .convolution import (CONV_PRIMITIVES, conv, conv_general_dilated, conv_general_dilated_p,
                           conv_transpose, reduce_window)
 from ..transforms.jit import jit_call_p
 
 ALL_PRIMITIVES = (ELEMENTWISE_PRIMITIVES + REDUCE_PRIMITIVES + SHAPE_PRIMITIVES
                   + INDEXING_PRIMITIVES + [dot_general_p] + MISC_PRIMITIVES + RANDOM_PRIMITIVES
-                  + CONV_PRIMITIVES + [jit_call_p])
+                  + CONV_PRIMITIVES + DEBUG_PRIMITIVES + [jit_call_p])
 
 # the functions re-exported above as fg.lax.* (listed, so pyflakes counts them as used)
 __all__ = ["ALL_PRIMITIVES", "conv", "conv_general_dilated", "conv_general_dilated_p",
