@@ -14,10 +14,17 @@ class Config:
       reverse mode stage, and every optimized graph (`fungrad.core.check`); the tests set it.
     - `jit_cache_size` (int >= 1 or None, default 64): compiled signatures each jitted
       function keeps; beyond that the least recently used one is dropped (None: no limit).
+    - `debug_nans` / `debug_infs` (bool, default False): raise `FloatingPointError`
+      (`fg.errors.NonFiniteError`) at the first operation, forward or backward, eager or
+      jitted, that produces a NaN / an inf, naming it and the user's line (`fungrad.debug`).
     """
 
     def __init__(self):
-        self._values = {"jit_retrace_warning": 10, "jit_cache_size": 64, "check_graphs": False}
+        self._values = {"jit_retrace_warning": 10, "jit_cache_size": 64, "check_graphs": False,
+                        "debug_nans": False, "debug_infs": False}
+        # name -> function called with the new value after an update (modules that must act
+        # on a change register here: the config imports nothing of fungrad)
+        self._hooks: dict = {}
 
     def update(self, name: str, value) -> None:
         if name not in self._values:
@@ -27,7 +34,12 @@ class Config:
                 value is None or (type(value) is int and value >= 1)):
             raise ValueError(f"fg.config: jit_cache_size must be an int >= 1 or None (no "
                              f"limit), got {value!r}")
+        if name in ("debug_nans", "debug_infs") and type(value) is not bool:
+            raise ValueError(f"fg.config: {name} must be True or False, got {value!r}")
         self._values[name] = value
+        hook = self._hooks.get(name)
+        if hook is not None:
+            hook(value)
 
     def __getattr__(self, name):
         try:

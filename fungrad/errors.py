@@ -34,3 +34,17 @@ class NonScalarOutputError(FungradError, TypeError):
 class IRTypeError(FungradError, ValueError):
     """A graph that is ill formed or ill typed (`fungrad.core.check.check_graph`): a bug in
     a transform, a pass or a primitive's rules, not in the user's code."""
+
+
+class NonFiniteError(FungradError, FloatingPointError):
+    """With `fg.config.update("debug_nans", True)` (or `"debug_infs"`): a primitive (or a
+    NumPy operation it ran) produced a NaN (inf). Catchable as `FloatingPointError`, as in
+    JAX. `kind` is "nan" or "inf"; `primitive` names the operation and `source` the user's
+    line (None where unknown); `pinpointed` is True once it names the equation of a
+    re-run un-jitted program (see `fg.jit`)."""
+
+    def __init__(self, message: str, kind: str = "nan", primitive: str | None = None,
+                 source: str | None = None, pinpointed: bool = False):
+        super().__init__(message)
+        self.kind, self.primitive, self.source, self.pinpointed = (kind, primitive, source,
+                                                                    pinpointed)

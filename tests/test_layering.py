@@ -22,6 +22,7 @@ ALLOWED = {
                    "fungrad.numpy", "fungrad.random"),
     "fungrad.random": ("fungrad.core", "fungrad.lax", "fungrad.numpy"),
     "fungrad.optim": ("fungrad.numpy", "fungrad.random"),
+    "fungrad.debug": ("fungrad.lax",),
 }
 
 

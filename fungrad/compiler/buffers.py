@@ -259,8 +259,9 @@ def sink(graph: Graph) -> Graph:
     moved = False
     for i in range(len(eqns) - 1, -1, -1):
         first = min((key[j] for o in eqns[i].outputs for j in readers.get(o, ())), default=None)
-        if first is None or first <= key[i] + 1:
-            continue  # nothing reads it, or its first reader comes right after it
+        if first is None or first <= key[i] + 1 or eqns[i].prim.effectful:
+            continue  # nothing reads it, its first reader comes right after it, or it is
+            # effectful (a callback keeps its place in the program order)
         if all(type(v) is not Var or v in lasting
                or any(j != i and (key[j], j) > (first, i) for j in readers[v])
                for v in eqns[i].inputs):

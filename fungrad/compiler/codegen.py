@@ -185,7 +185,8 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         outs = [define(o) for o in eqn.outputs]
         lhs = ", ".join(outs) + ("," if prim.multiple_results and len(outs) == 1 else "")
         comment = f"  # {eqn.source}" if eqn.source else ""
-        lines.append(f"    {lhs} = {expr}{comment}")
+        # (an equation without outputs, a host callback, is a statement)
+        lines.append(f"    {lhs} = {expr}{comment}" if outs else f"    {expr}{comment}")
         dead = [v for v in dels.get(i, ()) if in_memory.get(v, v) not in kept]
         if dead:  # (deleting a name in scratch memory would free nothing)
             lines.append(f"    del {', '.join(names[v] for v in dead)}")

@@ -65,7 +65,7 @@ def _foldable(eqn) -> bool:
     for v in eqn.inputs:
         if type(v) is not Literal or isinstance(v.value, Tracer):
             return False
-    return not eqn.prim.multiple_results and all(
+    return not eqn.prim.multiple_results and not eqn.prim.effectful and all(
         o.aval.size <= _FOLD_MAX_SIZE for o in eqn.outputs)
 
 
@@ -168,7 +168,7 @@ def simplify_graph(graph: Graph) -> tuple[Graph, bool]:
                 else:
                     subst[eqn.outputs[0]] = rep
                     continue
-        pk = _params_key(eqn.params)
+        pk = _params_key(eqn.params) if not eqn.prim.effectful else None  # (never merged)
         if pk is not None:
             key = (eqn.prim, pk, tuple(_atom_key(v) for v in ins))
             prev = seen.get(key)
@@ -186,11 +186,12 @@ def simplify_graph(graph: Graph) -> tuple[Graph, bool]:
 
 
 def dce(graph: Graph) -> Graph:
-    """Drop equations none of whose outputs is used (every primitive is pure)."""
+    """Drop equations none of whose outputs is used, except effectful ones (a host callback
+    acts without outputs); the others are pure."""
     live = {v for v in graph.outvars if type(v) is Var}
     kept = []
     for eqn in reversed(graph.eqns):
-        if any(o in live for o in eqn.outputs):
+        if eqn.prim.effectful or any(o in live for o in eqn.outputs):
             kept.append(eqn)
             live.update(v for v in eqn.inputs if type(v) is Var)
     kept.reverse()

@@ -189,7 +189,7 @@ def pretty_print(graph: Graph) -> str:
         outs = " ".join(decl(v) for v in e.outputs)
         params = " ".join(f"{k}={_fmt_param(p)}" for k, p in e.params.items())
         rhs = " ".join(s for s in (e.prim.name, params, args) if s)
-        lines.append(f"    {outs} = {rhs}")
+        lines.append(f"    {outs} = {rhs}" if outs else f"    {rhs}")
     outs = " ".join(name(v) for v in graph.outvars)
     const_decl = " ".join(f"{names[id(c)]}:{c.aval.str_short()}" for c in consts)
     head = f"{{ lambda {const_decl + ' ; ' if consts else ''}{ins} ."

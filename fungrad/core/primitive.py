@@ -36,10 +36,12 @@ class Primitive:
       reuse it once dead); `accepts_out`: `emit` can write into a given buffer that does not
       overlap the operands (True), or even over an operand (`"inplace"`: ufuncs).
     - `same_aval`: output shape/dtype equal those of the traced operands (elementwise).
+    - `effectful`: it acts outside its outputs (a host callback: `fg.debug.print`), so the jit
+      passes never drop, merge, fold or move it, even when nothing reads its outputs.
     """
     __slots__ = ("name", "impl", "abstract_eval", "jvp", "transpose", "batch", "emit",
                  "multiple_results", "same_aval", "linearize", "fresh_output", "accepts_out",
-                 "module", "__weakref__")
+                 "module", "effectful", "__weakref__")
 
     def __init__(self, name: str, multiple_results: bool = False, module: str | None = None):
         self.name = name
@@ -58,6 +60,7 @@ class Primitive:
         self.impl = self.abstract_eval = self.jvp = self.transpose = None
         self.batch = self.emit = None
         self.fresh_output = self.accepts_out = False
+        self.effectful = False
 
     def __repr__(self):
         return self.name

@@ -55,6 +55,11 @@ class new_trace:
         return False
 
 
+def current_traces() -> list:
+    """The active transforms of this thread, outermost first (a copy)."""
+    return list(getattr(_local, "stack", ()))
+
+
 def check_alive(trace: Trace):
     raise LeakedTracerError(
         f"An intermediate value of a finished transform ({type(trace).__name__}) was used "

@@ -6,6 +6,7 @@ from .indexing import INDEXING_PRIMITIVES
 from .dot import dot_general_p
 from .misc import MISC_PRIMITIVES
 from .random import RANDOM_PRIMITIVES
+from .debug import DEBUG_PRIMITIVES
 from .convolution import (CONV_PRIMITIVES, conv, conv_general_dilated, conv_general_dilated_p,
                           conv_transpose, reduce_window)
 from ..transforms.jit import jit_call_p
@@ -15,7 +16,7 @@ from .control_flow import CONTROL_FLOW_PRIMITIVES, cond, switch
 
 ALL_PRIMITIVES = (ELEMENTWISE_PRIMITIVES + REDUCE_PRIMITIVES + SHAPE_PRIMITIVES
                   + INDEXING_PRIMITIVES + [dot_general_p] + MISC_PRIMITIVES + RANDOM_PRIMITIVES
-                  + CONV_PRIMITIVES + [jit_call_p] + SLICING_PRIMITIVES
+                  + CONV_PRIMITIVES + DEBUG_PRIMITIVES + [jit_call_p] + SLICING_PRIMITIVES
                   + CONTROL_FLOW_PRIMITIVES)
 
 # the functions re-exported above as fg.lax.* (listed, so pyflakes counts them as used)

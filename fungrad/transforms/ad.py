@@ -18,6 +18,7 @@ import numpy as np
 from ..core.dtypes import is_inexact
 from ..core.ir import Graph, Literal, Var, aval_of
 from ..core.check import check_graph
+from ..core import nan_checks
 from ..core.ad_util import ZERO, add_any, float0
 from ..config import config
 from ..core.trace import Trace, Tracer, new_trace
@@ -113,6 +114,24 @@ class LinearizeTrace(JVPTrace):
                 tvars.append(None)
         z, v = rule(lin.eqns, primals, tvars, **params)
         return z if v is None else JVPTracer(self, z, StagingTracer(lin, v))
+
+
+class SourcedLinearizeTrace(LinearizeTrace):
+    """`LinearizeTrace` that records the user's line on the linear equations it appends (while
+    `debug_nans` / `debug_infs` is on: an error in the backward pass then names the forward
+    line of the equation being transposed)."""
+    __slots__ = ()
+
+    def process_primitive(self, prim, args, params):
+        eqns = self.lin.eqns
+        n = len(eqns)
+        out = LinearizeTrace.process_primitive(self, prim, args, params)
+        if len(eqns) > n:
+            source = nan_checks.user_frame()
+            for e in eqns[n:]:
+                if e.source is None:
+                    e.source = source
+        return out
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -277,7 +296,7 @@ def linearize_flat(fun, primals, has_aux=False):
     Non-float inputs get no tangent (their graph input is a Var that nothing reads).
     """
     lin = StagingTrace()
-    jt = LinearizeTrace(lin)
+    jt = (LinearizeTrace if nan_checks.mode is None else SourcedLinearizeTrace)(lin)
     with new_trace(lin), new_trace(jt):
         invars = []
         ins = []

@@ -27,13 +27,15 @@ import numpy as np
 
 from ..core.ir import PY_SCALARS, Eqn, Graph, Literal, ShapedArray, Var, aval_of
 from ..core.check import check_graph
+from ..core import nan_checks
 from ..core.primitive import Primitive
 from ..core.trace import Tracer, new_trace
 from ..compiler.codegen import generate
 from ..compiler.passes import optimize
 from .. import tree as _tree
 from ..config import config
-from .ad import ZERO, JVPTrace, JVPTracer, _as_array, _fun_name, split_jvp_outputs
+from .ad import (ZERO, JVPTrace, JVPTracer, _as_array, _fun_name, backward_pass,
+                 split_jvp_outputs)
 from .fresh import memory_root
 from .partial_eval import partial_eval_graph
 from .staging import IR, StagingTrace, StagingTracer, eval_graph
@@ -63,9 +65,15 @@ _compile_lock = threading.RLock()
 
 # ----------------------------------------------------------------------------- staging
 def _user_frame() -> str | None:
-    """`file:line (function)` of the innermost frame outside fungrad, for the IR's comments."""
+    """`file:line (function)` of the innermost frame outside fungrad, for the IR's comments;
+    in a backward pass, the line recorded on the equation being transposed, if any (linear
+    equations record one while debug_nans / debug_infs is on)."""
     f = sys._getframe(2)
     while f is not None:
+        if f.f_code is backward_pass.__code__:
+            eqn = f.f_locals.get("eqn")
+            if eqn is not None and eqn.source is not None:
+                return f"{eqn.source} [backward pass]"
         fn = f.f_code.co_filename
         if not fn.startswith(_PACKAGE_DIR) and not fn.startswith("<fungrad.jit"):
             return f"{os.path.basename(fn)}:{f.f_lineno} ({f.f_code.co_name})"
@@ -132,8 +140,12 @@ class Call:
         self.graph = optimize(graph)
         if config.check_graphs:
             check_graph(self.graph, relaxed=True, where=f"jit({name}) optimized graph")
+        checks = nan_checks.mode  # debug_nans / debug_infs: a variant checking its outputs
+        if checks is not None:
+            donated = frozenset()  # (a re-run to pinpoint a NaN reads the inputs again)
         self.compiled = generate(self.graph, name, donated, array_module)
-        self.fn = self.compiled.fn
+        self.fn = self.compiled.fn if checks is None else nan_checks.checked(
+            self.compiled.fn, graph, name, checks)
         self.in_avals = [v.aval for v in self.graph.invars]
         self.out_avals = [v.aval for v in self.graph.outvars]
         self._derived: dict = {}
@@ -357,7 +369,7 @@ class _Entry:
         self.used = 0  # when it was last used (a tick of its Jitted's clock; for LRU)
         # memory the compiled code reads as constants: a donated argument must not overlap it
         self.const_roots = frozenset(
-            id(memory_root(c)) for c in call.fn.__globals__.values()
+            id(memory_root(c)) for c in call.compiled.fn.__globals__.values()
             if type(c) is np.ndarray) if donated else frozenset()
 
     def undonated(self) -> Call:
@@ -418,7 +430,7 @@ class Jitted:
         else:
             leaves, treedef, static = self._split_args(args, kwargs)
         sig, traced, scalars = _signature(leaves)
-        key = (treedef, sig, static)
+        key = (treedef, sig, static, nan_checks.mode)  # (a checking variant while on)
         entry = self._cache.get(key)
         if entry is None:
             with _compile_lock:
@@ -668,7 +680,9 @@ def _hashable(fname, what, value):
 
 
 def _what_changed(old, new, args, static_pos) -> str:
-    (otree, osig, ostatic), (ntree, nsig, nstatic) = old, new
+    (otree, osig, ostatic, ochecks), (ntree, nsig, nstatic, nchecks) = old, new
+    if ochecks != nchecks:
+        return "fg.config's debug_nans / debug_infs changed"
     if otree != ntree:
         return f"the argument structure changed from {otree} to {ntree}"
     if ostatic != nstatic:

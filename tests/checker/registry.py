@@ -661,6 +661,21 @@ def _prim_stop_gradient(draw, name):
     return Case(_bind(stop_gradient_p), (draw(arrays(draw(SHAPES))),), diff=False)
 
 
+def _host_array(v):
+    assert type(v) is np.ndarray, f"a debug callback got a {type(v).__name__}"
+
+
+def _with_callback(x):
+    """A callback of x between two primitives: it must leave every transform's values alone."""
+    fg.debug.callback(_host_array, x)
+    return fnp.sin(x) * 2.0
+
+
+@spec(PRIM, "debug_callback")
+def _prim_debug_callback(draw, name):
+    return Case(_with_callback, (draw(arrays(draw(SHAPES))),))
+
+
 def _keys(draw, batch=()):
     """Random-number keys (uint32, shape (*batch, 2))."""
     words = draw(st.lists(st.integers(0, 2 ** 32 - 1), min_size=2 * int(np.prod(batch)),
