@@ -30,10 +30,11 @@ from ..core.ad_util import ZERO
 from ..core.check import check_graph
 from ..core.ir import Eqn, Graph, Literal, ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
-from ..core.trace import Tracer, new_trace
-from ..transforms.ad import JVPTrace, JVPTracer, backward_pass, split_jvp_outputs
+from ..core.trace import Tracer
+from ..transforms.ad import backward_pass
 from ..transforms.batching import BatchTracer, batch_flat, vmap
 from ..transforms.fresh import fresh_leaves, graph_arrays
+from ..transforms.jit import jvp_graph_fun
 from ..transforms.partial_eval import partial_eval_graph, partial_eval_rules
 from ..transforms.staging import StagingTracer, eval_graph
 from .. import tree as _tree
@@ -229,19 +230,8 @@ cond_p.abstract_eval = _cond_aval
 def _jvp_graph(graph: Graph, nonzero) -> tuple:
     """(graph of (primals, nonzero tangents) -> (primal outs, nonzero tangent outs), which
     tangent outputs are nonzero)."""
-    n = len(graph.invars)
     t_avals = [v.aval for v, nz in zip(graph.invars, nonzero) if nz]
-    out_nz: list = []
-
-    def fun(*args):
-        primals, tangents = args[:n], iter(args[n:])
-        trace = JVPTrace()
-        with new_trace(trace):
-            ins = [JVPTracer(trace, p, next(tangents)) if nz else p
-                   for p, nz in zip(primals, nonzero)]
-            p_out, t_out = split_jvp_outputs(eval_graph(graph, ins), trace)
-        out_nz[:] = [t is not ZERO for t in t_out]
-        return list(p_out) + [t for t in t_out if t is not ZERO]
+    fun, out_nz = jvp_graph_fun(graph, nonzero)
     g = _stage_closed(fun, [v.aval for v in graph.invars] + t_avals)
     return g, out_nz
 

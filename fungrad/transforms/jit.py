@@ -217,10 +217,10 @@ def _eval_inlined(graph: Graph, args) -> list:
     return [read(v) for v in graph.outvars]
 
 
-def _jvp_graph_fun(call, nonzero, evaluate=eval_graph):
-    """fun(*primals, *nonzero tangents) -> primal outs + nonzero tangent outs, and a list
-    (filled while tracing) of which tangent outputs are nonzero."""
-    n = len(call.in_avals)
+def jvp_graph_fun(graph, nonzero, evaluate=eval_graph):
+    """fun(*primals, *nonzero tangents) -> primal outs + nonzero tangent outs of `graph`,
+    and a list (filled while tracing) of which tangent outputs are nonzero."""
+    n = len(graph.invars)
     out_nonzero: list = []
 
     def fun(*args):
@@ -229,9 +229,9 @@ def _jvp_graph_fun(call, nonzero, evaluate=eval_graph):
         with new_trace(trace):
             ins = [JVPTracer(trace, p, next(tangents)) if nz else p
                    for p, nz in zip(primals, nonzero)]
-            p_out, t_out = split_jvp_outputs(evaluate(call.graph_before, ins), trace)
+            p_out, t_out = split_jvp_outputs(evaluate(graph, ins), trace)
         out_nonzero[:] = [t is not ZERO for t in t_out]
-        return p_out + [t for t in t_out if t is not ZERO]
+        return list(p_out) + [t for t in t_out if t is not ZERO]
     return fun, out_nonzero
 
 
@@ -249,7 +249,7 @@ def _jit_jvp(primals, tangents, call):
     t_avals = [aval_of(t) for t in nz_tangents]
 
     def make():
-        fun, out_nz = _jvp_graph_fun(call, nonzero)
+        fun, out_nz = jvp_graph_fun(call.graph_before, nonzero)
         c = _call_of(fun, call.in_avals + t_avals, f"jvp_{call.name}", call)
         c.out_nonzero = list(out_nz)
         return c
@@ -272,7 +272,7 @@ class _Split:
     and returning both, which belongs to neither part."""
 
     def __init__(self, call, nonzero, t_avals):
-        fun, out_nz = _jvp_graph_fun(call, nonzero, _eval_inlined)
+        fun, out_nz = jvp_graph_fun(call.graph_before, nonzero, _eval_inlined)
         graph, _ = stage_flat(fun, call.in_avals + t_avals)
         self.out_nonzero = list(out_nz)
         # (not `optimize`d: the linear part is transposed later, and the passes may relax the
