@@ -954,3 +954,20 @@ def _prim_custom(draw, name):
     shape = draw(SHAPES)
     fn = _custom_jvp_composite if name == "custom_jvp_call" else _custom_vjp_composite
     return Case(fn, (draw(arrays(shape)), draw(arrays(shape))))
+
+
+def _affine_compose(first, second):
+    """Two affine maps h -> a h + b in turn: associative, not commutative."""
+    (a1, b1), (a2, b2) = first, second
+    return a1 * a2, a2 * b1 + b2
+
+
+@spec(FNP, "lax.associative_scan")
+def _lax_associative_scan(draw, name):
+    """A linear recurrence (pytree elems, non-commutative fn) along any axis, either way."""
+    shape = draw(NONSCALAR)
+    axis = draw(st.sampled_from(range(-len(shape), len(shape))))
+    reverse = draw(st.booleans())
+    a, b = draw(arrays(shape, uniform(-1.0, 1.0))), draw(arrays(shape))
+    return Case(lambda a, b: fg.lax.associative_scan(_affine_compose, (a, b), reverse=reverse,
+                                                     axis=axis), (a, b))
