@@ -214,8 +214,8 @@ def test_fori_loop_values_grad_and_index():
     seen = L.fori_loop(3, 7, lambda i, acc: acc + i, np.int64(0))
     assert seen == 3 + 4 + 5 + 6
     np.testing.assert_allclose(L.fori_loop(5, 2, lambda i, x: x + 1.0, 1.0), 1.0)  # empty
-    with pytest.raises(TypeError, match="lower and upper must be concrete.*static_argnums"):
-        fg.jit(lambda n: L.fori_loop(0, n, lambda i, x: x, 1.0))(3)
+    with pytest.raises(TypeError, match="upper must be an integer scalar, got f64"):
+        L.fori_loop(0, 3.0, lambda i, x: x, 1.0)
 
 
 @pytest.mark.parametrize("batch_size", [None, 2, 3, 7])
@@ -251,3 +251,72 @@ def test_errors_name_the_leaf():
     # Python control flow on the carry names the structured alternatives
     with pytest.raises(ConcretizationError, match="fg.lax.cond"):
         L.scan(lambda c, x: (c if c.sum() > 0 else -c, None), H0, XS)
+
+
+# ----------------------------------------------------------------------------- while_loop
+def w_loop(n, w, x):
+    return L.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1.0, fnp.sin(c[1]) * w + 0.5),
+                        (0.0, x))[1]
+
+
+def np_w_loop(n, w, x):
+    i = 0.0
+    while i < n:
+        i, x = i + 1.0, np.sin(x) * w + 0.5
+    return x
+
+
+def test_while_loop_values_jit_and_python_while():
+    for n in (0.5, 3.5, -1.0):
+        np.testing.assert_allclose(w_loop(n, 0.8, H0), np_w_loop(n, 0.8, H0))
+        np.testing.assert_allclose(fg.jit(w_loop)(n, 0.8, H0), np_w_loop(n, 0.8, H0))
+    src = fg.jit(w_loop).lower(3.5, 0.8, H0).source
+    loop = next(v for k, v in fg.jit(w_loop).lower(3.5, 0.8, H0).call.compiled.fn.__globals__
+                .items() if k.startswith("while_loop"))
+    assert "while_loop" in src and "while cond(" in loop.source
+    out = L.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 2.0), (0, 1.0))
+    assert out == (5, 32.0) and out[0].dtype == np.int64
+
+
+def test_while_loop_derivatives_forward_everywhere_reverse_outside_jit():
+    args = (np.array(3.5), np.array(0.8), H0)
+    check_grads(lambda w, x: w_loop(args[0], w, x), args[1:], order=2)
+    check_grads(lambda w, x: fg.jit(w_loop)(args[0], w, x), args[1:], order=1,
+                modes=("fwd",))
+    g = fg.grad(lambda w: fnp.sum(w_loop(3.5, w, H0)))(0.8)
+    eps = 1e-6
+    fd = (np_w_loop(3.5, 0.8 + eps, H0).sum() - np_w_loop(3.5, 0.8 - eps, H0).sum()) / (2 * eps)
+    np.testing.assert_allclose(g, fd, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="trip count.*outside jit.*fori_loop"):
+        fg.jit(fg.grad(lambda w: fnp.sum(w_loop(3.5, w, H0))))(0.8)
+
+
+def test_while_loop_vmap_batched_predicate_and_batched_carry():
+    ns = np.array([0.5, 1.5, 3.5, -1.0])
+    xs = RNG.standard_normal((4, 3))
+    want = [np_w_loop(n, 0.8, x) for n, x in zip(ns, xs)]
+    np.testing.assert_allclose(fg.vmap(w_loop, in_axes=(0, None, 0))(ns, 0.8, xs), want)
+    np.testing.assert_allclose(fg.jit(fg.vmap(w_loop, in_axes=(0, None, 0)))(ns, 0.8, xs),
+                               want)
+    # an unbatched predicate with a batched carry / const
+    np.testing.assert_allclose(fg.vmap(w_loop, in_axes=(None, None, 0))(2.5, 0.8, xs),
+                               [np_w_loop(2.5, 0.8, x) for x in xs])
+    ws = np.array([0.1, 0.5, 0.9, 1.2])
+    np.testing.assert_allclose(fg.vmap(w_loop, in_axes=(0, 0, None))(ns, ws, H0),
+                               [np_w_loop(n, w, H0) for n, w in zip(ns, ws)])
+
+
+def test_fori_loop_with_traced_bounds_is_a_while_loop():
+    f = fg.jit(lambda n, x: L.fori_loop(1, n, lambda i, x: x * i, x))
+    np.testing.assert_allclose(f(5, 2.0), 2.0 * 24)
+    assert "while_loop" in f.lower(5, 2.0).source
+    check_grads(lambda x: f(5, x), (np.array(2.0),), modes=("fwd",))
+
+
+def test_while_loop_errors():
+    with pytest.raises(TypeError, match=r"changes the shape of carry\[1\].*f64\[3\] in init"):
+        L.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1][:2]), (0, H0))
+    with pytest.raises(TypeError, match="same pytree structure as init_val"):
+        L.while_loop(lambda c: c[0] < 3, lambda c: [c[0] + 1, c[1]], (0, H0))
+    with pytest.raises(TypeError, match="cond_fun must return a bool scalar.*fnp.any"):
+        L.while_loop(lambda x: x < 3.0, lambda x: x + 1.0, H0)

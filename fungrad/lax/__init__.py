@@ -13,7 +13,7 @@ from ..transforms.jit import jit_call_p
 from .slicing import (SLICING_PRIMITIVES, dynamic_index_in_dim, dynamic_slice,
                       dynamic_slice_in_dim, dynamic_update_slice, select_n)
 from .control_flow import CONTROL_FLOW_PRIMITIVES, cond, switch
-from .loops import LOOP_PRIMITIVES, fori_loop, map, scan
+from .loops import LOOP_PRIMITIVES, fori_loop, map, scan, while_loop
 
 ALL_PRIMITIVES = (ELEMENTWISE_PRIMITIVES + REDUCE_PRIMITIVES + SHAPE_PRIMITIVES
                   + INDEXING_PRIMITIVES + [dot_general_p] + MISC_PRIMITIVES + RANDOM_PRIMITIVES
@@ -24,4 +24,4 @@ ALL_PRIMITIVES = (ELEMENTWISE_PRIMITIVES + REDUCE_PRIMITIVES + SHAPE_PRIMITIVES
 __all__ = ["ALL_PRIMITIVES", "conv", "conv_general_dilated", "conv_general_dilated_p",
            "conv_transpose", "reduce_window", "dynamic_index_in_dim", "dynamic_slice",
            "dynamic_slice_in_dim", "dynamic_update_slice", "select_n", "cond", "switch", "scan",
-           "fori_loop", "map"]
+           "fori_loop", "map", "while_loop"]

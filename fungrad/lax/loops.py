@@ -40,10 +40,10 @@ from ..transforms.ad import backward_pass
 from ..transforms.fresh import fresh_leaves, graph_arrays
 from ..transforms.jit import jvp_graph_fun
 from ..transforms.partial_eval import partial_eval_graph, partial_eval_rules
-from ..transforms.staging import StagingTracer
+from ..transforms.staging import StagingTracer, eval_graph
 from .. import tree as _tree
 from .control_flow import _batched_graph, _stage, _stage_closed, _zero_literal
-from .shape import bdim_at_front, concatenate, moveaxis, reshape
+from .shape import bdim_at_front, broadcast_in_dim, concatenate, moveaxis, reshape
 
 _counter = itertools.count()
 
@@ -486,7 +486,219 @@ def _scan_batch(vals, dims, axis_size, body, **params):
 
 scan_p.batch = _scan_batch
 
-LOOP_PRIMITIVES = [scan_p]
+
+
+# ----------------------------------------------------------------------------- while_loop
+class WhileGraphs:
+    """The `graphs` parameter of a `while` equation: `cond` (cond consts + carry -> a bool
+    scalar) and `body`, a scan `Body` without xs or ys (body consts + carry -> carry), plus
+    what is derived from them (made once)."""
+    __slots__ = ("cond", "body", "_derived", "__weakref__")
+
+    def __init__(self, cond: Graph, body: Body):
+        self.cond = cond
+        self.body = body
+        self._derived: dict = {}
+        if config.check_graphs:
+            check_graph(cond, where="while_loop cond")
+
+    @property
+    def n_cond_consts(self) -> int:
+        return len(self.cond.invars) - self.body.n_carry
+
+    def derived(self, key, make):
+        d = self._derived.get(key)
+        if d is None:
+            d = self._derived[key] = make()
+        return d
+
+    def __repr__(self):
+        return (f"WhileGraphs(cond={self.cond}".replace("\n", "\n  ")
+                + f", body={self.body})")
+
+
+def _while_source(graphs: WhileGraphs, name: str) -> str:
+    nq, nb, nh = graphs.n_cond_consts, graphs.body.n_consts, graphs.body.n_carry
+    qs, bs, hs = ([f"{p}{i}" for i in range(n)] for p, n in (("q", nq), ("b", nb), ("h", nh)))
+    lhs = ", ".join(hs) + ("," if nh == 1 else "")
+    lines = [f"def {name}({', '.join(qs + bs + hs)}):",
+             f"    while cond({', '.join(qs + hs)})[0]:"]
+    lines.append(f"        {lhs} = body({', '.join(bs + hs)})" if nh else
+                 f"        body({', '.join(bs)})")
+    lines.append(f"    return ({''.join(h + ', ' for h in hs)})")
+    return "\n".join(lines) + "\n"
+
+
+def _compiled(graphs: WhileGraphs) -> tuple:
+    from ..transforms.jit import Call
+    return graphs.derived("compiled", lambda: (
+        Call(graphs.cond, "while_cond").fn,
+        graphs.body.derived("compiled", lambda: Call(graphs.body.graph, "while_body").fn)))
+
+
+def _make_while(graphs: WhileGraphs):
+    cond, body = _compiled(graphs)
+    name = f"while_loop_{next(_counter)}"
+    source = _while_source(graphs, name)
+    namespace = {"cond": cond, "body": body}
+    filename = f"<fungrad.jit {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    loop = namespace.pop(name)
+    loop.source = source
+    weakref.finalize(loop, linecache.cache.pop, filename, None).atexit = False
+    return loop
+
+
+def _while_loop_fn(graphs):
+    return graphs.derived("loop", lambda: _make_while(graphs))
+
+
+def _while_aval(*avals, graphs):
+    want = [v.aval for v in graphs.cond.invars[:graphs.n_cond_consts]] + graphs.body.in_avals
+    for k, (a, w) in enumerate(zip(avals, want)):
+        if a.shape != w.shape or a.dtype != w.dtype:
+            raise TypeError(f"while: operand {k} is {a.str_short()} but the loop takes "
+                            f"{w.str_short()}")
+    return [_strong(a) for a in graphs.body.out_avals]
+
+
+def _while_impl(*ops, graphs):
+    outs = _while_loop_fn(graphs)(*ops)
+    return fresh_leaves(list(outs), list(ops) + graph_arrays(graphs.body.graph)
+                        + graph_arrays(graphs.cond))
+
+
+def _while_emit(ctx, ins, out, graphs):
+    return f"{ctx.const(_while_loop_fn(graphs), 'while_loop')}({', '.join(ins)})"
+
+
+while_p = Primitive("while", multiple_results=True)
+while_p.impl = _while_impl
+while_p.abstract_eval = _while_aval
+while_p.emit = _while_emit
+
+
+def _concrete(x):
+    """The concrete value under forward-mode tracers (a primal's primal...), or None."""
+    while isinstance(x, Tracer):
+        x = getattr(x, "primal", None)
+        if x is None:
+            return None
+    return x
+
+
+def _trip_count(graphs: WhileGraphs, ops) -> int:
+    """How many times the loop runs on these operands (reverse mode records it, then runs
+    a scan of that length)."""
+    vals = [_concrete(x) for x in ops]
+    if any(v is None for v in vals):
+        raise NotImplementedError(
+            "reverse-mode differentiation of while_loop needs the loop's trip count, which "
+            "is recorded from concrete values: it works under fg.grad / fg.vjp outside jit. "
+            "Inside jit (or with vmap inside grad), use fg.lax.scan or fg.lax.fori_loop with static "
+            "bounds, or take the gradient outside the jitted function.")
+    cond, body = _compiled(graphs)
+    nq, nb = graphs.n_cond_consts, graphs.body.n_consts
+    q, b, h = vals[:nq], vals[nq:nq + nb], vals[nq + nb:]
+    n = 0
+    while cond(*q, *h)[0]:
+        h = body(*b, *h)
+        n += 1
+    return n
+
+
+def _cond_with_tangents(graphs: WhileGraphs, nz_h) -> Graph:
+    """The cond graph taking the carry tangents too (as unused inputs)."""
+    extra = [Var(_strong(a)) for a, nz in zip(graphs.body.out_avals, nz_h) if nz]
+    return Graph(list(graphs.cond.invars) + extra, graphs.cond.eqns, graphs.cond.outvars)
+
+
+def _while_jvp(primals, tangents, graphs):
+    nq, nb, nh = graphs.n_cond_consts, graphs.body.n_consts, graphs.body.n_carry
+    nz = [t is not ZERO for t in tangents]
+    if not any(nz[nq:]):
+        return while_p.bind(*primals, graphs=graphs), [ZERO] * nh
+    ops, tans = primals[nq:], tangents[nq:]
+    primal_level = max([_level(p) for p in primals], default=-1)
+    if any(type(t) is StagingTracer and t._trace.level > primal_level for t in tans):
+        # reverse mode: record the trip count, then it is a scan of that many iterations
+        n = _trip_count(graphs, primals)
+        return _scan_jvp(ops, tans, body=graphs.body, length=n, reverse=False, unroll=1)
+    nz_b = nz[nq:nq + nb]
+    jb, _, nz_h = _jvp_fixed_point(graphs.body, nz_b, nz[nq + nb:], [])
+    jg = graphs.derived(("jvp", tuple(nz_b), tuple(nz_h)),
+                        lambda: WhileGraphs(_cond_with_tangents(graphs, nz_h), jb))
+    h_tan = [(t if t is not ZERO else np.zeros(aval_of(p).shape, aval_of(p).dtype))
+             for p, t, f in zip(ops[nb:], tans[nb:], nz_h) if f]
+    b_tan = [t for t in tans[:nb] if t is not ZERO]
+    outs = while_p.bind(*primals[:nq], *ops[:nb], *b_tan, *ops[nb:], *h_tan, graphs=jg)
+    t_out = iter(outs[nh:])
+    return outs[:nh], [next(t_out) if f else ZERO for f in nz_h]
+
+
+while_p.jvp = _while_jvp
+
+
+def _batch_while(graphs: WhileGraphs, b_q, b_b, b_h, axis_size) -> tuple:
+    """(batched WhileGraphs, which carries are batched, whether the predicate is)."""
+    b_h = list(b_h)
+    nq = graphs.n_cond_consts
+    while True:
+        bb, out_b = _batch_body(graphs.body, b_b, b_h, [], axis_size)
+        q_avals = [ShapedArray((axis_size,) + v.aval.shape, v.aval.dtype) if f else v.aval
+                   for v, f in zip(graphs.cond.invars, list(b_q) + b_h)]
+        q_dims = [0 if f else None for f in list(b_q) + b_h]
+        cg, pred_b = _batched_graph(graphs.cond, q_avals, q_dims, axis_size)
+        grown = [x or y for x, y in zip(b_h, out_b)]
+        if pred_b[0]:
+            grown = [True] * len(b_h)  # lanes stop at different times: every carry varies
+        if grown == b_h:
+            break
+        b_h = grown
+    if not pred_b[0]:
+        return WhileGraphs(cg, bb), b_h, False
+    # a predicate per lane: loop while any lane runs; finished lanes keep their carry
+    from .elementwise import convert_element_type, ne
+    from .reduce import reduce_max
+    from .slicing import select_n
+
+    def any_cond(*args):
+        pred = eval_graph(cg, args)[0]
+        return [ne(reduce_max(convert_element_type(pred, np.dtype(np.int32)), (0,)), 0)]
+
+    def masked_body(*args):
+        q, b, h = args[:nq], args[nq:nq + len(b_b)], args[nq + len(b_b):]
+        pred = eval_graph(cg, list(q) + list(h))[0]
+        new = eval_graph(bb.graph, list(b) + list(h))
+        return [select_n(broadcast_in_dim(pred, aval_of(o).shape, (0,)), old, o)
+                for old, o in zip(h, new)]
+    h_avals = [v.aval for v in cg.invars[nq:]]
+    cond = _stage_closed(any_cond, [v.aval for v in cg.invars])
+    body = _stage_closed(masked_body, [v.aval for v in cg.invars[:nq]]
+                         + [v.aval for v in bb.graph.invars[:bb.n_consts]] + h_avals)
+    return WhileGraphs(cond, Body(body, nq + bb.n_consts, len(h_avals))), b_h, True
+
+
+def _while_batch(vals, dims, axis_size, graphs):
+    nq, nb = graphs.n_cond_consts, graphs.body.n_consts
+    b = [d is not None for d in dims]
+    b_q, b_b, b_h = b[:nq], b[nq:nq + nb], b[nq + nb:]
+    key = ("batch", tuple(b), axis_size)
+    bg, b_h, per_lane = graphs.derived(key, lambda: _batch_while(graphs, b_q, b_b, b_h,
+                                                                 axis_size))
+    q = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals[:nq], dims[:nq])]
+    bc = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals[nq:nq + nb],
+                                                                 dims[nq:nq + nb])]
+    h = [bdim_at_front(v, d, axis_size) if f else v
+         for v, d, f in zip(vals[nq + nb:], dims[nq + nb:], b_h)]
+    outs = while_p.bind(*q, *(q if per_lane else []), *bc, *h, graphs=bg)
+    return outs, [0 if f else None for f in b_h]
+
+
+while_p.batch = _while_batch
+
+LOOP_PRIMITIVES = [scan_p, while_p]
 
 
 # ----------------------------------------------------------------------------- public functions
@@ -551,7 +763,7 @@ def _carry_mismatch(f_name, init_tree, out_tree):
         "Return the carry in the same containers (e.g. a tuple of 2 arrays).")
 
 
-def _check_carry(f_name, paths, init_avals, out_avals, init_weak) -> list:
+def _check_carry(where, paths, init_avals, out_avals, init_weak) -> list:
     """Which init leaves to cast to the body's output dtype (a Python scalar init, as JAX
     promotes weak-typed inputs), or TypeError naming the leaf that changes."""
     cast = []
@@ -563,7 +775,7 @@ def _check_carry(f_name, paths, init_avals, out_avals, init_weak) -> list:
             continue
         what = "shape" if a.shape != o.shape else "dtype"
         raise TypeError(
-            f"scan: {f_name} changes the {what} of carry{p if p.startswith('[') else ' ' + p}"
+            f"{where} changes the {what} of carry{p if p.startswith('[') else ' ' + p}"
             f": it is {a.str_short()} in init but the body returns {o.str_short()}. The carry "
             "must keep its structure, shapes and dtypes across iterations: cast with "
             ".astype(...) or fix the initial value (e.g. init with the dtype the body "
@@ -630,7 +842,7 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
         graph, lifted, y_tree = _trace_body(f, f_name, init_leaves, init_tree, x_avals, xs_tree,
                                             init_weak)
         nh = len(init_leaves)
-        cast = _check_carry(f_name, paths, [aval_of(x) for x in init_leaves],
+        cast = _check_carry(f"scan: {f_name}", paths, [aval_of(x) for x in init_leaves],
                             [v.aval for v in graph.outvars[:nh]], init_weak)
         if not cast:
             break
@@ -650,24 +862,23 @@ def fori_loop(lower, upper, body_fun: Callable, init_val: Any, unroll: int | Non
     `lax.fori_loop`.
 
     With concrete bounds (Python or NumPy integers) it is a `scan` of `upper - lower`
-    iterations, so it is differentiable in reverse mode; `i` is an int64 scalar array.
+    iterations, differentiable in reverse mode everywhere; with traced bounds it is a
+    `while_loop` (reverse mode then only outside jit). `i` is a scalar array of the bounds'
+    integer dtype (int64 for Python ints).
 
     Example:
         >>> fg.lax.fori_loop(0, 5, lambda i, x: x * 2.0, np.array(1.0))
         array(32.)
     """
-    if isinstance(lower, Tracer) or isinstance(upper, Tracer):
-        raise TypeError(
-            "fori_loop: lower and upper must be concrete integers (Python ints or NumPy "
-            f"integer scalars), got {aval_of(lower).str_short()} and "
-            f"{aval_of(upper).str_short()}: a loop with traced bounds needs while_loop, which "
-            "fungrad does not have yet. Make the bounds static (e.g. "
-            "fg.jit(f, static_argnums=...)).")
     for name, b in (("lower", lower), ("upper", upper)):
-        if np.asarray(b).dtype.kind not in "iu" or np.ndim(b) != 0:
-            raise TypeError(f"fori_loop: {name} must be an integer scalar, got {b!r}")
+        a = aval_of(b)
+        if a.dtype.kind not in "iu" or a.shape != ():
+            raise TypeError(f"fori_loop: {name} must be an integer scalar, got "
+                            f"{a.str_short()}")
+    dtype = np.result_type(aval_of(lower).dtype, aval_of(upper).dtype)
+    if isinstance(lower, Tracer) or isinstance(upper, Tracer):
+        return _fori_while(lower, upper, body_fun, init_val, dtype)
     lo, hi = int(lower), int(upper)
-    dtype = np.result_type(np.asarray(lower).dtype, np.asarray(upper).dtype)
 
     def step(carry, _):
         i, val = carry
@@ -675,6 +886,18 @@ def fori_loop(lower, upper, body_fun: Callable, init_val: Any, unroll: int | Non
     (_, val), _ = scan(step, (np.asarray(lo, dtype), init_val), None, length=max(hi - lo, 0),
                        unroll=1 if unroll is None else unroll)
     return val
+
+
+def _fori_while(lower, upper, body_fun, init_val, dtype):
+    """fori_loop with traced bounds: a while_loop over (i, val)."""
+    from .elementwise import convert_element_type, lt
+    i0 = (convert_element_type(lower, dtype) if isinstance(lower, Tracer)
+          else np.asarray(lower, dtype))
+    hi = (convert_element_type(upper, dtype) if isinstance(upper, Tracer)
+          else np.asarray(upper, dtype))
+    return while_loop(lambda c: lt(c[0], hi),
+                      lambda c: (c[0] + np.asarray(1, dtype), body_fun(c[0], c[1])),
+                      (i0, init_val))[1]
 
 
 def map(f: Callable, xs: Any, batch_size: int | None = None):
@@ -710,4 +933,68 @@ def map(f: Callable, xs: Any, batch_size: int | None = None):
     return _tree.tree_map(lambda a, b: concatenate([a, b], 0), parts[0], parts[1])
 
 
-__all__ = ["scan", "fori_loop", "map", "scan_p", "Body", "LOOP_PRIMITIVES"]
+def _trace_fn(fn, where, in_tree, avals):
+    """(graph of fn's flat outputs, lifted values, output tree)."""
+    trees = []
+
+    def fun(*tracers):
+        out = fn(_tree.tree_unflatten(in_tree, list(tracers)))
+        leaves, tree = _tree.tree_flatten(out)
+        trees.append(tree)
+        return [_as_leaf(x) for x in leaves]
+    graph, lifted = _stage(fun, avals)
+    return graph, lifted, trees[0]
+
+
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any):
+    """`val = init_val; while cond_fun(val): val = body_fun(val)`; returns `val`: JAX's
+    `lax.while_loop`.
+
+    `cond_fun` returns a bool scalar; `body_fun` returns a value of `init_val`'s structure,
+    shapes and dtypes. Under `jit` it is a Python `while` around the compiled functions;
+    under `vmap` with a per-example predicate it runs until every lane is done (finished
+    lanes keep their value). Unlike JAX, reverse mode works outside `jit`: the trip count
+    is recorded and the loop differentiated as a `scan` of that length (memory grows with
+    the iterations); forward mode works everywhere.
+
+    Example:
+        >>> fg.lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 2.0), (0, 1.0))
+        (array(5), array(32.))
+    """
+    for name, fn in (("cond_fun", cond_fun), ("body_fun", body_fun)):
+        if not callable(fn):
+            raise TypeError(f"while_loop: {name} must be callable, got {type(fn).__name__}")
+    leaves, in_tree = _tree.tree_flatten(init_val)
+    weak = [type(x) in (int, float, bool, complex) for x in leaves]
+    leaves = [_as_leaf(x) for x in leaves]
+    paths = _leaf_paths(init_val)
+    for _ in range(2):  # again after casting a Python-scalar init to the body's dtype
+        avals = [ShapedArray(aval_of(x).shape, aval_of(x).dtype, w) for x, w in zip(leaves, weak)]
+        body, b_lifted, out_tree = _trace_fn(body_fun, "body_fun", in_tree, avals)
+        if out_tree != in_tree:
+            raise TypeError(f"while_loop: body_fun must return a value with the same pytree "
+                            f"structure as init_val, but init_val is {in_tree} and body_fun "
+                            f"returns {out_tree}. Return the same containers.")
+        cast = _check_carry("while_loop: body_fun", paths, [aval_of(x) for x in leaves],
+                            [v.aval for v in body.outvars], weak)
+        if not cast:
+            break
+        leaves = [np.asarray(x, o.aval.dtype) if w else x
+                  for x, w, o in zip(leaves, weak, body.outvars)]
+        weak = [False] * len(leaves)
+    avals = [ShapedArray(aval_of(x).shape, aval_of(x).dtype, w) for x, w in zip(leaves, weak)]
+    cond, c_lifted, c_tree = _trace_fn(cond_fun, "cond_fun", in_tree, avals)
+    pred = [v.aval for v in cond.outvars]
+    if len(pred) != 1 or pred[0].shape != () or pred[0].dtype != np.bool_:
+        raise TypeError(f"while_loop: cond_fun must return a bool scalar, got {c_tree} of "
+                        f"{pred}. Compare to get a bool (e.g. i < n); for a per-element "
+                        "condition reduce it (fnp.any / fnp.all).")
+    nh = len(leaves)
+    cond = _with_io(cond, cond.invars[nh:] + cond.invars[:nh])
+    body = Body(_with_io(body, body.invars[nh:] + body.invars[:nh]), len(b_lifted), nh)
+    outs = while_p.bind(*c_lifted, *b_lifted, *leaves, graphs=WhileGraphs(cond, body))
+    return _tree.tree_unflatten(in_tree, outs)
+
+
+__all__ = ["scan", "fori_loop", "map", "while_loop", "scan_p", "while_p", "Body",
+           "LOOP_PRIMITIVES"]
