@@ -14,14 +14,15 @@ from .slicing import (SLICING_PRIMITIVES, dynamic_index_in_dim, dynamic_slice,
                       dynamic_slice_in_dim, dynamic_update_slice, select_n)
 from .control_flow import CONTROL_FLOW_PRIMITIVES, cond, switch
 from .associative import associative_scan
+from .loops import LOOP_PRIMITIVES, fori_loop, map, scan, while_loop
 
 ALL_PRIMITIVES = (ELEMENTWISE_PRIMITIVES + REDUCE_PRIMITIVES + SHAPE_PRIMITIVES
                   + INDEXING_PRIMITIVES + [dot_general_p] + MISC_PRIMITIVES + RANDOM_PRIMITIVES
                   + CONV_PRIMITIVES + DEBUG_PRIMITIVES + [jit_call_p] + SLICING_PRIMITIVES
-                  + CONTROL_FLOW_PRIMITIVES)
+                  + CONTROL_FLOW_PRIMITIVES + LOOP_PRIMITIVES)
 
 # the functions re-exported above as fg.lax.* (listed, so pyflakes counts them as used)
 __all__ = ["ALL_PRIMITIVES", "conv", "conv_general_dilated", "conv_general_dilated_p",
            "conv_transpose", "reduce_window", "dynamic_index_in_dim", "dynamic_slice",
            "dynamic_slice_in_dim", "dynamic_update_slice", "select_n", "cond", "switch",
-           "associative_scan"]
+           "associative_scan", "scan", "fori_loop", "map", "while_loop"]

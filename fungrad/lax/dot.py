@@ -47,6 +47,8 @@ def _dot_impl(x, y, dimension_numbers):
                 return _matmul(x.reshape(-1, x.shape[-1]), yo).reshape(
                     x.shape[:-1] + yo.shape[1:])
             return _matmul(x if lc[0] == x.ndim - 1 else x.T, yo)
+        if not lc and x.dtype.kind != "V":  # an outer product
+            return np.multiply.outer(x, y)
         return np.tensordot(x, y, axes=(lc, rc))
     xf, yf, x_perm, y_perm = _batched_plan(x.ndim, y.ndim, dimension_numbers)
     bshape = [x.shape[i] for i in lb]
@@ -191,6 +193,8 @@ def _dot_emit(ctx, ins, out, dimension_numbers):
         xo = x if lc[0] == xa.ndim - 1 else f"{x}.T"
         yo = y if rc[0] == 0 else f"{y}.T"
         return f"np.matmul({xo}, {yo}{f', out={out}' if out else ''})"
+    if not lb and not lc and xa.dtype.kind != "V":  # outer product (tensordot is slower)
+        return f"np.multiply.outer({x}, {y}{f', out={out}' if out else ''})"
     impl = ctx.const(_dot_impl, "dot_general_impl")
     return f"{impl}({x}, {y}, {dimension_numbers!r})"
 

@@ -796,6 +796,35 @@ def _prim_cond(draw, name):
                 (p, x, y))
 
 
+@spec(PRIM, "scan")
+def _prim_scan(draw, name):
+    """scan over 0-3 steps, forward or reversed, with a const (w), a carry and xs; the carry
+    tangent and batch come from the const or xs too (fixed points)."""
+    shape = draw(SHAPES)
+    length = draw(st.integers(0, 3))
+    reverse = draw(st.booleans())
+
+    def f(w, c, xs):
+        def step(c, x):
+            return fnp.sin(c) * w + x, c * x
+        return fg.lax.scan(step, c, xs, reverse=reverse)
+    return Case(f, (draw(arrays(shape)), draw(arrays(shape)), draw(arrays((length,) + shape))))
+
+
+@spec(PRIM, "while")
+def _prim_while(draw, name):
+    """while_loop whose trip count is a float argument n (k + 0.5): vmap batches it (a
+    predicate per lane) or not; reverse mode records the trip count."""
+    shape = draw(SHAPES)
+    n = np.asarray(draw(st.integers(0, 3)) + 0.5)
+
+    def f(n, w, x):
+        return fg.lax.while_loop(lambda c: c[0] < n,
+                                 lambda c: (c[0] + 1.0, fnp.sin(c[1]) * w + 0.5),
+                                 (0.0, x))[1]
+    return Case(f, (n, draw(arrays(shape)), draw(arrays(shape))))
+
+
 # ============================================================================= complex
 # Complex cases, run by the test_complex_* tests of tests/test_registry.py: JVPs against
 # finite differences along real and along imaginary directions, the transposition identity
