@@ -291,6 +291,12 @@ def _check(*vals, check):
     if record is not None and (record.message is not None or check.kind not in record.errors):
         return []  # (the first error wins: nothing more to test)
     vals = [_host(v) for v in vals]
+    if not check.nbatch:  # (the common case: one test per operand, no mask to build)
+        for j in range(check.n_tested):
+            if check.bad(j, vals[j]).any():
+                break
+        else:
+            return []
     failing = check.failing(vals)
     if not failing.any():
         return []
