@@ -48,3 +48,10 @@ class NonFiniteError(FungradError, FloatingPointError):
         super().__init__(message)
         self.kind, self.primitive, self.source, self.pinpointed = (kind, primitive, source,
                                                                     pinpointed)
+
+
+class CheckifyError(FungradError, ValueError):
+    """A check of `fg.checkify` failed: `err.throw()` on the error that
+    `fg.checkify.checkify(f)` returned, or `fg.checkify.check(pred, msg)` with a concretely
+    False `pred` outside checkify. The message names the check (or the primitive) and the
+    user's line."""

@@ -23,6 +23,7 @@ ALLOWED = {
     "fungrad.random": ("fungrad.core", "fungrad.lax", "fungrad.numpy"),
     "fungrad.optim": ("fungrad.numpy", "fungrad.random"),
     "fungrad.debug": ("fungrad.lax",),
+    "fungrad.checkify": ("fungrad.core", "fungrad.transforms", "fungrad.lax"),
 }
 
 

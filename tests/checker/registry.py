@@ -676,6 +676,21 @@ def _prim_debug_callback(draw, name):
     return Case(_with_callback, (draw(arrays(draw(SHAPES))),))
 
 
+def _passing_checks(x):
+    """Code that passes a check of every kind (a user check, a traced index, a divisor, NaN
+    tests of every output): values and derivatives must be those of the code alone."""
+    fg.checkify.check(fnp.all(x == x), "never fails: {}", x)
+    flat = fnp.ravel(x)
+    i = fnp.sum(flat > 1e4)  # (a traced index, always 0)
+    return fnp.sin(x) / (x * x + 1.0) + flat[i]
+
+
+@spec(PRIM, "check", "checkify_begin", "checkify_end")
+def _prim_checkify(draw, name):
+    f = fg.checkify.checkify(_passing_checks, errors=fg.checkify.all_checks)
+    return Case(lambda x: f(x)[1], (draw(arrays(draw(SHAPES))),))
+
+
 def _keys(draw, batch=()):
     """Random-number keys (uint32, shape (*batch, 2))."""
     words = draw(st.lists(st.integers(0, 2 ** 32 - 1), min_size=2 * int(np.prod(batch)),
