@@ -258,3 +258,14 @@ def test_traced_slice_bound_names_a_fix_that_works():
         fg.jit(lambda x, i: x[i:i + 3])(x, 1)
     np.testing.assert_array_equal(
         fg.jit(lambda x, i: fnp.take(x, i + fnp.arange(3), axis=0))(x, 1), x[1:4])
+
+
+def test_indexing_a_numpy_array_with_a_traced_index_names_fnp_take():
+    """NumPy's ndarray.__getitem__ cannot hand a tracer back to fungrad; the error names
+    the fix that works (fnp.take), under vmap and jit."""
+    x = np.arange(4.0)
+    for transform in (fg.vmap, fg.jit):
+        with pytest.raises(fg.errors.ConcretizationError, match=r"fnp\.take\(a, x\)"):
+            transform(lambda i: x[i])(np.array([0, 1]))
+        np.testing.assert_array_equal(transform(lambda i: fnp.take(x, i))(np.array([0, 1])),
+                                      [0.0, 1.0])

@@ -22,13 +22,15 @@ CONVERSIONS = {
     "__float__": ("float(x) (math.* functions call it too)", True, float),
     "__int__": ("int(x)", True, int),
     "__complex__": ("complex(x)", True, complex),
-    "__index__": ("an index conversion (operator.index(x), range(x), a slice bound)", True,
+    "__index__": ("an index conversion (operator.index(x), range(x), a slice bound, or a "
+                  "NumPy array indexed with it: write fnp.take(a, x))", True,
                   lambda v: v.__index__()),
     "item": ("x.item()", True, lambda v, *args: np.asarray(v).item(*args)),
     "tolist": ("x.tolist()", True, lambda v: np.asarray(v).tolist()),
     "tobytes": ("x.tobytes()", True, lambda v, *args: np.asarray(v).tobytes(*args)),
-    "__array__": ("np.asarray(x) (np.float64(x) and NumPy functions that fungrad.numpy does "
-                  "not provide call it)", True, _to_array),
+    "__array__": ("np.asarray(x) (np.float64(x), NumPy functions that fungrad.numpy does not "
+                  "provide, and a NumPy array indexed with x call it: write fnp.take(a, x) or "
+                  "fnp.take_along_axis)", True, _to_array),
 }
 
 
