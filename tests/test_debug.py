@@ -348,3 +348,26 @@ def test_messages_name_existing_apis():
         for part in api.split(".")[1:]:
             obj = getattr(obj, part)
     assert inspect.isroutine(fnp.where)
+
+
+def test_prints_inside_loops_branches_and_nested_jit_survive_dce(capsys):
+    """A scan / while / cond / nested jit whose outputs are unused still runs when its body
+    prints: the jit passes treat an equation holding an effectful graph as effectful."""
+    def body(c, x):
+        fg.debug.print("scan {x}", x=x)
+        return c + x, x
+    inner = fg.jit(lambda v: (fg.debug.print("inner {v}", v=v), v * 2)[1])
+
+    def f(xs):
+        fg.lax.scan(body, 0.0, xs)
+        fg.lax.while_loop(lambda c: c < 1, lambda c: (fg.debug.print("while {c}", c=c), c + 1)[1],
+                          0)
+        fg.lax.cond(xs[0] > -1, lambda v: (fg.debug.print("cond {v}", v=v), v)[1],
+                    lambda v: v, xs[0])
+        inner(xs[1])
+        return xs[0]
+    jitted = fg.jit(f)
+    for _ in range(2):   # at every call (a loop of constants is staged, not run at tracing)
+        jitted(np.arange(2.0))
+        out = capsys.readouterr().out.split("\n")
+        assert out == ["scan 0.0", "scan 1.0", "while 0", "cond 0.0", "inner 1.0", ""]

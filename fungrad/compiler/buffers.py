@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from ..core.ir import Graph, Var
+from ..core.ir import Graph, Var, has_effects
 
 # Primitives whose output may be a view of their operand that is still writable and has no
 # self-overlap (an output of one of these, in memory this graph owns, needs no copy). Any
@@ -259,7 +259,7 @@ def sink(graph: Graph) -> Graph:
     moved = False
     for i in range(len(eqns) - 1, -1, -1):
         first = min((key[j] for o in eqns[i].outputs for j in readers.get(o, ())), default=None)
-        if first is None or first <= key[i] + 1 or eqns[i].prim.effectful:
+        if first is None or first <= key[i] + 1 or has_effects(eqns[i]):
             continue  # nothing reads it, its first reader comes right after it, or it is
             # effectful (a callback keeps its place in the program order)
         if all(type(v) is not Var or v in lasting

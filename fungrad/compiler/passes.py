@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dtypes import is_inexact
-from ..core.ir import Eqn, Graph, Literal, Var
+from ..core.ir import Eqn, Graph, Literal, Var, has_effects
 from ..core.trace import Tracer
 
 # folding materializes a constant; past this many elements it is left to run time
@@ -65,7 +65,7 @@ def _foldable(eqn) -> bool:
     for v in eqn.inputs:
         if type(v) is not Literal or isinstance(v.value, Tracer):
             return False
-    return not eqn.prim.multiple_results and not eqn.prim.effectful and all(
+    return not eqn.prim.multiple_results and not has_effects(eqn) and all(
         o.aval.size <= _FOLD_MAX_SIZE for o in eqn.outputs)
 
 
@@ -168,7 +168,7 @@ def simplify_graph(graph: Graph) -> tuple[Graph, bool]:
                 else:
                     subst[eqn.outputs[0]] = rep
                     continue
-        pk = _params_key(eqn.params) if not eqn.prim.effectful else None  # (never merged)
+        pk = _params_key(eqn.params) if not has_effects(eqn) else None  # (never merged)
         if pk is not None:
             key = (eqn.prim, pk, tuple(_atom_key(v) for v in ins))
             prev = seen.get(key)
@@ -191,7 +191,7 @@ def dce(graph: Graph) -> Graph:
     live = {v for v in graph.outvars if type(v) is Var}
     kept = []
     for eqn in reversed(graph.eqns):
-        if eqn.prim.effectful or any(o in live for o in eqn.outputs):
+        if any(o in live for o in eqn.outputs) or has_effects(eqn):
             kept.append(eqn)
             live.update(v for v in eqn.inputs if type(v) is Var)
     kept.reverse()

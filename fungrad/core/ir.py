@@ -124,6 +124,20 @@ class Eqn:
         self.source = source
 
 
+def has_effects(eqn: "Eqn") -> bool:
+    """Whether `eqn` acts outside its outputs: its primitive is effectful (a host callback),
+    or a graph it holds (a loop body, a branch, a jitted call; parameter objects list them
+    with `subgraphs()`) has such an equation. The jit passes never drop, merge, fold or move
+    these."""
+    return eqn.prim.effectful or held_graphs_have_effects(eqn.params)
+
+
+def held_graphs_have_effects(params: dict) -> bool:
+    """Whether a graph among these equation parameters has an effectful equation."""
+    return any(has_effects(e) for p in params.values() if hasattr(p, "subgraphs")
+               for g in p.subgraphs() for e in g.eqns)
+
+
 class Graph:
     """A traced program: `invars`, `eqns`, `outvars` (Vars or Literals)."""
     __slots__ = ("invars", "eqns", "outvars")

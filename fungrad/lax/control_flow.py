@@ -29,8 +29,8 @@ from ..config import config
 from ..core.ad_util import ZERO
 from ..core.check import check_graph
 from ..core.ir import Eqn, Graph, Literal, ShapedArray, Var, aval_of
-from ..core.primitive import Primitive
 from ..core.trace import Tracer
+from .debug import GraphHoldingPrimitive
 from ..transforms.ad import backward_pass
 from ..transforms.batching import BatchTracer, batch_flat, vmap
 from ..transforms.fresh import fresh_leaves, graph_arrays
@@ -56,6 +56,9 @@ class Branches:
         if config.check_graphs:
             for i, g in enumerate(self.graphs):
                 check_graph(g, where=f"cond branch {i}")
+
+    def subgraphs(self):
+        return self.graphs
 
     @property
     def in_avals(self):
@@ -221,7 +224,7 @@ def _cond_impl(index, *ops, branches):
                          for o in outs], list(ops) + graph_arrays(g))
 
 
-cond_p = Primitive("cond", multiple_results=True)
+cond_p = GraphHoldingPrimitive("cond", multiple_results=True)
 cond_p.impl = _cond_impl
 cond_p.abstract_eval = _cond_aval
 

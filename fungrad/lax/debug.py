@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.ir import held_graphs_have_effects
 from ..core.primitive import Primitive
 from ..core.trace import Tracer, current_traces
 from ..transforms.jit import JitStagingTrace
@@ -39,6 +40,24 @@ class EffectfulPrimitive(Primitive):
             if type(trace) is JitStagingTrace:
                 return trace.process_primitive(self, args, params)
         return self.impl(*args, **params)
+
+
+class GraphHoldingPrimitive(Primitive):
+    """A primitive holding graphs (a loop body, branches). Bound with no traced operand
+    inside `jit`, a pure one computes its value now, but one whose graphs have an effect (a
+    print in a loop body) is staged, so the effect happens at every call, not once while
+    tracing."""
+    __slots__ = ()
+
+    def bind(self, *args, **params):
+        for a in args:
+            if isinstance(a, Tracer):
+                return Primitive.bind(self, *args, **params)
+        if held_graphs_have_effects(params):
+            for trace in reversed(current_traces()):
+                if type(trace) is JitStagingTrace:
+                    return trace.process_primitive(self, args, params)
+        return Primitive.bind(self, *args, **params)
 
 
 def _host(x):

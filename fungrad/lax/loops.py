@@ -34,8 +34,8 @@ from ..config import config
 from ..core.ad_util import ZERO, add_any
 from ..core.check import check_graph
 from ..core.ir import Eqn, Graph, Literal, ShapedArray, Var, aval_of
-from ..core.primitive import Primitive
 from ..core.trace import Tracer
+from .debug import GraphHoldingPrimitive
 from ..transforms.ad import backward_pass
 from ..transforms.fresh import fresh_leaves, graph_arrays
 from ..transforms.jit import jvp_graph_fun
@@ -61,6 +61,9 @@ class Body:
         self._derived: dict = {}
         if config.check_graphs:
             check_graph(graph, where="scan body")
+
+    def subgraphs(self):
+        return (self.graph,)
 
     @property
     def in_avals(self):
@@ -171,7 +174,7 @@ def _scan_emit(ctx, ins, out, body, length, reverse, unroll):
     return f"{ctx.const(_loop(body, length, reverse), 'scan')}({', '.join(ins)})"
 
 
-scan_p = Primitive("scan", multiple_results=True)
+scan_p = GraphHoldingPrimitive("scan", multiple_results=True)
 scan_p.impl = _scan_impl
 scan_p.abstract_eval = _scan_aval
 scan_p.emit = _scan_emit
@@ -502,6 +505,9 @@ class WhileGraphs:
         if config.check_graphs:
             check_graph(cond, where="while_loop cond")
 
+    def subgraphs(self):
+        return (self.cond, self.body.graph)
+
     @property
     def n_cond_consts(self) -> int:
         return len(self.cond.invars) - self.body.n_carry
@@ -573,7 +579,7 @@ def _while_emit(ctx, ins, out, graphs):
     return f"{ctx.const(_while_loop_fn(graphs), 'while_loop')}({', '.join(ins)})"
 
 
-while_p = Primitive("while", multiple_results=True)
+while_p = GraphHoldingPrimitive("while", multiple_results=True)
 while_p.impl = _while_impl
 while_p.abstract_eval = _while_aval
 while_p.emit = _while_emit

@@ -174,6 +174,9 @@ class CustomRule:
         self._graphs: dict = {}
         self._derived: dict = {}
 
+    def subgraphs(self):
+        return (self.fun,)
+
     @property
     def n_leaves(self) -> int:
         return len(self.leaf_avals)

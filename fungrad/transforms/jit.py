@@ -150,6 +150,9 @@ class Call:
         self.out_avals = [v.aval for v in self.graph.outvars]
         self._derived: dict = {}
 
+    def subgraphs(self):
+        return (self.graph_before,)
+
     def __repr__(self):
         return f"<compiled {self.name}>"
 
