@@ -874,8 +874,8 @@ def fori_loop(lower, upper, body_fun: Callable, init_val: Any, unroll: int | Non
 
     With concrete bounds (Python or NumPy integers) it is a `scan` of `upper - lower`
     iterations, differentiable in reverse mode everywhere; with traced bounds it is a
-    `while_loop` (reverse mode records a tape; see `while_loop`). `i` is a scalar array of the bounds'
-    integer dtype (int64 for Python ints).
+    `while_loop` (reverse mode records a tape; see `while_loop`). `i` is a scalar array of
+    the bounds' integer dtype (int64 for Python ints).
 
     Example:
         >>> fg.lax.fori_loop(0, 5, lambda i, x: x * 2.0, np.array(1.0))
