@@ -97,8 +97,8 @@ def plan_buffers(graph: Graph, donated=frozenset()) -> BufferPlan:
         else:
             for o in eqn.outputs:
                 for v in eqn.inputs:
-                    if type(v) is Var:
-                        groups.union(v, o)
+                    if type(v) is Var and not (v.aval.opaque or o.aval.opaque):
+                        groups.union(v, o)  # (an opaque host object holds no buffer)
 
     # the index after which a group is dead (n: never, e.g. it holds an output)
     group_end: dict = {}
@@ -232,7 +232,8 @@ def release_points(graph: Graph, writes: dict) -> dict:
     points: dict = {}
     for v, i in end.items():
         a = v.aval
-        if v not in keep and a.size * a.dtype.itemsize >= DEL_MIN_BYTES:
+        # (an opaque object, a while_loop tape, may hold many arrays: freed when dead)
+        if v not in keep and (a.size * a.dtype.itemsize >= DEL_MIN_BYTES or a.opaque):
             points.setdefault(i, []).append(v)
     return points
 

@@ -193,6 +193,9 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
     results = []
     for v, mode in zip(graph.outvars, plan.outputs):
         s = atom(v)
+        if v.aval.opaque:  # a host object (a while_loop tape), not an array: as it is
+            results.append(s)
+            continue
         # the caller gets memory it shares with nothing it holds (see buffers.py): inputs,
         # constants, broadcasts and a second return of one buffer are copied
         if not v.aval.shape and mode != "view":

@@ -19,6 +19,7 @@ _SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "bfloat16": "bf1
 class ShapedArray:
     """Shape and dtype of an array, without its values (what tracing sees)."""
     __slots__ = ("shape", "dtype", "weak_type")
+    opaque = False  # (see OpaqueAval)
 
     def __init__(self, shape: tuple, dtype, weak_type: bool = False):
         self.shape = shape
@@ -46,6 +47,30 @@ class ShapedArray:
     def str_short(self) -> str:
         name = _SHORT.get(self.dtype.name, self.dtype.name)
         return f"{name}[{','.join(map(str, self.shape))}]"
+
+    __repr__ = str_short
+
+
+class OpaqueAval:
+    """The abstract value of an opaque host object that one primitive hands to another (a
+    `while_loop`'s reverse-mode tape: its trip count and residuals). It is not an array: it
+    has no derivative (dtype object), and jit returns it as it is, never copying, allocating,
+    sharing or donating it. `spec` is what the producing primitive says about its contents.
+    Shape () and dtype object keep the IR's generic code (printing, type checks) working."""
+    __slots__ = ("name", "spec")
+    shape = ()
+    ndim = 0
+    size = 1
+    dtype = np.dtype(object)
+    weak_type = False
+    opaque = True
+
+    def __init__(self, name: str, spec=None):
+        self.name = name
+        self.spec = spec
+
+    def str_short(self) -> str:
+        return self.name
 
     __repr__ = str_short
 

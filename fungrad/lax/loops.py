@@ -560,7 +560,7 @@ def _while_loop_fn(graphs):
     return graphs.derived("loop", lambda: _make_while(graphs))
 
 
-def _while_aval(*avals, graphs):
+def _while_aval(*avals, graphs, checkpoint=0):
     want = [v.aval for v in graphs.cond.invars[:graphs.n_cond_consts]] + graphs.body.in_avals
     for k, (a, w) in enumerate(zip(avals, want)):
         if a.shape != w.shape or a.dtype != w.dtype:
@@ -569,13 +569,13 @@ def _while_aval(*avals, graphs):
     return [_strong(a) for a in graphs.body.out_avals]
 
 
-def _while_impl(*ops, graphs):
+def _while_impl(*ops, graphs, checkpoint=0):
     outs = _while_loop_fn(graphs)(*ops)
     return fresh_leaves(list(outs), list(ops) + graph_arrays(graphs.body.graph)
                         + graph_arrays(graphs.cond))
 
 
-def _while_emit(ctx, ins, out, graphs):
+def _while_emit(ctx, ins, out, graphs, checkpoint=0):
     return f"{ctx.const(_while_loop_fn(graphs), 'while_loop')}({', '.join(ins)})"
 
 
@@ -595,15 +595,9 @@ def _concrete(x):
 
 
 def _trip_count(graphs: WhileGraphs, ops) -> int:
-    """How many times the loop runs on these operands (reverse mode records it, then runs
-    a scan of that length)."""
+    """How many times the loop runs on these operands (eager higher-order reverse mode
+    records it, then differentiates a scan of that length)."""
     vals = [_concrete(x) for x in ops]
-    if any(v is None for v in vals):
-        raise NotImplementedError(
-            "reverse-mode differentiation of while_loop needs the loop's trip count, which "
-            "is recorded from concrete values: it works under fg.grad / fg.vjp outside jit. "
-            "Inside jit (or with vmap inside grad), use fg.lax.scan or fg.lax.fori_loop with static "
-            "bounds, or take the gradient outside the jitted function.")
     cond, body = _compiled(graphs)
     nq, nb = graphs.n_cond_consts, graphs.body.n_consts
     q, b, h = vals[:nq], vals[nq:nq + nb], vals[nq + nb:]
@@ -620,15 +614,23 @@ def _cond_with_tangents(graphs: WhileGraphs, nz_h) -> Graph:
     return Graph(list(graphs.cond.invars) + extra, graphs.cond.eqns, graphs.cond.outvars)
 
 
-def _while_jvp(primals, tangents, graphs):
+def _tape_ok(primals) -> bool:
+    """Reverse mode can record a tape: the primals are concrete or staged (jit), not values of
+    an outer differentiation or vmap."""
+    return all(not isinstance(p, Tracer) or isinstance(p, StagingTracer) for p in primals)
+
+
+def _while_jvp(primals, tangents, graphs, checkpoint=0):
     nq, nb, nh = graphs.n_cond_consts, graphs.body.n_consts, graphs.body.n_carry
     nz = [t is not ZERO for t in tangents]
     if not any(nz[nq:]):
-        return while_p.bind(*primals, graphs=graphs), [ZERO] * nh
+        return while_p.bind(*primals, graphs=graphs, checkpoint=checkpoint), [ZERO] * nh
     ops, tans = primals[nq:], tangents[nq:]
     primal_level = max([_level(p) for p in primals], default=-1)
-    if any(type(t) is StagingTracer and t._trace.level > primal_level for t in tans):
-        # reverse mode: record the trip count, then it is a scan of that many iterations
+    reverse = any(type(t) is StagingTracer and t._trace.level > primal_level for t in tans)
+    if reverse and not _tape_ok(primals) and all(_concrete(p) is not None for p in primals):
+        # eager higher order (the primals carry an outer derivative): count the trips, then
+        # differentiate a scan of that many iterations (which differentiates again)
         n = _trip_count(graphs, primals)
         return _scan_jvp(ops, tans, body=graphs.body, length=n, reverse=False, unroll=1)
     nz_b = nz[nq:nq + nb]
@@ -638,7 +640,16 @@ def _while_jvp(primals, tangents, graphs):
     h_tan = [(t if t is not ZERO else np.zeros(aval_of(p).shape, aval_of(p).dtype))
              for p, t, f in zip(ops[nb:], tans[nb:], nz_h) if f]
     b_tan = [t for t in tans[:nb] if t is not ZERO]
-    outs = while_p.bind(*primals[:nq], *ops[:nb], *b_tan, *ops[nb:], *h_tan, graphs=jg)
+    jops = [*primals[:nq], *ops[:nb], *b_tan, *ops[nb:], *h_tan]
+    if reverse:
+        # reverse mode: the known loop records a tape (trip count, residuals), the linear
+        # loop replays it (while_tape.py)
+        from .while_tape import split_and_bind
+        unknown = ([False] * (nq + nb) + [True] * len(b_tan) + [False] * (nh)
+                   + [True] * len(h_tan))
+        outs = split_and_bind(jg, jops, unknown, checkpoint)
+    else:
+        outs = while_p.bind(*jops, graphs=jg, checkpoint=checkpoint)
     t_out = iter(outs[nh:])
     return outs[:nh], [next(t_out) if f else ZERO for f in nz_h]
 
@@ -686,7 +697,7 @@ def _batch_while(graphs: WhileGraphs, b_q, b_b, b_h, axis_size) -> tuple:
     return WhileGraphs(cond, Body(body, nq + bb.n_consts, len(h_avals))), b_h, True
 
 
-def _while_batch(vals, dims, axis_size, graphs):
+def _while_batch(vals, dims, axis_size, graphs, checkpoint=0):
     nq, nb = graphs.n_cond_consts, graphs.body.n_consts
     b = [d is not None for d in dims]
     b_q, b_b, b_h = b[:nq], b[nq:nq + nb], b[nq + nb:]
@@ -698,7 +709,7 @@ def _while_batch(vals, dims, axis_size, graphs):
                                                                  dims[nq:nq + nb])]
     h = [bdim_at_front(v, d, axis_size) if f else v
          for v, d, f in zip(vals[nq + nb:], dims[nq + nb:], b_h)]
-    outs = while_p.bind(*q, *(q if per_lane else []), *bc, *h, graphs=bg)
+    outs = while_p.bind(*q, *(q if per_lane else []), *bc, *h, graphs=bg, checkpoint=checkpoint)
     return outs, [0 if f else None for f in b_h]
 
 
@@ -869,8 +880,8 @@ def fori_loop(lower, upper, body_fun: Callable, init_val: Any, unroll: int | Non
 
     With concrete bounds (Python or NumPy integers) it is a `scan` of `upper - lower`
     iterations, differentiable in reverse mode everywhere; with traced bounds it is a
-    `while_loop` (reverse mode then only outside jit). `i` is a scalar array of the bounds'
-    integer dtype (int64 for Python ints).
+    `while_loop` (reverse mode records a tape; see `while_loop`). `i` is a scalar array of
+    the bounds' integer dtype (int64 for Python ints).
 
     Example:
         >>> fg.lax.fori_loop(0, 5, lambda i, x: x * 2.0, np.array(1.0))
@@ -939,6 +950,20 @@ def map(f: Callable, xs: Any, batch_size: int | None = None):
     return _tree.tree_map(lambda a, b: concatenate([a, b], 0), parts[0], parts[1])
 
 
+def _checkpoint_param(checkpoint) -> int:
+    """while_loop's `checkpoint` as the primitive's parameter: 0 (every iteration's
+    residuals), -1 (every k-th carry, k ~ sqrt(trip count)) or k."""
+    if checkpoint is True:
+        return -1
+    if checkpoint is False or checkpoint is None:
+        return 0
+    if isinstance(checkpoint, (int, np.integer)) and checkpoint >= 1:
+        return int(checkpoint)
+    raise TypeError(f"while_loop: checkpoint must be False, True (store the carry every "
+                    f"~sqrt(iterations) iterations) or a positive int k (every k-th), got "
+                    f"{checkpoint!r}")
+
+
 def _trace_fn(fn, where, in_tree, avals):
     """(graph of fn's flat outputs, lifted values, output tree)."""
     trees = []
@@ -952,21 +977,33 @@ def _trace_fn(fn, where, in_tree, avals):
     return graph, lifted, trees[0]
 
 
-def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any):
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any, *,
+               checkpoint: bool | int = False):
     """`val = init_val; while cond_fun(val): val = body_fun(val)`; returns `val`: JAX's
     `lax.while_loop`.
 
     `cond_fun` returns a bool scalar; `body_fun` returns a value of `init_val`'s structure,
     shapes and dtypes. Under `jit` it is a Python `while` around the compiled functions;
     under `vmap` with a per-example predicate it runs until every lane is done (finished
-    lanes keep their value). Unlike JAX, reverse mode works outside `jit`: the trip count
-    is recorded and the loop differentiated as a `scan` of that length (memory grows with
-    the iterations); forward mode works everywhere.
+    lanes keep their value). Forward mode works everywhere; unlike JAX, reverse mode
+    (`grad`, `vjp`, `jacrev`) works too, under `jit` as well as eagerly: the forward loop
+    runs once and records its trip count and each iteration's residuals on a tape, and the
+    backward pass runs the transposed body over them in reverse (memory O(iterations)).
+
+    `checkpoint` (fungrad's own; JAX has no reverse mode here) trades time for that memory:
+    `True` stores only the carry every k-th iteration with k ~ sqrt(iterations), chosen
+    while the loop runs (memory O(sqrt(iterations)); the backward pass recomputes each
+    segment's residuals from its checkpoint, one more forward evaluation of the body per
+    iteration); an int k stores every k-th carry. Results are the same.
 
     Example:
         >>> fg.lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 2.0), (0, 1.0))
         (array(5), array(32.))
+        >>> fg.grad(lambda x: fg.lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x,
+        ...                                     checkpoint=True))(3.0)
+        array(4.)
     """
+    ckpt = _checkpoint_param(checkpoint)
     for name, fn in (("cond_fun", cond_fun), ("body_fun", body_fun)):
         if not callable(fn):
             raise TypeError(f"while_loop: {name} must be callable, got {type(fn).__name__}")
@@ -998,7 +1035,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any):
     nh = len(leaves)
     cond = _with_io(cond, cond.invars[nh:] + cond.invars[:nh])
     body = Body(_with_io(body, body.invars[nh:] + body.invars[:nh]), len(b_lifted), nh)
-    outs = while_p.bind(*c_lifted, *b_lifted, *leaves, graphs=WhileGraphs(cond, body))
+    outs = while_p.bind(*c_lifted, *b_lifted, *leaves, graphs=WhileGraphs(cond, body),
+                        checkpoint=ckpt)
     return _tree.tree_unflatten(in_tree, outs)
 
 

@@ -826,18 +826,25 @@ def _prim_scan(draw, name):
     return Case(f, (draw(arrays(shape)), draw(arrays(shape)), draw(arrays((length,) + shape))))
 
 
-@spec(PRIM, "while")
+@spec(PRIM, "while", "while_fwd", "while_lin", "while_bwd")
 def _prim_while(draw, name):
     """while_loop whose trip count is a float argument n (k + 0.5): vmap batches it (a
-    predicate per lane) or not; reverse mode records the trip count."""
+    predicate per lane) or not; reverse mode records a tape (while_fwd) that the linear
+    loop (while_lin) and its transpose (while_bwd) replay, optionally checkpointed. The
+    tape primitives are checked through grad of the jitted loop (partial evaluation makes
+    them); second order under jit is not supported (eagerly it differentiates a scan)."""
     shape = draw(SHAPES)
     n = np.asarray(draw(st.integers(0, 3)) + 0.5)
+    checkpoint = draw(st.sampled_from([False, True, 2]))
 
     def f(n, w, x):
         return fg.lax.while_loop(lambda c: c[0] < n,
                                  lambda c: (c[0] + 1.0, fnp.sin(c[1]) * w + 0.5),
-                                 (0.0, x))[1]
-    return Case(f, (n, draw(arrays(shape)), draw(arrays(shape))))
+                                 (0.0, x), checkpoint=checkpoint)[1]
+    args = (n, draw(arrays(shape)), draw(arrays(shape)))
+    if name == "while":
+        return Case(f, args)
+    return Case(fg.jit(f), args, order2=False)
 
 
 # ============================================================================= complex

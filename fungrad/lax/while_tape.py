@@ -1,0 +1,426 @@
+"""Reverse mode through `while_loop` (JAX refuses it): a known loop that records a tape, and a
+linear loop that replays it, under `jit` as well as eagerly.
+
+fungrad runs on the host, so the trip count need not be known when the program is traced:
+the loop that computes the primal values can count its iterations and keep each one's
+residuals. Partial evaluation of the loop's JVP (`partial_eval_rules[while_p]`, also used by
+the eager JVP rule) splits a `while` equation into
+
+- `while_fwd(*known operands, split=S) -> (*known carries, tape)`: runs the known half of the
+  body (`S.scan.known`, the same split as `scan`'s reverse mode) until the predicate fails,
+  returning the primal carries and one opaque `Tape` (abstract value `OpaqueAval`): the trip
+  count, the residual consts and either every iteration's residuals (memory O(n)) or, with
+  `checkpoint`, the known carry every k-th iteration (k ~ sqrt(n), chosen while the loop runs;
+  memory O(sqrt(n)); each segment's residuals are recomputed from its checkpoint when needed).
+- `while_lin(tape, *unknown operands, split=S, batch=()) -> unknown carries`: the linear
+  half (`S.scan.unknown`) run forward over the recorded residuals (what `fg.linearize`'s
+  function evaluates);
+- `while_bwd(tape, *carry cotangents, split=S, batch=()) -> (cotangents of the linear
+  consts, cotangents of the linear carries)`: `while_lin`'s transpose, the transposed body
+  run over the residuals in reverse; its own transpose is `while_lin`.
+
+The forward loop runs once per call. `batch` holds the vmap axis sizes of the linear
+operands (outermost first): `jacrev` vmaps `while_bwd` over cotangents (the tape is shared);
+vmapping `while_fwd` itself (vmap of grad) and differentiating the tape (grad of grad under
+jit) raise, naming what works. Eagerly, higher-order reverse mode keeps the older scheme in
+`loops._while_jvp` (count the trips on concrete values, then differentiate a scan).
+"""
+from __future__ import annotations
+
+from ..core.ad_util import ZERO
+from ..core.ir import Eqn, Graph, OpaqueAval, ShapedArray, Var, aval_of
+from ..compiler.passes import dce
+from ..transforms.fresh import fresh_leaves
+from ..transforms.partial_eval import partial_eval_rules
+from ..core.primitive import Primitive
+from .loops import (_batch_body, _split_of, _strong, _transpose_body, while_p)
+from .shape import bdim_at_front
+
+import numpy as np
+
+# called with every tape a forward loop records (tests count the arrays a tape stores)
+tape_observer = None
+
+ADAPTIVE = -1  # `checkpoint` parameter: k ~ sqrt(trip count), chosen while the loop runs
+
+
+class Tape:
+    """What `while_fwd` records for `while_lin` / `while_bwd`: the trip count `n`, the
+    residual consts, and the per-iteration residuals (`stacked`) or, checkpointed, the
+    known carry at iterations 0, k, 2k, ... (`checkpoints`, with the known body consts
+    needed to recompute a segment). Read-only once made: a `vjp_fn` may replay it often."""
+    __slots__ = ("aval", "n", "consts", "stacked", "checkpoints", "k", "body_consts",
+                 "__weakref__")
+
+    def __init__(self, aval, n, consts, stacked, checkpoints=None, k=0, body_consts=()):
+        self.aval = aval
+        self.n = n
+        self.consts = consts
+        self.stacked = stacked
+        self.checkpoints = checkpoints
+        self.k = k
+        self.body_consts = body_consts
+
+    def stored_arrays(self) -> int:
+        """How many per-iteration arrays the tape holds (residuals, or checkpointed carries)."""
+        if self.stacked is not None:
+            return sum(len(r) for r in self.stacked)
+        return sum(len(h) for h in self.checkpoints)
+
+    def __repr__(self):
+        how = (f"{self.stored_arrays()} residual arrays" if self.stacked is not None else
+               f"{len(self.checkpoints)} checkpoints every {self.k}")
+        return f"<while_loop tape: {self.n} iterations, {how}>"
+
+
+class WhileSplit:
+    """A `while` equation split into its known and unknown halves (see the module doc):
+    `graphs` and `in_unknown` (per operand: cond consts, body consts, carries) it came from,
+    the known cond graph, the scan split of the body (`scan`), and the compiled pieces."""
+    __slots__ = ("graphs", "checkpoint", "in_unknown", "out_unknown", "scan", "cond",
+                 "n_kq", "res_const_pos", "tape_aval", "_derived", "__weakref__")
+
+    def derived(self, key, make):
+        d = self._derived.get(key)
+        if d is None:
+            d = self._derived[key] = make()
+        return d
+
+    # sizes of the known body's operand groups (consts, carry, loop-invariant slots)
+    @property
+    def n_kb(self):
+        return self.scan.known.n_consts
+
+    @property
+    def n_kh(self):
+        return self.scan.known.n_carry - len(self.scan.inv_avals)
+
+    @property
+    def n_uc(self):
+        return self.scan.unknown.n_consts - len(self.res_const_pos) - len(self.scan.inv_avals)
+
+    @property
+    def n_uh(self):
+        return self.scan.unknown.n_carry
+
+    def __repr__(self):
+        return f"WhileSplit(unknown={list(map(int, self.in_unknown))}, ckpt={self.checkpoint})"
+
+
+def _reads(graph: Graph) -> set:
+    g = dce(graph)
+    return ({v for e in g.eqns for v in e.inputs if type(v) is Var}
+            | {v for v in g.outvars if type(v) is Var})
+
+
+def _make_split(graphs, in_unknown, checkpoint):
+    nq, nb, nh = graphs.n_cond_consts, graphs.body.n_consts, graphs.body.n_carry
+    s = _split_of(graphs.body, list(in_unknown[nq:]), [])
+    uk_q, uk_h = list(in_unknown[:nq]), list(s.in_unknown[nb:nb + nh])
+    if any(s.out_unknown[j] and not uk_h[j] for j in range(nh)):
+        return None  # (cannot happen: a carry unknown on exit is unknown on entry)
+    cond = graphs.cond
+    read = _reads(cond)
+    if any(u and v in read for v, u in zip(cond.invars, uk_q + uk_h)):
+        return None  # the predicate needs unknown values: the loop cannot run now
+    ws = WhileSplit()
+    ws.graphs, ws.checkpoint = graphs, checkpoint
+    ws.in_unknown = uk_q + list(s.in_unknown)
+    ws.out_unknown = list(s.out_unknown[:nh])
+    ws.scan = s
+    ws.cond = dce(Graph([v for v, u in zip(cond.invars, uk_q + uk_h) if not u], cond.eqns,
+                        cond.outvars))
+    ws.n_kq = sum(1 for u in uk_q if not u)
+    uk_c = s.in_unknown[:nb]
+    ws.res_const_pos = [sum(1 for u in uk_c[:i] if not u) for i in s.res_consts]
+    ws.tape_aval = OpaqueAval("tape", ws)
+    ws._derived = {}
+    return ws
+
+
+def split_of(graphs, in_unknown, checkpoint) -> WhileSplit | None:
+    """The split of a `while` with these unknown operands (None: the predicate reads unknown
+    values), made once per WhileGraphs."""
+    key = ("tape_split", tuple(map(bool, in_unknown)), checkpoint)
+    return graphs.derived(key, lambda: _make_split(graphs, in_unknown, checkpoint))
+
+
+# ----------------------------------------------------------------------------- compiled pieces
+def _fn(ws, key, graph, name):
+    from ..transforms.jit import Call
+    return ws.derived(key, lambda: Call(graph, name).fn)
+
+
+def _known_fns(ws):
+    return (_fn(ws, "cond", ws.cond, "while_cond_fwd"),
+            _fn(ws, "body", ws.scan.known.graph, "while_body_fwd"))
+
+
+def _lin_body(ws, batch):
+    """The unknown body (consts, linear carries, residuals -> carries), vmapped over `batch`
+    (the linear consts and carries batched at axis 0, residuals not)."""
+    if not batch:
+        return ws.scan.unknown
+    inner = _lin_body(ws, batch[1:])
+    n_res = inner.n_consts - ws.n_uc
+
+    def make():
+        return _batch_body(inner, [False] * n_res + [True] * ws.n_uc, [True] * ws.n_uh,
+                           [False] * inner.n_xs, batch[0])[0]
+    return ws.derived(("lin_body", batch), make)
+
+
+def _bwd_body(ws, batch):
+    """The transposed body (residual consts; cotangent accumulators + carry cotangents;
+    residuals -> accumulators, carry cotangents), vmapped over `batch`."""
+    if not batch:
+        u = ws.scan.unknown
+        n_res = u.n_consts - ws.n_uc
+        return ws.derived("bwd_body", lambda: _transpose_body(
+            u, [False] * n_res + [True] * ws.n_uc, [False] * u.n_xs, ()))
+    inner = _bwd_body(ws, batch[1:])
+
+    def make():
+        return _batch_body(inner, [False] * inner.n_consts, [True] * inner.n_carry,
+                           [False] * inner.n_xs, batch[0])[0]
+    return ws.derived(("bwd_body", batch), make)
+
+
+def _body_fn(ws, kind, batch):
+    body = (_lin_body if kind == "lin" else _bwd_body)(ws, batch)
+    return _fn(ws, (kind + "_fn", batch), body.graph, f"while_{kind}_body")
+
+
+# ----------------------------------------------------------------------------- while_fwd
+def _run_known(ws, q, b, h):
+    """Run the known loop: (final known carries, Tape)."""
+    cond, body = _known_fns(ws)
+    n_kh = ws.n_kh
+    inv = [np.zeros(a.shape, a.dtype) for a in ws.scan.inv_avals]
+    nk = n_kh + len(inv)
+    ckpt = ws.checkpoint
+    k = 1 if ckpt == ADAPTIVE else ckpt
+    stacked = [] if not ckpt else None
+    checkpoints = [] if ckpt else None
+    n = 0
+    while cond(*q, *h)[0]:
+        if ckpt and n % k == 0:
+            checkpoints.append(h)
+            if ckpt == ADAPTIVE and len(checkpoints) > k:
+                # n > k*k: keep every other checkpoint, so k stays ~ sqrt(n)
+                k *= 2
+                checkpoints = checkpoints[::2]
+        out = body(*b, *h, *inv)
+        h, inv = out[:n_kh], out[n_kh:nk]
+        if stacked is not None:
+            stacked.append(out[nk:])
+        n += 1
+    consts = [b[i] for i in ws.res_const_pos] + list(inv)
+    tape = Tape(ws.tape_aval, n, consts, stacked, checkpoints, k, b if ckpt else ())
+    if tape_observer is not None:
+        tape_observer(tape)
+    return list(h), tape
+
+
+def _residuals(ws, tape, reverse: bool):
+    """Each iteration's residuals, in order or reversed (recomputed segment by segment from
+    the checkpoints when the tape has them)."""
+    if tape.stacked is not None:
+        yield from (reversed(tape.stacked) if reverse else tape.stacked)
+        return
+    _, body = _known_fns(ws)
+    n_kh, k, n = ws.n_kh, tape.k, tape.n
+    nk = n_kh + len(ws.scan.inv_avals)
+    inv = tape.consts[len(ws.res_const_pos):]
+    starts = list(enumerate(range(0, n, k)))
+    for j, start in (reversed(starts) if reverse else starts):
+        h, seg = tape.checkpoints[j], []
+        for _ in range(start, min(start + k, n)):
+            out = body(*tape.body_consts, *h, *inv)
+            h = out[:n_kh]
+            seg.append(out[nk:])
+        yield from (reversed(seg) if reverse else seg)
+        seg = None
+
+
+def _fwd_impl(*ops, split):
+    ws = split
+    nq, nb = ws.n_kq, ws.n_kb
+    h, tape = _run_known(ws, ops[:nq], ops[nq:nq + nb], ops[nq + nb:])
+    return fresh_leaves(h, list(ops)) + [tape]
+
+
+def _fwd_aval(*avals, split):
+    ws = split
+    out = ws.scan.known.out_avals[:ws.n_kh]
+    return [_strong(a) for a in out] + [ws.tape_aval]
+
+
+def _fwd_jvp(primals, tangents, split):
+    raise NotImplementedError(
+        "differentiating the reverse-mode tape of a while_loop (grad of grad, jacfwd of grad, "
+        "... with the loop inside fg.jit) is not supported: the tape's residuals have no "
+        "derivative. Take the outer derivative outside fg.jit (eagerly, fg.grad(fg.grad(f)) "
+        "differentiates the loop as a scan of its recorded trip count), or write the loop "
+        "with fg.lax.scan / fg.lax.fori_loop with static bounds, which differentiate to any "
+        "order under jit.")
+
+
+def _fwd_batch(vals, dims, axis_size, split):
+    raise NotImplementedError(
+        "vmap of reverse-mode differentiation through a while_loop (fg.vmap(fg.grad(f)), "
+        "per-example gradients) is not supported: lanes would need tapes of different "
+        "lengths. Differentiate outside the vmap instead: fg.grad(lambda xs: "
+        "fnp.sum(fg.vmap(f)(xs))) gives every example's gradient when examples are "
+        "independent (the batched loop runs until the last lane is done, and reverse mode "
+        "records that), or use fg.jacrev / fg.jacfwd of the vmapped function, or "
+        "fg.lax.fori_loop / fg.lax.scan with a static trip count.")
+
+
+while_fwd_p = Primitive("while_fwd", multiple_results=True)
+while_fwd_p.impl = _fwd_impl
+while_fwd_p.abstract_eval = _fwd_aval
+while_fwd_p.jvp = _fwd_jvp
+while_fwd_p.batch = _fwd_batch
+
+
+# ----------------------------------------------------------------------------- while_lin / bwd
+def _lin_impl(tape, *ops, split, batch=()):
+    ws = split
+    fn = _body_fn(ws, "lin", batch)
+    n_uc = ws.n_uc
+    consts = list(tape.consts) + list(ops[:n_uc])
+    h = list(ops[n_uc:])
+    for res in _residuals(ws, tape, False):
+        h = list(fn(*consts, *h, *res))
+    return fresh_leaves(h, list(ops))
+
+
+def _lin_aval(tape, *avals, split, batch=()):
+    return [_strong(a) for a in avals[split.n_uc:]]
+
+
+def _bwd_impl(tape, *cts, split, batch=()):
+    ws = split
+    fn = _body_fn(ws, "bwd", batch)
+    lead = tuple(batch)
+    acc = [np.zeros(lead + a.shape, a.dtype) for a in _uc_avals(ws)]
+    ct = list(cts)
+    for res in _residuals(ws, tape, True):
+        out = fn(*tape.consts, *acc, *ct, *res)
+        acc, ct = list(out[:len(acc)]), list(out[len(acc):])
+    return fresh_leaves(acc + ct, list(cts))
+
+
+def _uc_avals(ws):
+    u = ws.scan.unknown
+    return [_strong(a) for a in u.in_avals[u.n_consts - ws.n_uc:u.n_consts]]
+
+
+def _bwd_aval(tape, *avals, split, batch=()):
+    lead = tuple(batch)
+    return ([ShapedArray(lead + a.shape, a.dtype) for a in _uc_avals(split)]
+            + [_strong(a) for a in avals])
+
+
+def _lin_transpose(cts, tape, *args, split, batch=()):
+    ws = split
+    ct_h = [c if c is not None else np.zeros(_aval(a).shape, _aval(a).dtype)
+            for c, a in zip(cts, args[ws.n_uc:])]
+    outs = while_bwd_p.bind(tape, *ct_h, split=ws, batch=batch)
+    return [None] + [c if type(a) is Var else None for c, a in zip(outs, args)]
+
+
+def _aval(a):
+    return a.aval if type(a) is Var else aval_of(a)
+
+
+def _bwd_transpose(cts, tape, *args, split, batch=()):
+    ws = split
+    avals = _bwd_aval(None, *[_aval(a) for a in args],
+                      split=ws, batch=batch)
+    d = [c if c is not None else np.zeros(a.shape, a.dtype) for c, a in zip(cts, avals)]
+    outs = while_lin_p.bind(tape, *d, split=ws, batch=batch)
+    return [None] + [c if type(a) is Var else None for c, a in zip(outs, args)]
+
+
+def _linear_jvp(prim):
+    """JVP of a primitive linear in every operand but the tape (which has no tangent)."""
+    def jvp(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        if all(t is ZERO for t in tangents[1:]):
+            return out, [ZERO] * len(out)
+        avals = [aval_of(p) for p in primals[1:]]
+        ts = [np.zeros(a.shape, a.dtype) if t is ZERO else t for t, a in zip(tangents[1:], avals)]
+        return out, prim.bind(primals[0], *ts, **params)
+    return jvp
+
+
+def _linear_batch(prim):
+    """vmap of `while_lin` / `while_bwd` over their linear operands (the tape is shared):
+    one more leading axis in `batch`, the bodies vmapped once more."""
+    def batch_rule(vals, dims, axis_size, split, batch=()):
+        if dims[0] is not None:
+            raise NotImplementedError(f"{prim.name}: a batched while_loop tape")
+        ops = [bdim_at_front(v, d, axis_size) for v, d in zip(vals[1:], dims[1:])]
+        outs = prim.bind(vals[0], *ops, split=split, batch=(axis_size,) + tuple(batch))
+        return outs, [0] * len(outs)
+    return batch_rule
+
+
+while_lin_p = Primitive("while_lin", multiple_results=True)
+while_lin_p.impl = _lin_impl
+while_lin_p.abstract_eval = _lin_aval
+while_lin_p.transpose = _lin_transpose
+while_lin_p.jvp = _linear_jvp(while_lin_p)
+while_lin_p.batch = _linear_batch(while_lin_p)
+
+while_bwd_p = Primitive("while_bwd", multiple_results=True)
+while_bwd_p.impl = _bwd_impl
+while_bwd_p.abstract_eval = _bwd_aval
+while_bwd_p.transpose = _bwd_transpose
+while_bwd_p.jvp = _linear_jvp(while_bwd_p)
+while_bwd_p.batch = _linear_batch(while_bwd_p)
+
+TAPE_PRIMITIVES = [while_fwd_p, while_lin_p, while_bwd_p]
+
+
+# ----------------------------------------------------------------------------- splitting
+def split_and_bind(graphs, ops, unknown, checkpoint) -> list:
+    """Bind the known loop (`while_fwd`) on the known operands now and the linear one
+    (`while_lin`) on its tape and the unknown operands: the loop's outputs, in order."""
+    ws = split_of(graphs, unknown, checkpoint)
+    if ws is None:
+        raise NotImplementedError(
+            "reverse mode through while_loop: its predicate (cond_fun) depends on values "
+            "being differentiated, so the loop cannot run before the backward pass. Compute "
+            "the predicate from values without derivative (e.g. fg.stop_gradient(x)).")
+    nq = len(graphs.cond.invars) - graphs.body.n_carry
+    known = [x for x, u in zip(ops, ws.in_unknown) if not u]
+    k_out = while_fwd_p.bind(*known, split=ws)
+    uk = [x for x, u in zip(ops[nq:], ws.in_unknown[nq:]) if u]
+    u_out = iter(while_lin_p.bind(k_out[-1], *uk, split=ws))
+    k_iter = iter(k_out[:-1])
+    return [next(u_out) if u else next(k_iter) for u in ws.out_unknown]
+
+
+def _while_partial_eval(eqn, in_unknown):
+    """`partial_eval_graph`'s rule: a `while` with known and unknown operands (its JVP inside
+    jit, or nested in a scan body) becomes `while_fwd` (known) and `while_lin` (unknown)."""
+    graphs, ckpt = eqn.params["graphs"], eqn.params.get("checkpoint", 0)
+    ws = split_of(graphs, in_unknown, ckpt)
+    if ws is None:
+        return None
+    nq = graphs.n_cond_consts
+    ins = eqn.inputs
+    tape = Var(ws.tape_aval)
+    k_outs = [o for o, u in zip(eqn.outputs, ws.out_unknown) if not u]
+    k_eqn = Eqn(while_fwd_p, [x for x, u in zip(ins, ws.in_unknown) if not u],
+                {"split": ws}, k_outs + [tape], eqn.source)
+    u_eqn = Eqn(while_lin_p, [tape] + [x for x, u in zip(ins[nq:], ws.in_unknown[nq:]) if u],
+                {"split": ws}, [o for o, u in zip(eqn.outputs, ws.out_unknown) if u],
+                eqn.source)
+    return [k_eqn], [u_eqn]
+
+
+partial_eval_rules[while_p] = _while_partial_eval
