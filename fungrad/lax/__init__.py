@@ -13,11 +13,12 @@ from ..transforms.jit import jit_call_p
 from .slicing import (SLICING_PRIMITIVES, dynamic_index_in_dim, dynamic_slice,
                       dynamic_slice_in_dim, dynamic_update_slice, select_n)
 from .control_flow import CONTROL_FLOW_PRIMITIVES, cond, switch
+from .remat import REMAT_PRIMITIVES
 
 ALL_PRIMITIVES = (ELEMENTWISE_PRIMITIVES + REDUCE_PRIMITIVES + SHAPE_PRIMITIVES
                   + INDEXING_PRIMITIVES + [dot_general_p] + MISC_PRIMITIVES + RANDOM_PRIMITIVES
                   + CONV_PRIMITIVES + DEBUG_PRIMITIVES + [jit_call_p] + SLICING_PRIMITIVES
-                  + CONTROL_FLOW_PRIMITIVES)
+                  + CONTROL_FLOW_PRIMITIVES + REMAT_PRIMITIVES)
 
 # the functions re-exported above as fg.lax.* (listed, so pyflakes counts them as used)
 __all__ = ["ALL_PRIMITIVES", "conv", "conv_general_dilated", "conv_general_dilated_p",
