@@ -284,6 +284,22 @@ def test_closure_over_traced_values():
     close(fg.jit(fg.grad(f))(W), fg.grad(lambda w: fnp.sum(fnp.sin(X @ w)))(W))
 
 
+def test_bodies_are_shared_only_between_equal_graphs():
+    ck = fg.checkpoint(block)
+    ir = fg.make_ir(lambda w, x: ck(w, ck(w, x)))(W, X)
+    bodies = [e.params["body"] for e in ir.graph.eqns if e.prim.name == "remat"]
+    assert len(bodies) == 2 and bodies[0] is bodies[1]  # (derived graphs are made once)
+    consts = [np.ones(4), np.full(4, 2.0)]
+    scale = [3.0]
+    f = fg.checkpoint(lambda x, i: x * consts[i] * scale[0], static_argnums=1)
+    grad = fg.grad(lambda x, i: fnp.sum(f(x, i)))
+    close(grad(X, 0), np.full(X.shape, 3.0))
+    close(grad(X, 1), np.full(X.shape, 6.0))  # another constant: another graph
+    scale[0] = 5.0
+    consts[0] = np.full(4, 7.0)
+    close(grad(X, 0), np.full(X.shape, 35.0))
+
+
 def test_remat_is_checkpoint_and_policies_compare_by_value():
     assert fg.remat is fg.checkpoint
     assert P.save_only_these_names("a", "b") == P.save_only_these_names("b", "a")

@@ -553,6 +553,50 @@ REMAT_PRIMITIVES = [remat_p, name_p, barrier_p]
 
 
 # ----------------------------------------------------------------------------- checkpoint
+_BODY_CACHE_SIZE = 64
+
+
+def _graph_key(graph: Graph):
+    """A hashable key, equal for graphs that compute the same thing: the same equations with
+    equal parameters on the same constants (arrays by identity: a cached graph holds them, so
+    their ids are not reused while it lives); None if a parameter is not hashable."""
+    index = {v: i for i, v in enumerate(graph.invars)}
+
+    def atom(v):
+        if type(v) is Var:
+            return index[v]
+        x = v.value
+        if type(x) in PY_SCALARS:
+            return (type(x), x, v.aval.dtype, v.aval.weak_type)
+        return ("id", id(x))
+    parts = [tuple((v.aval.shape, v.aval.dtype, v.aval.weak_type) for v in graph.invars)]
+    for e in graph.eqns:
+        params = tuple((k, type(x), x) for k, x in sorted(e.params.items()))
+        try:
+            hash(params)
+        except TypeError:
+            return None
+        parts.append((e.prim, params, tuple(atom(v) for v in e.inputs)))
+        for o in e.outputs:
+            index[o] = len(index)
+    parts.append(tuple(atom(v) for v in graph.outvars))
+    return tuple(parts)
+
+
+def _cached_body(cache: dict, graph: Graph, name: str) -> RematBody:
+    """One RematBody per distinct graph of a checkpointed function (the layers of a network
+    share one), so the graphs derived from it (JVP, split, transpose) are made once."""
+    key = _graph_key(graph)
+    body = cache.get(key) if key is not None else None
+    if body is None:
+        body = RematBody(graph, f"checkpoint({name})")
+        if key is not None:
+            if len(cache) >= _BODY_CACHE_SIZE:
+                cache.clear()
+            cache[key] = body
+    return body
+
+
 def _transforming() -> bool:
     return bool(current_traces())
 
@@ -611,6 +655,7 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy: Callable | None 
         raise TypeError(f"checkpoint: static_argnums must be ints, got {static_argnums!r}")
     name = getattr(fun, "__name__", type(fun).__name__)
     prevent_cse = bool(prevent_cse)
+    bodies: dict = {}  # graph key -> RematBody (see _cached_body)
 
     @functools.wraps(fun)
     def checkpointed(*args, **kwargs):
@@ -632,7 +677,7 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy: Callable | None 
             box.append(out_tree)
             return [_operand(name, "its output", o) for o in out_leaves]
         graph, lifted = stage_flat(flat, in_avals)
-        body = RematBody(graph, f"checkpoint({name})")
+        body = _cached_body(bodies, graph, name)
         outs = _bind(operands + list(lifted), body, policy, prevent_cse)
         return _tree.tree_unflatten(box[0], outs)
 
