@@ -87,6 +87,21 @@ def test_vmap_of_grad_and_jit(ck):
     close(fg.jit(fg.grad(fg.jit(loss(ck))))(W, X), want)
 
 
+def test_jacobians_and_integer_operands():
+    ck = fg.checkpoint(block, policy=P.dots_saveable)
+    close(fg.jacrev(lambda x: ck(W, x))(X), fg.jacrev(lambda x: block(W, x))(X))
+    close(fg.jacfwd(lambda x: ck(W, x))(X), fg.jacfwd(lambda x: block(W, x))(X))
+    hess = fg.jit(fg.hessian(lambda x: fnp.sum(ck(W, x[None]) ** 2)))(X[0])
+    close(hess, fg.hessian(lambda x: fnp.sum(block(W, x[None]) ** 2))(X[0]))
+
+    def take(x, idx):
+        return fnp.sum(fnp.take(fnp.sin(x), idx, axis=0))
+    idx = np.array([0, 2, 2])
+    want = fg.grad(take)(X, idx)
+    close(fg.grad(fg.checkpoint(take))(X, idx), want)
+    close(fg.jit(fg.grad(fg.checkpoint(take)))(X, idx), want)
+
+
 def test_checkpoint_of_vmap_and_jit_inside():
     f = fg.checkpoint(fg.vmap(lambda w, x: fg.jit(block)(w, x[None])[0], in_axes=(None, 0)))
     close(fg.grad(loss(f))(W, X), fg.grad(loss(block))(W, X))
