@@ -252,6 +252,14 @@ def test_checkpoint_inside_cond_and_cond_inside_checkpoint():
                   fg.vmap(fg.grad(with_cond(block)), in_axes=(None, 0))(W, np.stack([x, -x])))
 
 
+def test_outputs_independent_of_the_differentiated_input():
+    f = fg.checkpoint(lambda w, x: (fnp.sin(x), fnp.cos(x) * 2.0))
+    g = fg.grad(lambda w: fnp.sum(f(w, X)[0]) + fnp.sum(w))(W)
+    close(g, np.ones_like(W))
+    close(fg.jit(fg.grad(lambda w: fnp.sum(f(w, X)[1]) * fnp.sum(w)))(W),
+          np.full_like(W, np.sum(np.cos(X) * 2.0)))
+
+
 def test_custom_vjp_inside_checkpoint():
     used = []
 
@@ -327,6 +335,13 @@ def test_errors():
         fg.checkpoint(3)
     with pytest.raises(TypeError, match="policy must be None or a callable"):
         fg.checkpoint(block, policy="dots")
+    class Unhashable:
+        __hash__ = None
+
+        def __call__(self, prim, *avals, **params):
+            return False
+    with pytest.raises(TypeError, match="policy must be hashable"):
+        fg.checkpoint(block, policy=Unhashable())
     with pytest.raises(TypeError, match="static_argnums must be ints"):
         fg.checkpoint(block, static_argnums=("a",))
     with pytest.raises(ValueError, match="static_argnums contains 5"):

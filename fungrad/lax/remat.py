@@ -408,6 +408,8 @@ def _remat_linearize(primals, nz, jb, out_nz, n_out, policy, prevent_cse):
     outs = _bind(primals, split.known, policy, prevent_cse)
     res = [primals[i] for i in split.passed] + list(outs[n_out:])
     outs = outs[:n_out]
+    if not n_t:  # (no output depends on the tangents: nothing to record)
+        return outs, [ZERO] * n_out
     t_out = iter(_bind(res + nz, split.unknown, policy, prevent_cse))
     return outs, [next(t_out) if z else ZERO for z in out_nz]
 
@@ -648,6 +650,11 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy: Callable | None 
         raise TypeError(f"checkpoint: policy must be None or a callable policy(prim, *avals, "
                         f"**params) -> bool such as fg.checkpoint_policies.dots_saveable, got "
                         f"{type(policy).__name__}")
+    try:
+        hash(policy)  # (graphs derived under a policy are cached by it)
+    except TypeError:
+        raise TypeError(f"checkpoint: policy must be hashable, got an unhashable "
+                        f"{type(policy).__name__}; use a function or a frozen dataclass")
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
     static_argnums = tuple(static_argnums)
