@@ -6,11 +6,13 @@ Every measurement runs in a fresh subprocess: it builds the inputs (about `--mb`
 float64 data), calls the gradient once (compiling it, for jit), then measures a second call:
 
 - `peak`: tracemalloc's peak of bytes allocated during the call (NumPy reports its data
-  buffers to tracemalloc), so the inputs are not counted but the returned gradient is. For
-  JAX, whose buffers tracemalloc does not see, it is XLA's own buffer plan (outputs plus
-  temporaries, from `memory_analysis()`);
+  buffers to tracemalloc), so the inputs are not counted but the returned gradient is, and
+  so are buffers kept from the first call (jit's scratch buffers, which it keeps between
+  calls). For JAX, whose buffers tracemalloc does not see, it is XLA's own buffer plan
+  (outputs plus temporaries, from `memory_analysis()`);
 - `rss`: the peak resident set size during the call minus the RSS before it (Linux: the
-  high-water mark is reset through /proc/self/clear_refs): a cross-check of `peak`.
+  high-water mark is reset through /proc/self/clear_refs): a cross-check of `peak`;
+- `ms`: the best of 5 more calls (rough: the processes do not interleave).
 
 Ratios are against the plainly written hand NumPy forward + backward of the same function
 ("numpy"); "numpy out=" is the same gradient written with explicit buffer reuse.
@@ -22,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import tracemalloc
 
 import numpy as np
@@ -110,7 +113,57 @@ def rownorm_setup(mb):
     return (x,), (lambda m: lambda x: rownorm(m, x)), rownorm_grad_numpy
 
 
-CASES = {"mlp": mlp_setup, "elementwise": elementwise_setup, "rownorm": rownorm_setup}
+DEEP_LAYERS, DEEP_WIDTH = 32, 512
+
+
+def deep_mlp(m, params, x, block=0):
+    """sum(h^2) of a 32-layer tanh MLP; with `block` k > 0, every k consecutive layers are one
+    checkpoint (`fg.checkpoint` / `jax.checkpoint`): the backward pass recomputes them."""
+    def layers(ps, h):
+        for w, b in ps:
+            h = m.tanh(h @ w + b)
+        return h
+    if block:
+        ck = fg.checkpoint if m is fnp else __import__("jax").checkpoint
+        run = ck(layers)
+        for i in range(0, len(params), block):
+            x = run(params[i:i + block], x)
+    else:
+        x = layers(params, x)
+    return m.sum(x * x)
+
+
+def deep_mlp_grad_numpy(params, x):
+    hs = [x]
+    for w, b in params:
+        hs.append(np.tanh(hs[-1] @ w + b))
+    g = 2 * hs[-1]
+    grads = []
+    for (w, b), h_in, h in zip(params[::-1], hs[-2::-1], hs[:0:-1]):
+        g = g * (1 - h * h)
+        grads.append((h_in.T @ g, g.sum(0)))
+        g = g @ w.T
+    return grads[::-1]
+
+
+def deep_mlp_setup(block):
+    def setup(mb):
+        """32 tanh layers of width 512; the batch makes the 32 hidden activations `mb` MB in
+        all (200 MB: batch 1600; 32 MB: batch 256). Gradient w.r.t. the parameters."""
+        rows = max(1, int(mb * MB) // (DEEP_LAYERS * DEEP_WIDTH * 8))
+        rng = np.random.default_rng(0)
+        params = [(rng.standard_normal((DEEP_WIDTH, DEEP_WIDTH)) / np.sqrt(DEEP_WIDTH),
+                   0.1 * rng.standard_normal(DEEP_WIDTH)) for _ in range(DEEP_LAYERS)]
+        x = rng.standard_normal((rows, DEEP_WIDTH))
+        return (params, x), (lambda m: lambda p, x: deep_mlp(m, p, x, block)), \
+            deep_mlp_grad_numpy
+    return setup
+
+
+CASES = {"mlp": mlp_setup, "elementwise": elementwise_setup, "rownorm": rownorm_setup,
+         # issue 10: checkpointing every layer / every 4 layers against none
+         "mlp32": deep_mlp_setup(0), "mlp32 remat1": deep_mlp_setup(1),
+         "mlp32 remat4": deep_mlp_setup(4)}
 # hand-written variants with explicit buffer reuse (a floor, not the reference)
 NUMPY_OUT = {"elementwise": elementwise_grad_numpy_out}
 METHODS = ("numpy", "numpy out=", "eager grad", "jit(grad)", "jax.jit(jax.grad)")
@@ -162,20 +215,29 @@ def measure(case, method, mb):
     """{'peak': bytes, 'rss': bytes}: peaks of the second call above its start (for JAX,
     `peak` is XLA's buffer plan: tracemalloc does not see its buffers)."""
     call, keep = make_call(case, method, mb)
+    tm = method != "jax.jit(jax.grad)"
+    if tm:  # from the first call on: buffers jit keeps between calls (scratch) count too
+        tracemalloc.start()
     out = call()  # compile (jit) and warm up
     del out
     _reset_peak_rss()
     rss0 = _rss("VmRSS")
-    tm = method != "jax.jit(jax.grad)"
     if tm:
-        tracemalloc.start()
+        tracemalloc.reset_peak()
     out = call()
     peak_tm = tracemalloc.get_traced_memory()[1] if tm else None
     tracemalloc.stop()
     peak_rss = _rss("VmHWM") - rss0
     peak = peak_tm if tm else _xla_plan(keep)
-    del out, keep
-    return {"peak": peak, "rss": peak_rss}
+    del out
+    seconds = []
+    for _ in range(5):  # (after the memory measurement: tracemalloc slows allocations)
+        t0 = time.perf_counter()
+        out = call()
+        seconds.append(time.perf_counter() - t0)
+        del out
+    del keep
+    return {"peak": peak, "rss": peak_rss, "time": min(seconds)}
 
 
 # ------------------------------------------------------------------ driver
@@ -207,7 +269,8 @@ def main(argv=None):
         return 0
     methods = [m for m in METHODS if m != "jax.jit(jax.grad)" or _have_jax()]
     print(f"peak MB above the inputs, input {args.mb:g} MB float64; x = ratio to numpy")
-    print(f"{'case':12s} {'method':18s} {'peak':>6s} {'x':>5s} {'rss':>6s} {'x':>5s}")
+    print(f"{'case':12s} {'method':18s} {'peak':>6s} {'x':>5s} {'rss':>6s} {'x':>5s} "
+          f"{'ms':>7s} {'x':>5s}")
     for case in CASES:
         if args.only and args.only not in case and not any(args.only in m for m in methods):
             continue
@@ -227,9 +290,11 @@ def main(argv=None):
             row = f"{case:12s} {method:18s}"
             for k in ("peak", "rss"):
                 row += f" {r[k] / MB:6.0f} {r[k] / base[k]:5.2f}"
+            row += f" {r['time'] * 1e3:7.1f} {r['time'] / base['time']:5.2f}"
             print(row, flush=True)
     print("peak: tracemalloc (JAX: XLA's buffer plan, output + temporaries); rss: resident set "
-          "growth (JAX's allocator may reuse pages kept from the first call)")
+          "growth (JAX's allocator may reuse pages kept from the first call); ms: best of 5 "
+          "calls, each case in its own process (not interleaved: a rough figure)")
     return 0
 
 

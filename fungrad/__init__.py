@@ -12,6 +12,7 @@ from .transforms.jit import jit
 from .transforms.custom import custom_jvp, custom_vjp
 from .config import config
 from .lax.misc import stop_gradient
+from .lax.remat import checkpoint, remat, checkpoint_name, checkpoint_policies
 from .backend import device_put
 from . import tree, numpy, test_util, errors, extend, random, nn, optim, debug, checkify
 
@@ -19,4 +20,5 @@ __version__ = "0.1.0"
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "make_ir", "stop_gradient",
            "vmap", "jacfwd", "jacrev", "hessian", "jit", "custom_jvp", "custom_vjp", "config",
            "device_put", "tree", "numpy", "test_util", "float0", "errors", "extend",
-           "random", "nn", "optim", "debug", "checkify"]
+           "random", "nn", "optim", "debug", "checkify", "checkpoint", "remat",
+           "checkpoint_name", "checkpoint_policies"]

@@ -1,6 +1,6 @@
 """Optimizations on the IR: pure functions from a `Graph` to a smaller, equivalent `Graph`.
 
-`optimize` runs, to a fixed point: constant folding, algebraic simplification (x*1, x+0, broadcasts NumPy does itself,
+`optimize` first inlines equations that hold a body (a checkpoint's), then runs, to a fixed point: constant folding, algebraic simplification (x*1, x+0, broadcasts NumPy does itself,
 adds of all-zero constants left by symbolic zeros, transpose of transpose, reshape chains,
 no-op shape ops and casts, a sum over broadcast dims), common-subexpression elimination and
 dead-code elimination. Each pass walks the equations once, rewriting through a substitution
@@ -33,8 +33,13 @@ def _read(subst, v):
 # broadcast_sources[prim](eqn) -> (eqns, atom) or None: for an equation that only broadcasts,
 #   an atom that NumPy's own broadcasting turns into its output (with equations that compute
 #   it, e.g. a reshape that inserts length-1 axes): elementwise ufuncs read it instead.
+# inline_rules[prim](eqn, ins) -> (eqns, atoms): equations (with fresh Vars) computing the
+#   equation's outputs from `ins` (its operands after substitution), and the atoms that stand
+#   for its outputs. `optimize` inlines such equations first (a checkpoint's body), so the
+#   other passes and the buffer plan see one flat program.
 simplify_rules: dict = {}
 broadcast_sources: dict = {}
+inline_rules: dict = {}
 
 
 def can_stand_for(v, out) -> bool:
@@ -198,8 +203,34 @@ def dce(graph: Graph) -> Graph:
     return Graph(graph.invars, kept, graph.outvars)
 
 
+def _inline_eqns(eqns, subst, out) -> None:
+    for eqn in eqns:
+        ins = [_read(subst, v) for v in eqn.inputs]
+        rule = inline_rules.get(eqn.prim)
+        if rule is None:
+            if any(a is not b for a, b in zip(ins, eqn.inputs)):
+                eqn = Eqn(eqn.prim, ins, eqn.params, eqn.outputs, eqn.source)
+            out.append(eqn)
+            continue
+        body, atoms = rule(eqn, ins)
+        _inline_eqns(body, subst, out)  # (a body may hold equations to inline in turn)
+        for o, a in zip(eqn.outputs, atoms):
+            subst[o] = a
+
+
+def inline(graph: Graph) -> Graph:
+    """Replace the equations that have an `inline_rules` entry by their bodies."""
+    if not any(e.prim in inline_rules for e in graph.eqns):
+        return graph
+    subst: dict = {}
+    eqns: list = []
+    _inline_eqns(graph.eqns, subst, eqns)
+    return Graph(graph.invars, eqns, [_read(subst, v) for v in graph.outvars])
+
+
 def optimize(graph: Graph, max_rounds: int = 4) -> Graph:
     """All passes, repeated while they still change something (a few rounds at most)."""
+    graph = inline(graph)
     for _ in range(max_rounds):
         graph, changed = simplify_graph(graph)
         graph = dce(graph)

@@ -1022,3 +1022,29 @@ def _lax_associative_scan(draw, name):
     a, b = draw(arrays(shape, uniform(-1.0, 1.0))), draw(arrays(shape))
     return Case(lambda a, b: fg.lax.associative_scan(_affine_compose, (a, b), reverse=reverse,
                                                      axis=axis), (a, b))
+
+
+_REMAT_POLICIES = [None, fg.checkpoint_policies.dots_saveable,
+                   fg.checkpoint_policies.save_only_these_names("h"),
+                   fg.checkpoint_policies.everything_saveable]
+
+
+def _remat_body(x, y):
+    h = fg.checkpoint_name(fnp.sin(x) * y, "h")
+    return fnp.tanh(h) * x, fnp.sum(fnp.exp(h * 0.1) * y)
+
+
+@spec(PRIM, "remat", "checkpoint_name", "optimization_barrier")
+def _prim_remat(draw, name):
+    """fg.checkpoint (with a policy) of a function whose values the policies treat differently
+    (a named value, elementwise work); checkpoint_name tags one of them; optimization_barrier
+    (what jit puts in front of an inlined checkpoint body) is an identity of its operands."""
+    shape = draw(SHAPES)
+    x, y = draw(arrays(shape)), draw(arrays(shape))
+    if name == "optimization_barrier":
+        from fungrad.lax.remat import barrier_p
+        return Case(lambda x, y: tuple(barrier_p.bind(x, y, tag=0)), (x, y))
+    if name == "checkpoint_name":
+        return Case(lambda x: fg.checkpoint_name(x, "h") * 1.0, (x,))
+    policy = draw(st.sampled_from(_REMAT_POLICIES))
+    return Case(fg.checkpoint(_remat_body, policy=policy), (x, y))
