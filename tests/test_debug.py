@@ -371,3 +371,11 @@ def test_prints_inside_loops_branches_and_nested_jit_survive_dce(capsys):
         jitted(np.arange(2.0))
         out = capsys.readouterr().out.split("\n")
         assert out == ["scan 0.0", "scan 1.0", "while 0", "cond 0.0", "inner 1.0", ""]
+
+
+def test_print_inside_an_unused_checkpoint_runs_at_every_call(capsys):
+    f = fg.checkpoint(lambda x: (fg.debug.print("remat {x}", x=x), x * 2)[1])
+    g = fg.jit(lambda x: (f(x), x + 1)[1])
+    for v in (1.0, 2.0):
+        g(v)
+        assert capsys.readouterr().out == f"remat {v}\n"

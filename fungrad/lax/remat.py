@@ -41,6 +41,7 @@ from ..core.check import check_graph
 from ..core.ir import PY_SCALARS, Eqn, Graph, Literal, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.trace import Tracer, current_traces
+from .debug import GraphHoldingPrimitive
 from ..transforms.ad import backward_pass
 from ..transforms.batching import BatchTracer, batch_flat
 from ..transforms.fresh import fresh_leaves, graph_arrays
@@ -218,6 +219,9 @@ class RematBody:
         if config.check_graphs:
             check_graph(graph, where=where)
 
+    def subgraphs(self):
+        return (self.graph,)
+
     @property
     def in_avals(self):
         return [v.aval for v in self.graph.invars]
@@ -299,7 +303,7 @@ def _remat_impl(*args, body, policy, prevent_cse):
     return fresh_leaves(outs, list(args) + graph_arrays(body.graph))
 
 
-remat_p = Primitive("remat", multiple_results=True)
+remat_p = GraphHoldingPrimitive("remat", multiple_results=True)
 remat_p.impl = _remat_impl
 remat_p.abstract_eval = _remat_aval
 
