@@ -374,3 +374,28 @@ def test_custom_gradients_example_runs_and_learns():
     result = module.main(verbose=False)
     assert result["ste_loss_end"] < 0.5 * result["ste_loss_start"]
     assert result["clamp_grad_outside"] == 0.0
+
+
+def test_custom_rules_inside_scan():
+    """A custom_vjp (gradient clipping) and a custom_jvp inside a scan body, under grad and
+    jit(grad): the rules are used at every step."""
+    @fg.custom_vjp
+    def clip_gradient(x):
+        return x
+    clip_gradient.defvjp(lambda x: (x, None), lambda _, g: (fnp.clip(g, -0.1, 0.1),))
+
+    @fg.custom_jvp
+    def twice(x):
+        return 2 * x
+    twice.defjvp(lambda p, t: (twice(p[0]), 3 * t[0]))   # a deliberately different rule
+
+    xs = np.linspace(0.5, 2.0, 5)
+    f = lambda h: fnp.sum(fg.lax.scan(lambda c, x: (clip_gradient(c * x), None), h, xs)[0])  # noqa: E731
+    ct = 1.0   # the backward pass by hand: clip the cotangent, then the chain rule
+    for x in xs[::-1]:
+        ct = np.clip(ct, -0.1, 0.1) * x
+    for g in (fg.grad(f), fg.jit(fg.grad(f))):
+        np.testing.assert_allclose(g(1.0), ct, rtol=1e-14)
+    k = lambda h: fg.lax.scan(lambda c, x: (twice(c) * x, None), h, xs)[0]  # noqa: E731
+    for g in (fg.grad(k), fg.jit(fg.grad(k))):
+        np.testing.assert_allclose(g(1.0), 3.0 ** 5 * np.prod(xs))
