@@ -163,6 +163,46 @@ def held_graphs_have_effects(params: dict) -> bool:
                for g in p.subgraphs() for e in g.eqns)
 
 
+class HeldGraphs:
+    """Base of an equation parameter that holds graphs (branches, a loop body, a
+    checkpointed function): `subgraphs()` lists them (the jit passes' effect check reads
+    it), and graphs derived from them (JVP, splits, batched, compiled) are made once by
+    `derived(key, make)` and cached on it."""
+    __slots__ = ("_derived",)
+
+    def __init__(self):
+        self._derived: dict = {}
+
+    def subgraphs(self) -> tuple:
+        raise NotImplementedError
+
+    def derived(self, key, make):
+        d = self._derived.get(key)
+        if d is None:
+            d = self._derived[key] = make()
+        return d
+
+
+class HeldGraph(HeldGraphs):
+    """A `HeldGraphs` with one graph, `graph`, whose avals are the equation's."""
+    __slots__ = ("graph",)
+
+    def __init__(self, graph: "Graph"):
+        super().__init__()
+        self.graph = graph
+
+    def subgraphs(self) -> tuple:
+        return (self.graph,)
+
+    @property
+    def in_avals(self):
+        return [v.aval for v in self.graph.invars]
+
+    @property
+    def out_avals(self):
+        return [v.aval for v in self.graph.outvars]
+
+
 class Graph:
     """A traced program: `invars`, `eqns`, `outvars` (Vars or Literals)."""
     __slots__ = ("invars", "eqns", "outvars")

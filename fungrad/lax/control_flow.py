@@ -28,7 +28,7 @@ import numpy as np
 from ..config import config
 from ..core.ad_util import ZERO
 from ..core.check import check_graph
-from ..core.ir import Eqn, Graph, Literal, ShapedArray, Var, aval_of
+from ..core.ir import Eqn, Graph, HeldGraphs, Literal, ShapedArray, Var, aval_of
 from ..core.trace import Tracer
 from .debug import GraphHoldingPrimitive
 from ..transforms.ad import backward_pass
@@ -45,14 +45,14 @@ from .slicing import select_n_p
 _INDEX = np.dtype(np.int32)
 
 
-class Branches:
+class Branches(HeldGraphs):
     """The branch graphs of one `cond` equation (its `branches` parameter), plus graphs derived
     from them (JVP, partial evaluation, transposition, batching, compiled code), made once."""
-    __slots__ = ("graphs", "_derived")
+    __slots__ = ("graphs",)
 
     def __init__(self, graphs):
+        super().__init__()
         self.graphs = tuple(graphs)
-        self._derived: dict = {}
         if config.check_graphs:
             for i, g in enumerate(self.graphs):
                 check_graph(g, where=f"cond branch {i}")
@@ -67,12 +67,6 @@ class Branches:
     @property
     def out_avals(self):
         return [v.aval for v in self.graphs[0].outvars]
-
-    def derived(self, key, make):
-        d = self._derived.get(key)
-        if d is None:
-            d = self._derived[key] = make()
-        return d
 
     def __repr__(self):
         body = "\n".join(f"  branch {i}: " + str(g).replace("\n", "\n    ")

@@ -33,7 +33,8 @@ import numpy as np
 from ..config import config
 from ..core.ad_util import ZERO, add_any
 from ..core.check import check_graph
-from ..core.ir import Eqn, Graph, Literal, ShapedArray, Var, aval_of
+from ..core.ir import (Eqn, Graph, HeldGraph, HeldGraphs, Literal, ShapedArray, Var,
+                       aval_of)
 from ..core.trace import Tracer
 from .debug import GraphHoldingPrimitive
 from ..transforms.ad import backward_pass
@@ -48,40 +49,22 @@ from .shape import bdim_at_front, broadcast_in_dim, concatenate, moveaxis, resha
 _counter = itertools.count()
 
 
-class Body:
+class Body(HeldGraph):
     """The body graph of one `scan` equation (its `body` parameter): invars are
     consts + carry + x (one iteration's slice), outvars carry + y; plus graphs and code
     derived from it (JVP, partial evaluation, transposition, batching, the loop), made once."""
-    __slots__ = ("graph", "n_consts", "n_carry", "_derived", "__weakref__")
+    __slots__ = ("n_consts", "n_carry", "__weakref__")
 
     def __init__(self, graph: Graph, n_consts: int, n_carry: int):
-        self.graph = graph
+        super().__init__(graph)
         self.n_consts = n_consts
         self.n_carry = n_carry
-        self._derived: dict = {}
         if config.check_graphs:
             check_graph(graph, where="scan body")
-
-    def subgraphs(self):
-        return (self.graph,)
-
-    @property
-    def in_avals(self):
-        return [v.aval for v in self.graph.invars]
-
-    @property
-    def out_avals(self):
-        return [v.aval for v in self.graph.outvars]
 
     @property
     def n_xs(self) -> int:
         return len(self.graph.invars) - self.n_consts - self.n_carry
-
-    def derived(self, key, make):
-        d = self._derived.get(key)
-        if d is None:
-            d = self._derived[key] = make()
-        return d
 
     def __repr__(self):
         return (f"Body(consts={self.n_consts}, carry={self.n_carry}, "
@@ -492,16 +475,16 @@ scan_p.batch = _scan_batch
 
 
 # ----------------------------------------------------------------------------- while_loop
-class WhileGraphs:
+class WhileGraphs(HeldGraphs):
     """The `graphs` parameter of a `while` equation: `cond` (cond consts + carry -> a bool
     scalar) and `body`, a scan `Body` without xs or ys (body consts + carry -> carry), plus
     what is derived from them (made once)."""
-    __slots__ = ("cond", "body", "_derived", "__weakref__")
+    __slots__ = ("cond", "body", "__weakref__")
 
     def __init__(self, cond: Graph, body: Body):
+        super().__init__()
         self.cond = cond
         self.body = body
-        self._derived: dict = {}
         if config.check_graphs:
             check_graph(cond, where="while_loop cond")
 
@@ -511,12 +494,6 @@ class WhileGraphs:
     @property
     def n_cond_consts(self) -> int:
         return len(self.cond.invars) - self.body.n_carry
-
-    def derived(self, key, make):
-        d = self._derived.get(key)
-        if d is None:
-            d = self._derived[key] = make()
-        return d
 
     def __repr__(self):
         return (f"WhileGraphs(cond={self.cond}".replace("\n", "\n  ")

@@ -38,7 +38,7 @@ from ..compiler import passes
 from ..compiler.passes import dce
 from ..core.ad_util import ZERO
 from ..core.check import check_graph
-from ..core.ir import PY_SCALARS, Eqn, Graph, Literal, Var, aval_of
+from ..core.ir import PY_SCALARS, Eqn, Graph, HeldGraph, Literal, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.trace import Tracer, current_traces
 from .debug import GraphHoldingPrimitive
@@ -207,34 +207,16 @@ def _saveable(policy, eqn) -> bool:
 
 
 # ----------------------------------------------------------------------------- the body
-class RematBody:
+class RematBody(HeldGraph):
     """The graph of one `remat` equation (its `body` parameter), plus graphs derived from it
     (JVP, splits, transposition, batching, compiled code), made once."""
-    __slots__ = ("graph", "_derived", "_drops")
+    __slots__ = ("_drops",)
 
     def __init__(self, graph: Graph, where: str = "checkpoint body"):
-        self.graph = graph
-        self._derived: dict = {}
+        super().__init__(graph)
         self._drops = None
         if config.check_graphs:
             check_graph(graph, where=where)
-
-    def subgraphs(self):
-        return (self.graph,)
-
-    @property
-    def in_avals(self):
-        return [v.aval for v in self.graph.invars]
-
-    @property
-    def out_avals(self):
-        return [v.aval for v in self.graph.outvars]
-
-    def derived(self, key, make):
-        d = self._derived.get(key)
-        if d is None:
-            d = self._derived[key] = make()
-        return d
 
     def drops(self) -> list:
         """Per equation, the Vars whose last reader it is (freed right after it runs)."""
