@@ -210,10 +210,17 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
     lines.append(f"    return ({''.join(r + ', ' for r in results)})")
     source = "\n".join(lines) + "\n"
     filename = f"<fungrad.jit {fname} #{next(_counter)}>"
+    return Compiled(define_function(source, fname, namespace, filename), source, graph,
+                    filename)
+
+
+def define_function(source: str, name: str, namespace: dict, filename: str):
+    """Run `source` (generated code defining function `name`) in `namespace` and return
+    the function. The source is registered with linecache under `filename`, so tracebacks
+    show its lines; the function is taken out of its own globals (no cycle: it is freed as
+    soon as its owner drops it), and its source leaves linecache with it."""
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
-    # taken out of its own globals (no cycle: it is freed as soon as its cache entry is),
-    # and its source leaves linecache with it
-    fn = namespace.pop(fname)
+    fn = namespace.pop(name)
     weakref.finalize(fn, linecache.cache.pop, filename, None).atexit = False
-    return Compiled(fn, source, graph, filename)
+    return fn

@@ -24,12 +24,11 @@ is staged), so every transform sees them as operands. Rules:
 from __future__ import annotations
 
 import itertools
-import linecache
-import weakref
 from typing import Any, Callable
 
 import numpy as np
 
+from ..compiler.codegen import define_function
 from ..config import config
 from ..core.ad_util import ZERO, add_any
 from ..core.check import check_graph
@@ -115,12 +114,8 @@ def _make_loop(body: Body, length: int, reverse: bool):
     namespace = {"np": np, "body": fn}
     for j, a in enumerate(body.out_avals[body.n_carry:]):
         namespace[f"dtype_y{j}"] = a.dtype
-    filename = f"<fungrad.jit {name}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)
-    loop = namespace.pop(name)
+    loop = define_function(source, name, namespace, f"<fungrad.jit {name}>")
     loop.source = source
-    weakref.finalize(loop, linecache.cache.pop, filename, None).atexit = False
     return loop
 
 
@@ -524,12 +519,8 @@ def _make_while(graphs: WhileGraphs):
     name = f"while_loop_{next(_counter)}"
     source = _while_source(graphs, name)
     namespace = {"cond": cond, "body": body}
-    filename = f"<fungrad.jit {name}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)
-    loop = namespace.pop(name)
+    loop = define_function(source, name, namespace, f"<fungrad.jit {name}>")
     loop.source = source
-    weakref.finalize(loop, linecache.cache.pop, filename, None).atexit = False
     return loop
 
 
