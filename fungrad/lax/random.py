@@ -15,7 +15,7 @@ import numpy as np
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
-from .shape import broadcast_in_dim, transpose
+from .shape import bdim_at_front, transpose
 
 # the Philox key's second 64-bit word: one stream per purpose
 _BITS, _SPLIT, _FOLD_IN, _GAMMA = range(4)
@@ -111,26 +111,19 @@ def _fold_in_impl(keys, data):
         _philox(k, _FOLD_IN, counter=int(data[i]) & mask).random_raw(1)[0]))
 
 
-def _fold_in_batch(vals, dims, axis_size):
-    (keys, data), (dk, dd) = vals, dims
-    if dk is None:
-        keys = broadcast_in_dim(keys, (axis_size,) + tuple(keys.shape),
-                                tuple(range(1, keys.ndim + 1)))
-    else:
-        keys = _move_front(keys, dk)
-    if dd is None:
-        data = broadcast_in_dim(data, (axis_size,) + tuple(data.shape),
-                                tuple(range(1, data.ndim + 1)))
-    else:
-        data = _move_front(data, dd)
-    return random_fold_in_p.bind(keys, data), 0
+def _two_operand_batch(prim):
+    """Batching of a primitive of (keys, per-key operand) with leading batch dims: both get
+    the vmapped axis first (an unbatched one by broadcasting)."""
+    def batch(vals, dims, axis_size):
+        return prim.bind(*(bdim_at_front(v, d, axis_size) for v, d in zip(vals, dims))), 0
+    return batch
 
 
 random_fold_in_p = Primitive("random_fold_in")
 random_fold_in_p.impl = _fold_in_impl
 random_fold_in_p.abstract_eval = lambda keys, data: ShapedArray(tuple(keys.shape), _U32)
 random_fold_in_p.jvp = _zero_jvp(random_fold_in_p)
-random_fold_in_p.batch = _fold_in_batch
+random_fold_in_p.batch = _two_operand_batch(random_fold_in_p)
 
 
 # --------------------------------------------------------------------------- random_gamma
@@ -145,19 +138,6 @@ def _gamma_impl(keys, alpha):
         _philox(k, _GAMMA)).standard_gamma(flat_alpha[i].astype(out_dtype), dtype=out_dtype))
 
 
-def _gamma_batch(vals, dims, axis_size):
-    (keys, alpha), (dk, da) = vals, dims
-    if dk is None:
-        keys = broadcast_in_dim(keys, (axis_size,) + tuple(keys.shape),
-                                tuple(range(1, keys.ndim + 1)))
-    else:
-        keys = _move_front(keys, dk)
-    if da is None:
-        alpha = broadcast_in_dim(alpha, (axis_size,) + tuple(alpha.shape),
-                                 tuple(range(1, alpha.ndim + 1)))
-    else:
-        alpha = _move_front(alpha, da)
-    return random_gamma_p.bind(keys, alpha), 0
 
 
 def _gamma_jvp(primals, tangents):
@@ -172,7 +152,7 @@ random_gamma_p = Primitive("random_gamma")
 random_gamma_p.impl = _gamma_impl
 random_gamma_p.abstract_eval = lambda keys, alpha: ShapedArray(tuple(alpha.shape), alpha.dtype)
 random_gamma_p.jvp = _gamma_jvp
-random_gamma_p.batch = _gamma_batch
+random_gamma_p.batch = _two_operand_batch(random_gamma_p)
 
 RANDOM_PRIMITIVES = [random_bits_p, random_split_p, random_fold_in_p, random_gamma_p]
 for _p in RANDOM_PRIMITIVES:
