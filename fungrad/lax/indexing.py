@@ -12,7 +12,7 @@ import numpy as np
 from ..core.ir import ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
-from .shape import bdim_at_front, reshape, transpose
+from .shape import bdim_at_front, linear_in_first_jvp, reshape, transpose
 
 
 def build_index(spec, arrays):
@@ -68,14 +68,6 @@ def getitem(x, arrays, spec):
     return getitem_p.bind(x, *arrays, spec=tuple(spec))
 
 
-def _getitem_jvp(primals, tangents, spec):
-    x, *arrays = primals
-    out = getitem_p.bind(x, *arrays, spec=spec)
-    if tangents[0] is ZERO:
-        return out, ZERO
-    return out, getitem_p.bind(tangents[0], *arrays, spec=spec)
-
-
 def _getitem_transpose(ct, x, *arrays, spec):
     from ..backend import array_module
     a = x.aval
@@ -83,7 +75,7 @@ def _getitem_transpose(ct, x, *arrays, spec):
     return [scatter_add_p.bind(zeros, ct, *arrays, spec=spec)] + [None] * len(arrays)
 
 
-getitem_p.jvp = _getitem_jvp
+getitem_p.jvp = linear_in_first_jvp(getitem_p)
 getitem_p.transpose = _getitem_transpose
 
 

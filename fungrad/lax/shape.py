@@ -18,6 +18,20 @@ def linear_jvp(prim):
     return jvp
 
 
+def linear_in_first_jvp(prim):
+    """The JVP of a primitive linear in its first operand whose other operands are indices
+    (getitem, dynamic_slice): the tangent goes through with the same indices."""
+    bind = prim.bind
+
+    def jvp(primals, tangents, **params):
+        x, *indices = primals
+        out = bind(x, *indices, **params)
+        if tangents[0] is ZERO:
+            return out, ZERO
+        return out, bind(tangents[0], *indices, **params)
+    return jvp
+
+
 # --------------------------------------------------------------------------- broadcast_in_dim
 def _broadcast_impl(x, shape, broadcast_dimensions):
     if not hasattr(x, "reshape"):

@@ -24,7 +24,7 @@ from ..backend import array_module
 from .elementwise import (add, convert_element_type, ge, logical_and, lt, maximum, minimum,
                           select, sub)
 from .indexing import getitem_p
-from .shape import bdim_at_front, broadcast_in_dim, reshape
+from .shape import bdim_at_front, linear_in_first_jvp, broadcast_in_dim, reshape
 
 _INDEX = np.dtype(np.int64)  # the dtype batched start indices are computed in
 
@@ -214,14 +214,6 @@ dynamic_slice_p.abstract_eval = _dynamic_slice_aval
 dynamic_slice_p.fresh_output = True
 
 
-def _dynamic_slice_jvp(primals, tangents, slice_sizes):
-    x, *starts = primals
-    out = dynamic_slice_p.bind(x, *starts, slice_sizes=slice_sizes)
-    if tangents[0] is ZERO:
-        return out, ZERO
-    return out, dynamic_slice_p.bind(tangents[0], *starts, slice_sizes=slice_sizes)
-
-
 def _dynamic_slice_transpose(ct, operand, *starts, slice_sizes):
     zeros = _zeros(operand.aval, ct)
     return [dynamic_update_slice_p.bind(zeros, ct, *starts)] + [None] * len(starts)
@@ -250,7 +242,7 @@ def _dynamic_slice_emit(ctx, ins, out, slice_sizes):
             f"{ctx.value(tuple(slice_sizes))})].copy()")
 
 
-dynamic_slice_p.jvp = _dynamic_slice_jvp
+dynamic_slice_p.jvp = linear_in_first_jvp(dynamic_slice_p)
 dynamic_slice_p.transpose = _dynamic_slice_transpose
 dynamic_slice_p.batch = _dynamic_slice_batch
 dynamic_slice_p.emit = _dynamic_slice_emit
