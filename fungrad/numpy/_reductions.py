@@ -227,24 +227,18 @@ def cumsum(a, axis=None, dtype=None):
 
 
 def cumprod(a, axis=None, dtype=None):
-    """`numpy.cumprod`, differentiable also where `a` has zeros: a log-depth scan of
-    products of shifted copies (no division).
+    """`numpy.cumprod`, differentiable also where `a` has zeros: `fg.lax.associative_scan`
+    of products (log depth, no division).
 
     Example: `fnp.cumprod(x, axis=0)`
     """
     a = lift(a)
     if not is_traced(a):
         return np.cumprod(a, axis=axis, dtype=dtype)
-    from ._shape import concatenate, moveaxis
+    from ..lax.associative import associative_scan
     dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np.cumprod, a.aval.dtype)
     a, ax = _flat_or_axis("cumprod", cast(a, dt), axis)
-    y = moveaxis(a, ax, 0)
-    n, rest = y.aval.shape[0], y.aval.shape[1:]
-    shift = 1
-    while shift < n:  # y[i] = prod(a[i - 2*shift + 1 .. i]) after each step
-        y = multiply(y, concatenate([np.ones((shift,) + rest, dt), y[:n - shift]]))
-        shift *= 2
-    return moveaxis(y, 0, ax)
+    return associative_scan(multiply, a, axis=ax)
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
