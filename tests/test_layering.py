@@ -24,6 +24,8 @@ ALLOWED = {
     "fungrad.optim": ("fungrad.numpy", "fungrad.random"),
     "fungrad.debug": ("fungrad.lax",),
     "fungrad.checkify": ("fungrad.core", "fungrad.transforms", "fungrad.lax"),
+    "fungrad.scipy": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax",
+                      "fungrad.extend", "fungrad.numpy"),
 }
 
 

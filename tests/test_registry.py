@@ -8,6 +8,10 @@ the transposition identity <vjp(ct), t> == <ct, jvp(t)>, second order, vmap agai
 Python loop, and jit against eager.
 A primitive or fnp function without a spec fails `test_every_*_has_a_spec`.
 """
+import importlib
+import importlib.util
+import types
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
@@ -37,10 +41,27 @@ SETTINGS = dict(deadline=None, derandomize=True, database=None,
 VALUE_DEPENDENT_SHAPE = {"nonzero"}
 
 
+def _public_functions(module, prefix=""):
+    """Public functions of `module` (spec names: `prefix` + name), and of its public fungrad
+    submodules (fnp.linalg, fnp.fft, fg.scipy.special, ...), prefixed with their path."""
+    names = []
+    for n, v in vars(module).items():
+        if n.startswith("_"):
+            continue
+        if isinstance(v, types.ModuleType):
+            if v.__name__ == f"{module.__name__}.{n}":  # a submodule, not an imported module
+                names += _public_functions(v, f"{prefix}{n}.")
+        elif (callable(v) and n not in NOT_FUNCTIONS and n not in VALUE_DEPENDENT_SHAPE
+              and not isinstance(v, type)):
+            names.append(prefix + n)
+    return sorted(names)
+
+
 def _public_fnp_functions():
-    return sorted(n for n, v in vars(fnp).items()
-                  if callable(v) and not n.startswith("_") and n not in NOT_FUNCTIONS
-                  and n not in VALUE_DEPENDENT_SHAPE and not isinstance(v, type))
+    names = _public_functions(fnp)
+    if importlib.util.find_spec("fungrad.scipy") is not None:
+        names += _public_functions(importlib.import_module("fungrad.scipy"), "scipy.")
+    return names
 
 
 def test_every_primitive_has_a_spec():

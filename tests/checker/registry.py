@@ -1048,3 +1048,9 @@ def _prim_remat(draw, name):
         return Case(lambda x: fg.checkpoint_name(x, "h") * 1.0, (x,))
     policy = draw(st.sampled_from(_REMAT_POLICIES))
     return Case(fg.checkpoint(_remat_body, policy=policy), (x, y))
+
+
+# ----------------------------------------------------------------------------- per-area specs
+# Each area of fungrad.numpy / fungrad.scipy keeps its specs in its own module, which
+# registers into FNP / PRIM / COMPLEX_CASES on import (spec names of submodule functions
+# carry their path: "linalg.solve", "fft.rfft", "scipy.special.gammaln").
