@@ -35,9 +35,14 @@ How it works (nothing changes, and no code is generated, when checkify is not us
 - the error is a pytree (`Error`) holding the code, so it leaves `jit` and `vmap` like any
   array; `err.get()` reads the message kept for the code (the last 4096 messages are kept).
 
-Limits: the bodies of `fg.lax.cond` / `switch` branches and of `custom_jvp` / `custom_vjp`
-functions run without the inserted index/div/nan checks (their outputs are NaN-checked);
-user `check`s inside them do run. A `check` in a jitted function that was traced under
+Graph-holding primitives (`cond` / `switch` branches, `scan` / `while_loop` bodies,
+`checkpoint` bodies, `custom_jvp` / `custom_vjp` functions and their rules) are checked
+inside: their graphs are re-traced with the checks (once, cached on the parameter). Under
+`vmap` with a per-example branch index, each example runs only its own branch (a loop over
+the batch), so a failure in a branch an example does not take is not reported; such a
+failure is reported without its batch element.
+
+Limits: a `check` in a jitted function that was traced under
 checkify stays in its compiled code: called later outside checkify, a failure raises
 `CheckifyError` at once.
 """
@@ -62,6 +67,7 @@ from .lax.elementwise import (div_p, floor_divide_p, maximum_p, minimum_p, recip
                               rem_p)
 from .lax.indexing import getitem_p, scatter_add_p
 from .lax.shape import bdim_at_front
+from .transforms.custom import CustomRule
 from .transforms.jit import Call, jit_call_p, stage_flat
 from . import tree as _tree
 
@@ -371,6 +377,9 @@ class CheckifyTrace(Trace):
         if prim is jit_call_p:
             return self._jit_call(vals, params["call"])
         errors = self.errors
+        held = {k: p for k, p in params.items() if hasattr(p, "subgraphs")}
+        if held:  # branches, loop bodies, checkpointed and custom functions: checked inside
+            params = {**params, **{k: self._checked_held(p) for k, p in held.items()}}
         if "index" in errors and prim in _INDEX_OPERANDS:
             vals = self._check_indices(prim, vals, params)
         if "div" in errors and prim in _DIVISOR:
@@ -389,6 +398,17 @@ class CheckifyTrace(Trace):
         checked = call.derived(("checkify", self.errors),
                                lambda: _checked_call(call, self.errors))
         return [CheckifyTracer(self, o) for o in jit_call_p.bind(*vals, call=checked)]
+
+    def _checked_held(self, held):
+        """A graph-holding parameter with its graphs re-traced with the checks (made once)."""
+        errors = self.errors
+
+        def checked(graph):
+            return _checked_graph(graph, errors)
+        if isinstance(held, CustomRule):
+            return held.derived(("checkify", errors), lambda: held.map_graphs(checked))
+        return held.derived(("checkify", errors),
+                            lambda: held.with_graphs([checked(g) for g in held.subgraphs()]))
 
     def _check_indices(self, prim, vals, params):
         first = 1 if prim is getitem_p else 2  # getitem(x, *arrays) / scatter_add(op, upd, ..)
@@ -468,16 +488,22 @@ def _eval_sourced(graph, args, trace: CheckifyTrace) -> list:
     return [read(v) for v in graph.outvars]
 
 
-def _checked_call(call: Call, errors) -> Call:
-    """`call`'s staged graph re-traced under `CheckifyTrace(errors)`, compiled."""
+def _checked_graph(graph, errors):
+    """`graph` re-traced under `CheckifyTrace(errors)`: the same function, with the checks."""
     def fun(*xs):
         trace = CheckifyTrace(errors)
         with new_trace(trace):
-            outs = _eval_sourced(call.graph_before, [CheckifyTracer(trace, x) for x in xs],
-                                 trace)
+            outs = _eval_sourced(graph, [CheckifyTracer(trace, x) for x in xs], trace)
             return [trace.unwrap(o) for o in outs]
-    graph, _ = stage_flat(fun, [v.aval for v in call.graph_before.invars])
-    return Call(graph, f"checkify_{call.name}", array_module=call.array_module)
+    checked, lifted = stage_flat(fun, [v.aval for v in graph.invars])
+    assert not lifted, "a checked graph closed over a traced value"
+    return checked
+
+
+def _checked_call(call: Call, errors) -> Call:
+    """`call`'s staged graph re-traced under `CheckifyTrace(errors)`, compiled."""
+    return Call(_checked_graph(call.graph_before, errors), f"checkify_{call.name}",
+                array_module=call.array_module)
 
 
 def _checkify_active() -> bool:

@@ -305,3 +305,92 @@ def test_python_scalars_and_static_args_pass_through():
         return x[n] / x[0]
     err, out = ck.checkify(f, ck.all_checks)(np.array([0.0, 1.0]), 1, "a")
     assert "division by zero" in err.get() and out == np.inf
+
+
+# ----------------------------------------------------------------------------- inside bodies
+def _cond_index_div(x, i):
+    return fg.lax.cond(fnp.sum(x) > 0, lambda x, i: x[i] / (x[0] - 1.0),
+                       lambda x, i: x[:1] * 0.0 + 1.0, x, fnp.reshape(fnp.asarray(i), (1,)))
+
+
+def _scan_div(x):
+    return fg.lax.scan(lambda c, xi: (c + 1.0 / xi, c), 0.0, x)[0]
+
+
+def _while_index(x, i):
+    def body(c):
+        k, acc = c
+        return k + 1, acc + x[i + k]
+    return fg.lax.while_loop(lambda c: c[0] < 2, body, (0, 0.0))[1]
+
+
+def _checkpointed_log(x):
+    return fg.checkpoint(lambda x: fnp.sum(fnp.log(x)))(x)
+
+
+@fg.custom_jvp
+def _custom_log(x):
+    return fnp.log(x)
+
+
+_custom_log.defjvp(lambda p, t: (_custom_log(p[0]), t[0] / p[0]))
+
+
+@fg.custom_vjp
+def _custom_vjp_log(x):
+    return fnp.log(x)
+
+
+_custom_vjp_log.defvjp(lambda x: (fnp.log(x), x), lambda x, g: (g / x,))
+
+BODY_CASES = {
+    "cond index": (_cond_index_div, (np.array([2.0, 3.0]), 5), ck.index_checks, "getitem"),
+    "cond div": (_cond_index_div, (np.array([1.0, 3.0]), 1), ck.div_checks, "div"),
+    "scan div": (_scan_div, (np.array([1.0, 0.0]),), ck.div_checks, "div"),
+    "while index": (_while_index, (np.arange(3.0), 2), ck.index_checks, "getitem"),
+    "checkpoint nan": (_checkpointed_log, (np.array([1.0, -1.0]),), ck.nan_checks, "log"),
+    "custom_jvp nan": (_custom_log, (np.array(-1.0),), ck.nan_checks, "log"),
+    "custom_vjp nan": (_custom_vjp_log, (np.array(-1.0),), ck.nan_checks, "log"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BODY_CASES))
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_checks_run_inside_branches_loops_and_custom_functions(name, jit):
+    fn, args, errors, prim = BODY_CASES[name]
+    checked = ck.checkify(fn, errors=errors)
+    err, _ = (fg.jit(checked) if jit else checked)(*args)
+    assert err.get() is not None and f"'{prim}'" in err.get(), err.get()
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_backward_pass_of_a_custom_rule_is_checked(jit):
+    checked = ck.checkify(fg.grad(lambda x: _custom_vjp_log(x)), errors=ck.div_checks)
+    err, _ = (fg.jit(checked) if jit else checked)(np.array(0.0))
+    assert "'div'" in err.get()
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_batched_cond_checks_only_the_branch_each_example_takes(jit):
+    """vmap with a per-example predicate: log is taken only where x > 0, so no NaN is
+    reported for the other examples (running both branches on the whole batch would)."""
+    def f(x):
+        return fg.lax.cond(x > 0, fnp.log, lambda x: x * 2.0, x)
+    x = np.array([1.0, -2.0, 3.0])
+    run = fg.vmap(ck.checkify(f, errors=ck.nan_checks))
+    err, out = (fg.jit(run) if jit else run)(x)
+    assert err.get() is None
+    np.testing.assert_allclose(out, [0.0, -4.0, np.log(3.0)])
+    err, _ = (fg.jit(run) if jit else run)(np.array([1.0, np.nan]))
+    assert "'mul' produced a NaN" in err.get()  # (the loop over examples runs it unbatched)
+
+
+def test_batched_cond_prints_only_the_taken_branch(capsys):
+    def f(x):
+        return fg.lax.cond(x > 0, lambda x: fg.debug.print("pos {}", x) or x, lambda x: -x, x)
+    for run in (fg.vmap(f), fg.jit(fg.vmap(f))):
+        np.testing.assert_allclose(run(np.array([1.0, -2.0, 3.0])), [1.0, 2.0, 3.0])
+        assert capsys.readouterr().out.split("\n")[:-1] == ["pos 1.0", "pos 3.0"]

@@ -176,6 +176,11 @@ class HeldGraphs:
     def subgraphs(self) -> tuple:
         raise NotImplementedError
 
+    def with_graphs(self, graphs) -> "HeldGraphs":
+        """A new parameter of the same kind holding `graphs` (one per `subgraphs()`, same
+        avals) in place of these: how a transform rewrites a body (checkify adds checks)."""
+        raise NotImplementedError
+
     def derived(self, key, make):
         d = self._derived.get(key)
         if d is None:

@@ -28,7 +28,8 @@ import numpy as np
 from ..config import config
 from ..core.ad_util import ZERO
 from ..core.check import check_graph
-from ..core.ir import Eqn, Graph, HeldGraphs, Literal, ShapedArray, Var, aval_of
+from ..core.ir import (Eqn, Graph, HeldGraphs, Literal, ShapedArray, Var, aval_of,
+                       held_graphs_have_effects)
 from ..core.trace import Tracer
 from .debug import GraphHoldingPrimitive
 from ..transforms.ad import backward_pass
@@ -59,6 +60,9 @@ class Branches(HeldGraphs):
 
     def subgraphs(self):
         return self.graphs
+
+    def with_graphs(self, graphs) -> "Branches":
+        return Branches(graphs)
 
     @property
     def in_avals(self):
@@ -411,6 +415,8 @@ def _cond_batch(vals, dims, axis_size, branches):
             ("batch", tuple(dops), axis_size, tuple(in_avals)),
             lambda: _batch_branches(branches, in_avals, dops, axis_size))
         return cond_p.bind(index, *ops, branches=bb), out_dims
+    if held_graphs_have_effects({"branches": branches}):
+        return _cond_per_example(index, di, ops, dops, axis_size, branches)
     # a branch per example: run every branch on the whole batch, then pick per example
     outs = [vmap(lambda *xs, g=g: eval_graph(g, xs), in_axes=tuple(dops), out_axes=0,
                  axis_size=axis_size)(*ops) for g in branches.graphs]
@@ -422,6 +428,23 @@ def _cond_batch(vals, dims, axis_size, branches):
         which = index if len(full) == 1 else broadcast_in_dim(index, full, (0,))
         picked.append(select_n_p.bind(which, *cases))
     return picked, [0] * len(picked)
+
+
+def _cond_per_example(index, di, ops, dops, axis_size, branches):
+    """A batched index with effectful branches (a print, a checkify check): a loop over the
+    batch in which each example runs only its own branch, so an effect of a branch that an
+    example does not take never happens (running every branch on the whole batch would
+    print, or report a failed check, for it)."""
+    from .loops import map as lax_map
+    mapped = [bdim_at_front(x, d, axis_size) for x, d in zip(ops, dops) if d is not None]
+
+    def one_example(xs):
+        i, *per_example = xs
+        it = iter(per_example)
+        return cond_p.bind(i, *[x if d is None else next(it) for x, d in zip(ops, dops)],
+                           branches=branches)
+    outs = lax_map(one_example, [bdim_at_front(index, di, axis_size)] + mapped)
+    return outs, [0] * len(outs)
 
 
 cond_p.batch = _cond_batch

@@ -61,6 +61,9 @@ class Body(HeldGraph):
         if config.check_graphs:
             check_graph(graph, where="scan body")
 
+    def with_graphs(self, graphs) -> "Body":
+        return Body(graphs[0], self.n_consts, self.n_carry)
+
     @property
     def n_xs(self) -> int:
         return len(self.graph.invars) - self.n_consts - self.n_carry
@@ -485,6 +488,9 @@ class WhileGraphs(HeldGraphs):
 
     def subgraphs(self):
         return (self.cond, self.body.graph)
+
+    def with_graphs(self, graphs) -> "WhileGraphs":
+        return WhileGraphs(graphs[0], self.body.with_graphs(graphs[1:]))
 
     @property
     def n_cond_consts(self) -> int:

@@ -218,6 +218,9 @@ class RematBody(HeldGraph):
         if config.check_graphs:
             check_graph(graph, where=where)
 
+    def with_graphs(self, graphs) -> "RematBody":
+        return RematBody(graphs[0])
+
     def drops(self) -> list:
         """Per equation, the Vars whose last reader it is (freed right after it runs)."""
         if self._drops is None:

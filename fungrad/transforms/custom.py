@@ -197,6 +197,13 @@ class CustomRule:
             r = self._derived[key] = make()
         return r
 
+    def map_graphs(self, fn: Callable[[Graph], Graph]) -> "CustomRule":
+        """This rule with every graph (the primal now, the rules when first needed) replaced
+        by `fn(graph)`, a graph of the same avals: how a transform rewrites a custom
+        function's body and rules alike (checkify adds its checks)."""
+        return CustomRule(self.name, self.kind, self.leaf_avals, self.out_avals, fn(self.fun),
+                          self.consts, _MappedRules(self, fn))
+
     def compiled_fun(self) -> Call:
         return self.derived("compiled", lambda: Call(self.fun, f"custom_{self.name}"))
 
@@ -387,6 +394,19 @@ class _BatchedRules:
         return _vmapped_graph(p.graph("bwd"),
                               (0,) * (len(rule.res_avals) + len(ct_avals)) + const_dims, size,
                               rule.res_avals + ct_avals + const_avals, place)
+
+
+class _MappedRules:
+    """Makes a mapped rule's graphs (`CustomRule.map_graphs`): `fn` of its parent's."""
+
+    def __init__(self, parent, fn):
+        self.parent, self.fn = parent, fn
+
+    def make(self, rule, which):
+        g = self.parent.graph(which)
+        if which == "bwd":
+            rule.ct_nonzero = list(self.parent.ct_nonzero)
+        return self.fn(g)
 
 
 def _batch_rule(vals, dims, axis_size, rule):
