@@ -35,6 +35,16 @@ from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, on
                         empty_like, full_like, arange, linspace, logspace, eye, identity, tri, copy)
 from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero, compress,
                         searchsorted)
+# NumPy's own printing / I/O / dtype-query functions, unchanged (they do no array math)
+from ._host import (array2string, array_repr, array_str, base_repr, binary_repr,
+                    busday_count, busday_offset, can_cast, common_type, datetime_as_string,
+                    datetime_data, errstate, format_float_positional, format_float_scientific,
+                    from_dlpack, frombuffer, fromfile, fromiter, fromregex, fromstring,
+                    genfromtxt, get_include, get_printoptions, getbufsize, geterr, geterrcall,
+                    info, is_busday, isdtype, isfortran, isnat, isscalar, iterable, load,
+                    loadtxt, may_share_memory, min_scalar_type, mintypecode, printoptions, save,
+                    savetxt, savez, savez_compressed, set_printoptions, setbufsize, seterr,
+                    seterrcall, shares_memory, show_config, show_runtime, typename)
 from . import _operators
 
 __all__ = [
@@ -59,6 +69,17 @@ __all__ = [
     "take", "take_along_axis", "tan", "tanh", "tensordot", "trace", "transpose", "tri",
     "true_divide", "uint16", "uint32", "uint64", "uint8", "var", "vdot", "where", "zeros",
     "zeros_like",
+]
+__all__ += [  # NumPy's own (fungrad/numpy/_host.py)
+    "array2string", "array_repr", "array_str", "base_repr", "binary_repr", "busday_count",
+    "busday_offset", "can_cast", "common_type", "datetime_as_string", "datetime_data",
+    "errstate", "format_float_positional", "format_float_scientific", "from_dlpack",
+    "frombuffer", "fromfile", "fromiter", "fromregex", "fromstring", "genfromtxt",
+    "get_include", "get_printoptions", "getbufsize", "geterr", "geterrcall", "info",
+    "is_busday", "isdtype", "isfortran", "isnat", "isscalar", "iterable", "load", "loadtxt",
+    "may_share_memory", "min_scalar_type", "mintypecode", "printoptions", "save", "savetxt",
+    "savez", "savez_compressed", "set_printoptions", "setbufsize", "seterr", "seterrcall",
+    "shares_memory", "show_config", "show_runtime", "typename",
 ]
 
 _operators.install(__import__(__name__, fromlist=["_"]))

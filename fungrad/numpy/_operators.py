@@ -41,6 +41,19 @@ def _numpy_name(func) -> str:
     return ".".join(["np"] + sub + [func.__name__])
 
 
+def _concrete_leaves(func, args) -> list:
+    """`args` with each traced value (also inside lists/tuples) as its concrete NumPy value
+    (a ConcretizationError naming the fix where it is abstract, as inside jit)."""
+    what = (f"np.{func.__name__}(x) (NumPy's own: it does no array math; to see a value "
+            "inside fg.jit, use fg.debug.print or fg.debug.callback)")
+
+    def concrete(a):
+        if isinstance(a, Tracer):
+            return a.to_concrete(what)
+        return type(a)(concrete(x) for x in a) if type(a) in (list, tuple) else a
+    return [concrete(a) for a in args]
+
+
 def _fnp_version(F, func):
     """The fungrad.numpy function for NumPy function `func` (same submodule), or None."""
     ns = F
@@ -182,6 +195,9 @@ def install(fnp):
         return fn(*inputs)
 
     def array_function(self, func, types, args, kwargs):
+        if getattr(F, func.__name__, None) is func:  # NumPy's own, re-exported (fnp._host)
+            return func(*_concrete_leaves(func, args),
+                        **dict(zip(kwargs, _concrete_leaves(func, kwargs.values()))))
         fn = _fnp_version(F, func)
         if fn is None:
             raise TypeError(f"{_numpy_name(func)} is not supported on traced values: "
