@@ -23,6 +23,7 @@ from fungrad.test_util import check_grads
 from fungrad.core.dtypes import is_inexact
 from fungrad.core.primitive import registered_primitives
 
+from checker.coverage import coverage
 from checker.registry import COMPLEX_CASES, COMPLEX_REJECTED, CREATION, FNP, PRIM
 from fungrad.numpy import _elementwise as fnp_elementwise
 from fungrad.numpy._host import HOST_FUNCTIONS
@@ -137,7 +138,23 @@ def _check_values(case):
 @settings(max_examples=8, **SETTINGS)
 @given(data=st.data())
 def test_first_order(kind, name, data):
-    _check_first_order(_draw(data, kind, name))
+    case = _draw(data, kind, name)
+    if kind == "fnp" and not name.startswith("scipy."):
+        _check_coverage_listing(name, case)
+    _check_first_order(case)
+
+
+def _check_coverage_listing(name, case):
+    """The coverage page (docs/numpy_coverage.py) calls a function "value only" exactly when
+    its spec has no derivative."""
+    listed = name in coverage.VALUE_ONLY
+    if case.diff:
+        assert not listed, f"{name} is differentiable: remove it from VALUE_ONLY in " \
+                           "docs/numpy_coverage.py"
+    else:
+        assert listed or name in coverage.ZERO_FOR_REAL, (
+            f"{name} has no derivative: list it in VALUE_ONLY in docs/numpy_coverage.py with "
+            "the reason")
 
 
 def _is_complex(a):
