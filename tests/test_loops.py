@@ -321,3 +321,44 @@ def test_while_loop_errors():
         L.while_loop(lambda c: c[0] < 3, lambda c: [c[0] + 1, c[1]], (0, H0))
     with pytest.raises(TypeError, match="cond_fun must return a bool scalar.*fnp.any"):
         L.while_loop(lambda x: x < 3.0, lambda x: x + 1.0, H0)
+
+
+# ----------------------------------------------------------------------------- unroll
+def _rnn(unroll, reverse):
+    w = np.random.default_rng(3).standard_normal((4, 4)) * 0.4
+
+    def f(h, xs):
+        def step(h, x):
+            h = fnp.tanh(w @ h + x)
+            return h, (fnp.sum(h), h * 2.0)
+        return fg.lax.scan(step, h, xs, unroll=unroll, reverse=reverse)
+    return f
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8])
+@pytest.mark.parametrize("unroll", [2, 3, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_unroll_gives_the_same_values_and_gradients(n, unroll, reverse):
+    rng = np.random.default_rng(n)
+    h, xs = rng.standard_normal(4), rng.standard_normal((n, 4))
+    want = _rnn(1, reverse)(h, xs)
+    for run in (_rnn(unroll, reverse), fg.jit(_rnn(unroll, reverse))):
+        got = run(h, xs)
+        for a, b in zip(fg.tree.tree_leaves(want), fg.tree.tree_leaves(got)):
+            np.testing.assert_allclose(b, a, rtol=1e-13, atol=1e-13)
+
+    def loss(f):
+        return lambda h, xs: fnp.sum(f(h, xs)[1][1] ** 2) + fnp.sum(f(h, xs)[0])
+    g_want = fg.grad(loss(_rnn(1, reverse)), argnums=(0, 1))(h, xs)
+    g_got = fg.jit(fg.grad(loss(_rnn(unroll, reverse)), argnums=(0, 1)))(h, xs)
+    for a, b in zip(g_want, g_got):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)
+
+
+def test_unroll_compiles_k_iterations_as_one_call():
+    from fungrad.lax.loops import _make_loop
+    ir = fg.make_ir(_rnn(4, False))(np.zeros(4), np.zeros((10, 4)))
+    body = next(e for e in ir.graph.eqns if e.prim.name == "scan").params["body"]
+    source = _make_loop(body, 10, False, 4).source
+    # 8 iterations by the 4-times unrolled body, the last 2 by the body itself
+    assert "range(0, 8, 4)" in source and "body_k(" in source and "range(8, 10)" in source

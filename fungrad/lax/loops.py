@@ -82,39 +82,85 @@ def _with_io(graph: Graph, invars, outvars=None) -> Graph:
 
 
 # ----------------------------------------------------------------------------- the loop
-def _loop_source(body: Body, length: int, reverse: bool, name: str) -> str:
-    """A function (consts, carry, xs) -> (carry, stacked ys): a Python `for` over `body`."""
+def _loop_source(body: Body, length: int, reverse: bool, name: str, k: int = 1) -> str:
+    """A function (consts, carry, xs) -> (carry, stacked ys): a Python `for` over `body`.
+    With `k > 1` the loop steps by chunks of `k` iterations, each one call of `body_k` (the
+    body unrolled `k` times, compiled as one function), and runs the remainder with `body`."""
     nc, nh, nx = body.n_consts, body.n_carry, body.n_xs
     cs = [f"c{i}" for i in range(nc)]
     hs = [f"h{i}" for i in range(nh)]
     xs = [f"x{i}" for i in range(nx)]
     y_avals = body.out_avals[nh:]
     ys = [f"y{j}" for j in range(len(y_avals))]
-    ts = [f"t{j}" for j in range(len(y_avals))]
     lines = [f"def {name}({', '.join(cs + hs + xs)}):"]
     if length == 0:  # (no iteration: the carry comes back as a fresh copy)
         lines += [f"    {h} = np.array({h})" for h in hs]
     for y, a in zip(ys, y_avals):
         lines.append(f"    {y} = np.empty({(length,) + tuple(a.shape)!r}, dtype_{y})")
-    if length:
-        order = f"range({length - 1}, -1, -1)" if reverse else f"range({length})"
+    rest = length % k
+    chunked = length - rest  # iterations run by body_k: [0, chunked) or, reversed, [rest, n)
+    if chunked:
+        order = (f"range({length - k}, {rest - 1}, {-k})" if reverse
+                 else f"range(0, {chunked}, {k})" if k > 1 else f"range({length})")
+        at = ["i"] + [f"i + {j}" for j in range(1, k)]
         lines.append(f"    for i in {order}:")
-        call = f"body({', '.join(cs + hs + [x + '[i]' for x in xs])})"
-        lhs = hs + ts
-        lines.append(f"        {', '.join(lhs)}{',' if len(lhs) == 1 else ''} = {call}"
-                     if lhs else f"        {call}")
-        lines += [f"        {y}[i] = {t}" for y, t in zip(ys, ts)]
+        lines += _step_lines("body_k" if k > 1 else "body", cs + hs + [f"{x}[{a}]" for a in at for x in xs], hs,
+                             [(f"{y}[{a}]", f"t{j}_{m}") for m, a in enumerate(at)
+                              for j, y in enumerate(ys)])
+    if rest:
+        lo, hi = (0, rest) if reverse else (chunked, length)
+        order = f"range({hi - 1}, {lo - 1}, -1)" if reverse else f"range({lo}, {hi})"
+        lines.append(f"    for i in {order}:")
+        lines += _step_lines("body", cs + hs + [x + "[i]" for x in xs], hs,
+                             [(f"{y}[i]", f"t{j}") for j, y in enumerate(ys)])
     lines.append(f"    return ({''.join(v + ', ' for v in hs + ys)})")
     return "\n".join(lines) + "\n"
 
 
-def _make_loop(body: Body, length: int, reverse: bool):
+def _step_lines(fn: str, args: list, hs: list, stores: list) -> list:
+    """`hs..., ts... = fn(args)` then `y[..] = t` for each (y[..], t) of `stores`."""
+    lhs = hs + [t for _, t in stores]
+    call = f"{fn}({', '.join(args)})"
+    lines = [f"        {', '.join(lhs)}{',' if len(lhs) == 1 else ''} = {call}" if lhs
+             else f"        {call}"]
+    return lines + [f"        {y} = {t}" for y, t in stores]
+
+
+def _unrolled_graph(body: Body, k: int, reverse: bool) -> Graph:
+    """`k` iterations of `body` as one graph: (consts, carry, the xs of iteration 0, ..., of
+    iteration k-1) -> (carry, the ys of iteration 0, ..., k-1); `reverse` runs iteration
+    k-1 first."""
+    nc, nh, nx = body.n_consts, body.n_carry, body.n_xs
+    avals = body.in_avals
+
+    def fun(*args):
+        consts, carry, xs = list(args[:nc]), list(args[nc:nc + nh]), args[nc + nh:]
+        ys: list = [None] * k
+        for m in (range(k - 1, -1, -1) if reverse else range(k)):
+            outs = eval_graph(body.graph, consts + carry + list(xs[m * nx:(m + 1) * nx]))
+            carry, ys[m] = list(outs[:nh]), list(outs[nh:])
+        return carry + [y for ys_m in ys for y in ys_m]
+    return _stage_closed(fun, avals[:nc + nh] + avals[nc + nh:] * k)
+
+
+def _unroll_factor(unroll, length: int) -> int:
+    """JAX's `unroll`: an int k >= 1 (iterations per compiled step), True (all of them)."""
+    if unroll is True:
+        return max(length, 1)
+    return max(1, min(int(unroll), max(length, 1)))
+
+
+def _make_loop(body: Body, length: int, reverse: bool, unroll=1):
     """The generated loop for `body` (its source is the function's `.source`)."""
     from ..transforms.jit import Call
     fn = body.derived("compiled", lambda: Call(body.graph, "scan_body").fn)
+    k = _unroll_factor(unroll, length)
     name = f"scan_loop_{next(_counter)}"
-    source = _loop_source(body, length, reverse, name)
+    source = _loop_source(body, length, reverse, name, k)
     namespace = {"np": np, "body": fn}
+    if k > 1:
+        namespace["body_k"] = body.derived(("unrolled", k, reverse), lambda: Call(
+            _unrolled_graph(body, k, reverse), f"scan_body_x{k}").fn)
     for j, a in enumerate(body.out_avals[body.n_carry:]):
         namespace[f"dtype_y{j}"] = a.dtype
     loop = define_function(source, name, namespace, f"<fungrad.jit {name}>")
@@ -122,8 +168,9 @@ def _make_loop(body: Body, length: int, reverse: bool):
     return loop
 
 
-def _loop(body: Body, length: int, reverse: bool):
-    return body.derived(("loop", length, reverse), lambda: _make_loop(body, length, reverse))
+def _loop(body: Body, length: int, reverse: bool, unroll=1):
+    return body.derived(("loop", length, reverse, unroll),
+                        lambda: _make_loop(body, length, reverse, unroll))
 
 
 # ----------------------------------------------------------------------------- the primitive
@@ -147,12 +194,12 @@ def _scan_aval(*avals, body, length, reverse, unroll):
 
 
 def _scan_impl(*ops, body, length, reverse, unroll):
-    outs = _loop(body, length, reverse)(*ops)
+    outs = _loop(body, length, reverse, unroll)(*ops)
     return fresh_leaves(list(outs), list(ops) + graph_arrays(body.graph))
 
 
 def _scan_emit(ctx, ins, out, body, length, reverse, unroll):
-    return f"{ctx.const(_loop(body, length, reverse), 'scan')}({', '.join(ins)})"
+    return f"{ctx.const(_loop(body, length, reverse, unroll), 'scan')}({', '.join(ins)})"
 
 
 scan_p = GraphHoldingPrimitive("scan", multiple_results=True)
@@ -810,7 +857,8 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
     end (ys are still stored at their index). The carry must keep its structure, shapes and
     dtypes. `f` is traced once; the loop runs it compiled (a Python `for` under `jit`) and
     works under `grad` (residuals of each iteration are stacked), `jvp`, `vmap` and nested
-    in itself. `unroll` is accepted for JAX compatibility (the host loop is not unrolled).
+    in itself. `unroll=k` compiles `k` iterations as one function (fewer Python calls per
+    iteration; `True`: all of them), with the same results.
 
     Example:
         >>> def step(h, x):
