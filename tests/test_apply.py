@@ -47,3 +47,14 @@ def test_vectorize_signature_errors():
         dot(np.ones(3))
     with pytest.raises(ValueError, match="fewer dimensions than its core"):
         dot(np.ones(()), np.ones(3))
+
+
+def test_asarray_chkfinite_checks_concrete_values_and_names_checkify_inside_jit():
+    from fungrad.errors import ConcretizationError
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(fnp.asarray_chkfinite(x) ** 2))(x),
+                               2 * x)
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        fg.grad(lambda x: fnp.sum(fnp.asarray_chkfinite(x * np.inf)))(x)
+    with pytest.raises(ConcretizationError, match="fg.checkify.checkify"):
+        fg.jit(fnp.asarray_chkfinite)(x)

@@ -41,7 +41,7 @@ SETTINGS = dict(deadline=None, derandomize=True, database=None,
 
 # fnp functions whose output shape depends on the values: they work on concrete values
 # only (under grad/jvp), not under jit or vmap (tests/test_errors.py checks them).
-VALUE_DEPENDENT_SHAPE = {"nonzero"}
+VALUE_DEPENDENT_SHAPE = {"nonzero", "asarray_chkfinite"}  # (the latter checks values)
 
 
 def _public_functions(module, prefix=""):

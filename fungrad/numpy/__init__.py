@@ -46,6 +46,8 @@ from ._host import (array2string, array_repr, array_str, base_repr, binary_repr,
                     savetxt, savez, savez_compressed, set_printoptions, setbufsize, seterr,
                     seterrcall, shares_memory, show_config, show_runtime, typename)
 from ._apply import apply_along_axis, apply_over_axes, vectorize
+from ._conversions import (asanyarray, asarray_chkfinite, ascontiguousarray, asfortranarray,
+                           require)
 from . import _operators
 
 __all__ = [
@@ -71,7 +73,8 @@ __all__ = [
     "true_divide", "uint16", "uint32", "uint64", "uint8", "var", "vdot", "where", "zeros",
     "zeros_like",
 ]
-__all__ += ["apply_along_axis", "apply_over_axes", "vectorize"]
+__all__ += ["apply_along_axis", "apply_over_axes", "vectorize", "asanyarray",
+            "asarray_chkfinite", "ascontiguousarray", "asfortranarray", "require"]
 __all__ += [  # NumPy's own (fungrad/numpy/_host.py)
     "array2string", "array_repr", "array_str", "base_repr", "binary_repr", "busday_count",
     "busday_offset", "can_cast", "common_type", "datetime_as_string", "datetime_data",

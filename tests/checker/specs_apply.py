@@ -1,4 +1,5 @@
-"""Specs of fnp.apply_along_axis, apply_over_axes and vectorize (fungrad/numpy/_apply.py)."""
+"""Specs of fnp.apply_along_axis, apply_over_axes, vectorize (fungrad/numpy/_apply.py) and of
+the layout-only conversions (fungrad/numpy/_conversions.py)."""
 from hypothesis import strategies as st
 
 import fungrad.numpy as fnp
@@ -39,3 +40,9 @@ def _vectorize(draw, name):
     loop = tuple(draw(st.lists(st.integers(1, 3), max_size=2)))
     f = fnp.vectorize(lambda a, b: fnp.sum(a * fnp.tanh(b)), signature="(n),(n)->()")
     return Case(f, (draw(arrays(loop + (n,))), draw(arrays((n,)))))
+
+
+@spec(FNP, "asanyarray", "ascontiguousarray", "asfortranarray", "require")
+def _conversion(draw, name):
+    dtype = draw(st.sampled_from([None, "float64"]))
+    return Case(lambda x: getattr(fnp, name)(x * 1.5, dtype), (draw(arrays(draw(SHAPES))),))

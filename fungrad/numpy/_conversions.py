@@ -1,0 +1,59 @@
+"""NumPy's array conversions that differ from `asarray` only in memory layout or input
+checks: `asanyarray ascontiguousarray asfortranarray require asarray_chkfinite`. A traced
+value has no memory layout (jit allocates its own buffers), so on traced values the layout
+ones are `asarray`; `asarray_chkfinite` checks the values when they are concrete."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.trace import Tracer
+from ..errors import ConcretizationError
+from ._base import has_tracer
+from ._creation import asarray
+
+
+def _as_array(np_fn):
+    def fn(a, dtype=None, **kwargs):
+        if not has_tracer(a):
+            return np_fn(a, dtype=dtype, **kwargs)
+        return asarray(a, dtype=dtype)
+    fn.__name__ = fn.__qualname__ = np_fn.__name__
+    fn.__doc__ = (f"`numpy.{np_fn.__name__}`; a traced value has no memory layout, so on one "
+                  f"it is `fnp.asarray(a, dtype)`.\n\n    Example: `fnp.{np_fn.__name__}(x)`")
+    return fn
+
+
+asanyarray = _as_array(np.asanyarray)
+ascontiguousarray = _as_array(np.ascontiguousarray)
+asfortranarray = _as_array(np.asfortranarray)
+
+
+def require(a, dtype=None, requirements=None):
+    """`numpy.require`; the memory requirements ('C', 'F', 'A', 'W', 'O', 'E') concern NumPy
+    buffers, so a traced value is `fnp.asarray(a, dtype)`. Example: `fnp.require(x, float)`"""
+    if not has_tracer(a):
+        return np.require(a, dtype, requirements)
+    return asarray(a, dtype=dtype)
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """`numpy.asarray_chkfinite`: `asarray`, raising ValueError if `a` holds an inf or NaN.
+    Under `grad`/`jvp` the (concrete) primal values are checked; inside `jit`/`vmap` they are
+    abstract, and a ConcretizationError names the run-time checks to use instead.
+
+    Example: `fnp.asarray_chkfinite(x)`
+    """
+    if not has_tracer(a):
+        return np.asarray_chkfinite(a, dtype, order)
+    out = asarray(a, dtype=dtype)
+    try:
+        value = out.to_concrete("fnp.asarray_chkfinite(x)") if isinstance(out, Tracer) else out
+    except ConcretizationError:
+        raise ConcretizationError(
+            "fnp.asarray_chkfinite(x) checks x's values, but inside fg.jit / fg.vmap they are "
+            f"only known abstractly ({out.aval.str_short()}). Check at run time instead: "
+            "fg.checkify.checkify(f, errors=fg.checkify.nan_checks), or "
+            'fg.config.update("debug_nans", True)') from None
+    if not np.isfinite(np.asarray(value)).all():
+        raise ValueError("array must not contain infs or NaNs")
+    return out
