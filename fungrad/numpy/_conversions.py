@@ -12,11 +12,12 @@ from ._base import has_tracer
 from ._creation import asarray
 
 
-def _as_array(np_fn):
+def _as_array(np_fn, min_ndim=0):
     def fn(a, dtype=None, **kwargs):
         if not has_tracer(a):
             return np_fn(a, dtype=dtype, **kwargs)
-        return asarray(a, dtype=dtype)
+        out = asarray(a, dtype=dtype)
+        return out.reshape((1,)) if out.ndim < min_ndim else out
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     fn.__doc__ = (f"`numpy.{np_fn.__name__}`; a traced value has no memory layout, so on one "
                   f"it is `fnp.asarray(a, dtype)`.\n\n    Example: `fnp.{np_fn.__name__}(x)`")
@@ -24,8 +25,8 @@ def _as_array(np_fn):
 
 
 asanyarray = _as_array(np.asanyarray)
-ascontiguousarray = _as_array(np.ascontiguousarray)
-asfortranarray = _as_array(np.asfortranarray)
+ascontiguousarray = _as_array(np.ascontiguousarray, min_ndim=1)  # (NumPy: ndim >= 1)
+asfortranarray = _as_array(np.asfortranarray, min_ndim=1)
 
 
 def require(a, dtype=None, requirements=None):
