@@ -35,6 +35,12 @@ from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, on
                         empty_like, full_like, arange, linspace, logspace, eye, identity, tri, copy)
 from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero, compress,
                         searchsorted)
+from ._statistics import (diff, ediff1d, gradient, cumulative_sum, cumulative_prod, partition,
+                          argpartition, median, quantile, percentile, average, ptp,
+                          count_nonzero, cov, corrcoef)
+from ._nanfunctions import (nansum, nanprod, nanmean, nanvar, nanstd, nanmax, nanmin, nanargmax,
+                            nanargmin, nancumsum, nancumprod, nanmedian, nanquantile,
+                            nanpercentile)
 from . import _operators
 
 __all__ = [
@@ -59,6 +65,13 @@ __all__ = [
     "take", "take_along_axis", "tan", "tanh", "tensordot", "trace", "transpose", "tri",
     "true_divide", "uint16", "uint32", "uint64", "uint8", "var", "vdot", "where", "zeros",
     "zeros_like",
+]
+__all__ += [
+    "argpartition", "average", "corrcoef", "count_nonzero", "cov", "cumulative_prod",
+    "cumulative_sum", "diff", "ediff1d", "gradient", "median", "nanargmax", "nanargmin",
+    "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin", "nanpercentile",
+    "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "partition", "percentile", "ptp",
+    "quantile",
 ]
 
 _operators.install(__import__(__name__, fromlist=["_"]))
