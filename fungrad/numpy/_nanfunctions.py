@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dtypes import is_inexact
 from ._base import cast, dtype_of, is_traced, lift, shape_of
 from ._elementwise import isnan, logical_and, logical_not, logical_or, where
 from ._reductions import (_NoValue, all as _all, argmax, argmin, cumprod, cumsum, max, mean, min,
@@ -17,7 +18,7 @@ from ._statistics import (_axes_last, _as_operand, _no_weights, check_quantile_a
 
 
 def _has_nan(a) -> bool:
-    return np.issubdtype(dtype_of(a), np.inexact)
+    return is_inexact(dtype_of(a))
 
 
 def _filled(a, value):

@@ -226,7 +226,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     m = _mean_fn(a, axis=axes, keepdims=True, where=w) if mean is _NoValue else cast(mean, acc)
     d = subtract(a, m)
     n = count_where(mask, shape, axes, keepdims)
-    dof = float(n - ddof) if isinstance(n, int) else subtract(cast(n, acc), ddof)
+    # NumPy clamps the degrees of freedom at 0 (0 / 0: NaN, as NumPy warns)
+    dof = float(builtins.max(n - ddof, 0)) if isinstance(n, int) else maximum(
+        subtract(cast(n, acc), ddof), 0.0)
     v = divide(sum(_abs2(d), axis=axes, keepdims=keepdims, where=w), dof)
     return cast(v, np.finfo(dt).dtype if dt.kind == "c" else dt)  # complex: a real variance
 

@@ -11,6 +11,7 @@ import builtins  # max/min/sum below are fnp's
 
 import numpy as np
 
+from ..core.dtypes import is_floating, is_inexact
 from ._base import cast, dtype_of, is_traced, lift, normalize_axis, shape_of
 from ._elementwise import (add, ceil, conj, divide, equal, floor, greater_equal, isnan, less,
                            logical_and, multiply, not_equal, real, remainder, round as _round,
@@ -413,9 +414,13 @@ def check_quantile_args(name, q, method, scale):
 
 
 def quantile_dtype(np_fn, a, q, method):
-    """NumPy's result dtype, from NumPy itself on a 2-element stand-in."""
+    """NumPy's result dtype, from NumPy itself on a 2-element stand-in (bfloat16 and the
+    other ml_dtypes floats stand where NumPy puts float16)."""
     q0 = q if not is_traced(q) else np.zeros(shape_of(q), dtype_of(q))
-    return np.asarray(np_fn(np.ones(2, dtype_of(a)), q0, method=method)).dtype
+    dt = dtype_of(a)
+    narrow = dt.kind == "V" and is_floating(dt)
+    out = np.asarray(np_fn(np.ones(2, np.float16 if narrow else dt), q0, method=method)).dtype
+    return dt if narrow and out == np.float16 else out
 
 
 def _quantile(name, np_fn, a, q, axis, method, keepdims, scale):
@@ -433,7 +438,7 @@ def _quantile(name, np_fn, a, q, axis, method, keepdims, scale):
     from ._indexing import sort
     s = sort(flat, axis=-1)
     res = quantile_sorted(s, q, n, method, out_dt)
-    if np.issubdtype(dtype_of(a), np.inexact):  # NumPy: NaN in a row makes its quantiles NaN
+    if is_inexact(dtype_of(a)):  # NumPy: NaN in a row makes its quantiles NaN
         last = cast(s[..., -1], out_dt)
         res = where(isnan(last), last, res)
     if keepdims:
@@ -638,7 +643,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     Xc = subtract(X, reshape(avg, (-1, 1)))
     XwT = transpose(Xc if w is None else multiply(Xc, w))
     from ._contract import dot
-    c = multiply(dot(Xc, conj(XwT)), divide(1.0, fact))
+    c = cast(multiply(dot(Xc, conj(XwT)), divide(1.0, fact)), dtype)
     return reshape(c, tuple(d for d in shape_of(c) if d != 1))
 
 
