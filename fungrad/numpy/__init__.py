@@ -48,6 +48,12 @@ from ._host import (array2string, array_repr, array_str, base_repr, binary_repr,
 from ._apply import apply_along_axis, apply_over_axes, vectorize
 from ._conversions import (asanyarray, asarray_chkfinite, ascontiguousarray, asfortranarray,
                            require)
+from ._statistics import (diff, ediff1d, gradient, cumulative_sum, cumulative_prod, partition,
+                          argpartition, median, quantile, percentile, average, ptp,
+                          count_nonzero, cov, corrcoef)
+from ._nanfunctions import (nansum, nanprod, nanmean, nanvar, nanstd, nanmax, nanmin, nanargmax,
+                            nanargmin, nancumsum, nancumprod, nanmedian, nanquantile,
+                            nanpercentile)
 from . import _operators
 
 __all__ = [
@@ -85,6 +91,13 @@ __all__ += [  # NumPy's own (fungrad/numpy/_host.py)
     "may_share_memory", "min_scalar_type", "mintypecode", "printoptions", "save", "savetxt",
     "savez", "savez_compressed", "set_printoptions", "setbufsize", "seterr", "seterrcall",
     "shares_memory", "show_config", "show_runtime", "typename",
+]
+__all__ += [
+    "argpartition", "average", "corrcoef", "count_nonzero", "cov", "cumulative_prod",
+    "cumulative_sum", "diff", "ediff1d", "gradient", "median", "nanargmax", "nanargmin",
+    "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin", "nanpercentile",
+    "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "partition", "percentile", "ptp",
+    "quantile",
 ]
 
 _operators.install(__import__(__name__, fromlist=["_"]))

@@ -9,9 +9,9 @@ import numpy as np
 from ..core.dtypes import is_floating
 from ..lax import reduce as R
 from ..lax.shape import reshape
-from ._base import cast, is_traced, lift, normalize_axis
-from ._elementwise import (add, divide, equal, imag, multiply, not_equal, real, sqrt, subtract,
-                           where as _where)
+from ._base import broadcast_shapes, cast, is_traced, lift, normalize_axis
+from ._elementwise import (add, divide, equal, imag, maximum, minimum, multiply, not_equal, real,
+                           sqrt, subtract, where as _where)
 
 
 @functools.lru_cache(maxsize=None)
@@ -26,6 +26,43 @@ def _keepdims(y, shape, axes):
     return reshape(y, tuple(1 if i in axes else d for i, d in enumerate(shape)))
 
 
+_NoValue = np._NoValue  # NumPy's "not given" marker: passed through to NumPy unchanged
+
+
+def reject_out(name, out):
+    """fnp functions return new arrays: NumPy's `out=` has no traced counterpart."""
+    if out is not None:
+        raise TypeError(f"{name}: out= is not supported on traced values (arrays are "
+                        f"immutable); write `y = fnp.{name}(...)` instead")
+
+
+def where_mask(name, where, shape):
+    """NumPy's `where=` of a reduction as a bool array of `shape`, or None for `True` (no
+    masking); a mask that does not broadcast to the operand's shape is NumPy's ValueError."""
+    if where is True or where is _NoValue:
+        return None
+    from ._shape import broadcast_to
+    wshape = np.shape(where) if not is_traced(where) else where.aval.shape
+    if broadcast_shapes(name, ("where", wshape), ("a", shape)) != tuple(shape):
+        raise ValueError(f"{name}: where= of shape {wshape} does not broadcast to the "
+                         f"operand's shape {shape}")
+    w = where if is_traced(where) else np.asarray(where, dtype=bool)
+    if is_traced(w) and w.aval.dtype != np.bool_:
+        w = not_equal(w, 0)
+    return broadcast_to(w, shape)
+
+
+def count_where(mask, shape, axes, keepdims):
+    """How many elements each reduction over `axes` sees: `mask`'s count, or the static
+    product of the reduced sizes when unmasked (None)."""
+    if mask is None:
+        n = 1
+        for i in axes:
+            n *= shape[i]
+        return n
+    return sum(mask, axis=axes, keepdims=keepdims, dtype=np.intp)
+
+
 def _reduce(name, prim, a, axis, keepdims, dtype=None):
     """Bind reduction `prim` over `axis` of traced `a`, keeping dims if asked."""
     shape = a.aval.shape
@@ -36,91 +73,167 @@ def _reduce(name, prim, a, axis, keepdims, dtype=None):
     return _keepdims(y, shape, axes) if keepdims else y
 
 
-def _reduction(name, np_fn, prim):
-    def fn(a, axis=None, dtype=None, keepdims=False):
+def _reduction(name, np_fn, prim, identity, combine):
+    def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
         a = lift(a)
+        if not is_traced(a, initial, where):
+            return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                         initial=initial, where=where)
+        reject_out(name, out)
+        if not is_traced(a):  # only initial / where are traced
+            a = np.asarray(a)
+        shape = np.shape(a) if not is_traced(a) else a.aval.shape
+        in_dtype = a.dtype if not is_traced(a) else a.aval.dtype
+        dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np_fn, in_dtype)
+        mask = where_mask(name, where, shape)
+        a = cast(a, dt)
+        if mask is not None:  # masked-out elements become the identity (no derivative)
+            a = _where(mask, a, np.asarray(identity, dt))
         if not is_traced(a):
-            return np_fn(a, axis=axis, dtype=dtype, keepdims=keepdims)
-        dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np_fn, a.aval.dtype)
-        return _reduce(name, prim, a, axis, keepdims, dt)
+            a = np.asarray(a)
+            y = np_fn(a, axis=axis, keepdims=keepdims)
+        else:
+            y = _reduce(name, prim, a, axis, keepdims)
+        if initial is not _NoValue:
+            y = cast(combine(y, cast(initial, dt)), dt)
+        return y
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"`numpy.{name}` over `axis` (None, int or tuple), with `keepdims`.\n\n"
-                  f"    Example: `fnp.{name}(x, axis=1, keepdims=True)`")
+    fn.__doc__ = (f"`numpy.{name}` over `axis` (None, int or tuple), with `keepdims`, `dtype`, "
+                  f"`initial` and `where` (masked-out elements get no derivative).\n\n"
+                  f"    Example: `fnp.{name}(x, axis=1, keepdims=True, where=x > 0)`")
     return fn
 
 
-sum = _reduction("sum", np.sum, R.reduce_sum_p)
-prod = _reduction("prod", np.prod, R.reduce_prod_p)
+sum = _reduction("sum", np.sum, R.reduce_sum_p, 0, lambda y, i: add(y, i))
+prod = _reduction("prod", np.prod, R.reduce_prod_p, 1, lambda y, i: multiply(y, i))
 
 
-def _extremum(name, np_fn, prim):
-    def fn(a, axis=None, keepdims=False):
+def _extremum(name, np_fn, prim, combine):
+    def fn(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
         a = lift(a)
-        if not is_traced(a):
-            return np_fn(a, axis=axis, keepdims=keepdims)
-        shape = a.aval.shape
-        if builtins.any(shape[i] == 0 for i in normalize_axis(name, axis, len(shape))):
-            raise ValueError(f"{name}: zero-size array (shape {shape}) has no {name} along "
-                             f"axis {axis}")
-        return _reduce(name, prim, a, axis, keepdims)
+        if not is_traced(a, initial, where):
+            return np_fn(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
+        reject_out(name, out)
+        a = a if is_traced(a) else np.asarray(a)
+        shape = a.aval.shape if is_traced(a) else a.shape
+        dt = a.aval.dtype if is_traced(a) else a.dtype
+        axes = normalize_axis(name, axis, len(shape))
+        mask = where_mask(name, where, shape)
+        if initial is _NoValue:
+            if mask is not None:
+                raise ValueError(f"{name}: reduction operation '{_UFUNC[name]}' does not have "
+                                 "an identity, so to use a where mask one has to specify "
+                                 f"'initial' (e.g. fnp.{name}(x, where=m, initial=-fnp.inf))")
+            if builtins.any(shape[i] == 0 for i in axes):
+                raise ValueError(f"{name}: zero-size array (shape {shape}) to reduction "
+                                 f"operation {_UFUNC[name]} which has no identity (axis "
+                                 f"{axis}); pass initial=")
+            return _reduce(name, prim, a, axes, keepdims)
+        init = cast(initial, dt)
+        if builtins.any(shape[i] == 0 for i in axes):  # only `initial` is left
+            from ._shape import broadcast_to
+            out_shape = _reduced_shape(shape, axes, keepdims)
+            return broadcast_to(init if is_traced(init) else np.asarray(init, dt), out_shape)
+        if mask is not None:  # masked-out elements stand in as `initial` (no derivative)
+            a = _where(mask, a, init if is_traced(init) else np.asarray(init, dt))
+        y = _reduce(name, prim, a, axes, keepdims) if is_traced(a) else \
+            np_fn(a, axis=axes, keepdims=keepdims)
+        return cast(combine(y, init), dt)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"`numpy.{name}` over `axis`; the gradient is shared equally among ties.\n\n"
-                  f"    Example: `fnp.{name}(x, axis=0)`")
+    fn.__doc__ = (f"`numpy.{name}` over `axis`, with `keepdims`, `initial` and `where` (which "
+                  "needs `initial`, as in NumPy); the gradient is shared equally among ties.\n\n"
+                  f"    Example: `fnp.{name}(x, axis=0, where=x > 0, initial=0.0)`")
     return fn
 
 
-max = _extremum("max", np.max, R.reduce_max_p)
-min = _extremum("min", np.min, R.reduce_min_p)
+_UFUNC = {"max": "maximum", "min": "minimum"}
+
+
+def _reduced_shape(shape, axes, keepdims):
+    return tuple(1 if i in axes else d for i, d in enumerate(shape)) if keepdims \
+        else tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+max = _extremum("max", np.max, R.reduce_max_p, lambda y, i: maximum(y, i))
+min = _extremum("min", np.min, R.reduce_min_p, lambda y, i: minimum(y, i))
 amax, amin = max, min
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    """`numpy.mean`; integers average in float64; float16 and bfloat16 accumulate in
+    float32 and return their own dtype (as NumPy does for float16: a float16 sum of 10000
+    tens would overflow). `where=` averages the selected elements only (NaN where none is).
+
+    Example: `fnp.mean(x, axis=0)`
+    """
+    a = lift(a)
+    if not is_traced(a, where):
+        return np.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    reject_out("mean", out)
+    a = a if is_traced(a) else np.asarray(a)
+    shape = a.aval.shape if is_traced(a) else a.shape
+    axes = normalize_axis("mean", axis, len(shape))
+    dt, acc = _mean_dtypes(a, dtype)
+    mask = where_mask("mean", where, shape)
+    n = count_where(mask, shape, axes, keepdims)
+    total = sum(cast(a, acc), axis=axes, keepdims=keepdims, where=True if mask is None else mask)
+    if isinstance(n, int):
+        out = total if n == 1 else divide(total, float(n))  # x / 1.0 == x exactly
+    else:
+        out = divide(total, cast(n, acc))
+    return cast(out, dt)
 
 
 def _mean_dtypes(a, dtype):
     """(result dtype, accumulation dtype) of mean/var: NumPy's result dtype; float16 and
     bfloat16 accumulate in float32 (NumPy does for float16's mean, JAX for both)."""
-    dt = np.dtype(dtype) if dtype is not None else np.mean(np.ones((1,), a.aval.dtype)).dtype
+    in_dt = a.aval.dtype if is_traced(a) else np.asarray(a).dtype
+    dt = np.dtype(dtype) if dtype is not None else np.mean(np.ones((1,), in_dt)).dtype
     return dt, (_F32 if dtype is None and is_floating(dt) and dt.itemsize < 4 else dt)
 
 
-def mean(a, axis=None, dtype=None, keepdims=False):
-    """`numpy.mean`; integers average in float64; float16 and bfloat16 accumulate in
-    float32 and return their own dtype (as NumPy does for float16: a float16 sum of 10000
-    tens would overflow).
-
-    Example: `fnp.mean(x, axis=0)`
-    """
-    a = lift(a)
-    if not is_traced(a):
-        return np.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
-    shape = a.aval.shape
-    axes = normalize_axis("mean", axis, len(shape))
-    dt, acc = _mean_dtypes(a, dtype)
-    n = 1
-    for i in axes:
-        n *= shape[i]
-    total = sum(cast(a, acc), axis=axes, keepdims=keepdims)
-    out = total if n == 1 else divide(total, float(n))  # x / 1.0 == x exactly
-    return cast(out, dt)
+def _ddof(name, ddof, correction):
+    """NumPy 2's `correction=` is the Array API's name for `ddof`; one of them at most."""
+    if correction is _NoValue:
+        return ddof
+    if ddof != 0:
+        raise ValueError(f"{name}: ddof and correction can't be provided simultaneously "
+                         "(they are the same; pass one)")
+    return correction
 
 
-def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """`numpy.var` (population variance unless `ddof`); float16 and bfloat16 accumulate in
-    float32, as in `mean`.
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        mean=_NoValue, correction=_NoValue):
+    """`numpy.var` (population variance unless `ddof` / `correction`); float16 and bfloat16
+    accumulate in float32, as in `mean`. `where=` selects the elements; `mean=` passes a
+    precomputed mean (with keepdims=True shape) as in NumPy 2.
 
     Example: `fnp.var(x, axis=0, ddof=1)`
     """
     a = lift(a)
-    if not is_traced(a):
-        return np.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    shape = a.aval.shape
+    if not is_traced(a, where, mean):
+        return np.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                      where=where, mean=mean, correction=correction)
+    reject_out("var", out)
+    ddof = _ddof("var", ddof, correction)
+    a = a if is_traced(a) else np.asarray(a)
+    shape = a.aval.shape if is_traced(a) else a.shape
     axes = normalize_axis("var", axis, len(shape))
     dt, acc = _mean_dtypes(a, dtype)
     a = cast(a, acc)
-    d = subtract(a, mean(a, axis=axes, keepdims=True))
-    n = 1
-    for i in axes:
-        n *= shape[i]
-    v = divide(sum(_abs2(d), axis=axes, keepdims=keepdims), float(n - ddof))
+    mask = where_mask("var", where, shape)
+    w = True if mask is None else mask
+    m = _mean_fn(a, axis=axes, keepdims=True, where=w) if mean is _NoValue else cast(mean, acc)
+    d = subtract(a, m)
+    n = count_where(mask, shape, axes, keepdims)
+    # NumPy clamps the degrees of freedom at 0 (0 / 0: NaN, as NumPy warns)
+    dof = float(builtins.max(n - ddof, 0)) if isinstance(n, int) else maximum(
+        subtract(cast(n, acc), ddof), 0.0)
+    v = divide(sum(_abs2(d), axis=axes, keepdims=keepdims, where=w), dof)
     return cast(v, np.finfo(dt).dtype if dt.kind == "c" else dt)  # complex: a real variance
+
+
+_mean_fn = mean  # var's `mean=` keyword shadows the function inside var
 
 
 def _abs2(d):
@@ -131,8 +244,9 @@ def _abs2(d):
     return add(multiply(re, re), multiply(im, im))
 
 
-def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    """`numpy.std`: the square root of `var`.
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        mean=_NoValue, correction=_NoValue):
+    """`numpy.std`: the square root of `var` (same keywords).
 
     Where the variance is 0 (a reduction over one element, or equal elements) the
     derivative is 0, as HIPS autograd gives for one element: std is a norm of `a - mean`
@@ -142,9 +256,12 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
     Example: `fnp.std(x, axis=0)`
     """
     a = lift(a)
-    if not is_traced(a):
-        return np.std(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    v = var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    if not is_traced(a, where, mean):
+        return np.std(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                      where=where, mean=mean, correction=correction)
+    reject_out("std", out)
+    v = var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where, mean=mean,
+            correction=correction)
     return _sqrt_zero_slope_at_zero(v)
 
 
@@ -156,10 +273,11 @@ def _sqrt_zero_slope_at_zero(v):
 
 
 def _arg_extremum(name, np_fn, prim):
-    def fn(a, axis=None, keepdims=False):
+    def fn(a, axis=None, out=None, *, keepdims=False):
         a = lift(a)
         if not is_traced(a):
-            return np_fn(a, axis=axis, keepdims=keepdims)
+            return np_fn(a, axis=axis, out=out, keepdims=keepdims)
+        reject_out(name, out)
         shape = a.aval.shape
         if axis is None:
             flat = reshape(a, (a.aval.size,))
@@ -172,7 +290,8 @@ def _arg_extremum(name, np_fn, prim):
         y = prim.bind(a, axis=ax, index_dtype=np.dtype(np.intp))
         return _keepdims(y, shape, (ax,)) if keepdims else y
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"`numpy.{name}`: integer indices, no derivative.\n\n    Example: `fnp.{name}(x, axis=1)`"
+    fn.__doc__ = (f"`numpy.{name}`: integer indices (keepdims as in NumPy), no derivative.\n\n"
+                  f"    Example: `fnp.{name}(x, axis=1, keepdims=True)`")
     return fn
 
 
@@ -181,23 +300,27 @@ argmin = _arg_extremum("argmin", np.argmin, R.argmin_p)
 
 
 def _logical_reduction(name, np_fn, prim, empty_value):
-    def fn(a, axis=None, keepdims=False):
+    def fn(a, axis=None, out=None, keepdims=False, *, where=True):
         a = lift(a)
-        if not is_traced(a):
-            return np_fn(a, axis=axis, keepdims=keepdims)
-        shape = a.aval.shape
+        if not is_traced(a, where):
+            return np_fn(a, axis=axis, out=out, keepdims=keepdims, where=where)
+        reject_out(name, out)
+        a = a if is_traced(a) else np.asarray(a)
+        shape = a.aval.shape if is_traced(a) else a.shape
         axes = normalize_axis(name, axis, len(shape))
         if builtins.any(shape[i] == 0 for i in axes):  # NumPy: any([]) is False, all([]) is True
-            out_shape = tuple(1 if i in axes else d for i, d in enumerate(shape)) if keepdims \
-                else tuple(d for i, d in enumerate(shape) if i not in axes)
-            return np.full(out_shape, empty_value)
-        b = a if a.aval.dtype == np.bool_ else not_equal(a, 0)
+            return np.full(_reduced_shape(shape, axes, keepdims), empty_value)
+        is_bool = (a.aval.dtype if is_traced(a) else a.dtype) == np.bool_
+        b = a if is_bool else not_equal(a, 0)
+        mask = where_mask(name, where, shape)
+        if mask is not None:  # masked-out elements are the identity: False for any, True for all
+            b = _where(mask, b, np.asarray(empty_value))
         if not is_traced(b):  # under AD the comparison is a constant
-            return np_fn(b, axis=axis, keepdims=keepdims)
+            return np_fn(b, axis=axes, keepdims=keepdims)
         return _reduce(name, prim, b, axes, keepdims)  # max / min of bools = any / all
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"`numpy.{name}` over `axis`, with `keepdims` (bool output, no derivative).\n\n"
-                  f"    Example: `fnp.{name}(x > 0, axis=1)`")
+    fn.__doc__ = (f"`numpy.{name}` over `axis`, with `keepdims` and `where` (bool output, no "
+                  f"derivative).\n\n    Example: `fnp.{name}(x > 0, axis=1)`")
     return fn
 
 
@@ -212,7 +335,7 @@ def _flat_or_axis(name, a, axis):
     return a, normalize_axis(name, axis, a.aval.ndim)[0]
 
 
-def cumsum(a, axis=None, dtype=None):
+def cumsum(a, axis=None, dtype=None, out=None):
     """`numpy.cumsum` (flattened if `axis` is None); linear, so its gradient is a reversed
     cumsum.
 
@@ -220,13 +343,14 @@ def cumsum(a, axis=None, dtype=None):
     """
     a = lift(a)
     if not is_traced(a):
-        return np.cumsum(a, axis=axis, dtype=dtype)
+        return np.cumsum(a, axis=axis, dtype=dtype, out=out)
+    reject_out("cumsum", out)
     dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np.cumsum, a.aval.dtype)
     a, ax = _flat_or_axis("cumsum", cast(a, dt), axis)
     return R.cumsum(a, ax)
 
 
-def cumprod(a, axis=None, dtype=None):
+def cumprod(a, axis=None, dtype=None, out=None):
     """`numpy.cumprod`, differentiable also where `a` has zeros: `fg.lax.associative_scan`
     of products (log depth, no division).
 
@@ -234,7 +358,8 @@ def cumprod(a, axis=None, dtype=None):
     """
     a = lift(a)
     if not is_traced(a):
-        return np.cumprod(a, axis=axis, dtype=dtype)
+        return np.cumprod(a, axis=axis, dtype=dtype, out=out)
+    reject_out("cumprod", out)
     from ..lax.associative import associative_scan
     dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np.cumprod, a.aval.dtype)
     a, ax = _flat_or_axis("cumprod", cast(a, dt), axis)

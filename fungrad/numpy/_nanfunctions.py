@@ -1,0 +1,247 @@
+"""NumPy's NaN-ignoring reductions (`nansum`, `nanmean`, `nanmax`, `nanquantile`, ...).
+
+Each replaces NaN by the reduction's identity (or masks it out with `where=`), so NaN entries
+get a zero derivative and the others the derivative of the plain reduction. On integer and
+bool inputs (no NaN) they are the plain reductions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.dtypes import is_inexact
+from ._base import cast, dtype_of, is_traced, lift, shape_of
+from ._elementwise import isnan, logical_and, logical_not, logical_or, where
+from ._reductions import (_NoValue, all as _all, argmax, argmin, cumprod, cumsum, max, mean, min,
+                          prod, reject_out, std, sum, var, where_mask)
+from ._statistics import (_axes_last, _as_operand, _no_weights, check_quantile_args,
+                          quantile_dtype, quantile_sorted)
+
+
+def _has_nan(a) -> bool:
+    return is_inexact(dtype_of(a))
+
+
+def _filled(a, value):
+    """`a` with NaN replaced by `value` (a constant: no derivative flows to NaN entries)."""
+    if not _has_nan(a):
+        return a
+    return where(isnan(a), np.asarray(value, dtype_of(a)), a)
+
+
+def _passthrough_kwargs(**kw):
+    return {k: v for k, v in kw.items() if v is not _NoValue}
+
+
+def _nan_identity_reduction(name, np_fn, fn, identity):
+    def nanfn(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
+              where=True):
+        a = lift(a)
+        if not is_traced(a, initial, where):
+            return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                         **_passthrough_kwargs(initial=initial, where=where))
+        reject_out(name, out)
+        return fn(_filled(_as_operand(a), identity), axis=axis, dtype=dtype,
+                  keepdims=keepdims, initial=initial, where=where)
+    nanfn.__name__ = nanfn.__qualname__ = name
+    nanfn.__doc__ = (f"`numpy.{name}`: NaN counts as {identity} (and gets no derivative).\n\n"
+                     f"    Example: `fnp.{name}(x, axis=0)`")
+    return nanfn
+
+
+nansum = _nan_identity_reduction("nansum", np.nansum, sum, 0)
+nanprod = _nan_identity_reduction("nanprod", np.nanprod, prod, 1)
+
+
+def _nan_cumulative(name, np_fn, fn, identity):
+    def nanfn(a, axis=None, dtype=None, out=None):
+        a = lift(a)
+        if not is_traced(a):
+            return np_fn(a, axis=axis, dtype=dtype, out=out)
+        reject_out(name, out)
+        return fn(_filled(a, identity), axis=axis, dtype=dtype)
+    nanfn.__name__ = nanfn.__qualname__ = name
+    nanfn.__doc__ = (f"`numpy.{name}`: NaN counts as {identity} (and gets no derivative).\n\n"
+                     f"    Example: `fnp.{name}(x, axis=0)`")
+    return nanfn
+
+
+nancumsum = _nan_cumulative("nancumsum", np.nancumsum, cumsum, 0)
+nancumprod = _nan_cumulative("nancumprod", np.nancumprod, cumprod, 1)
+
+
+def _nan_extremum(name, np_fn, fn, fill):
+    def nanfn(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+        a = lift(a)
+        if not is_traced(a, initial, where):
+            return np_fn(a, axis=axis, out=out, keepdims=keepdims,
+                         **_passthrough_kwargs(initial=initial, where=where))
+        reject_out(name, out)
+        a = _as_operand(a)
+        if not _has_nan(a):
+            return fn(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
+        nan = isnan(a)
+        mask = where_mask(name, where, shape_of(a))
+        if mask is not None:  # masked-out elements are NaN-like: ignored
+            if initial is _NoValue:
+                return fn(a, axis=axis, keepdims=keepdims, where=where)  # NumPy's error
+            nan = logical_or(nan, logical_not(mask))
+        y = fn(_fill_where(nan, fill, a), axis=axis, keepdims=keepdims, initial=initial)
+        if initial is not _NoValue:
+            return y
+        # an all-NaN slice is NaN (NumPy warns "All-NaN slice encountered")
+        return _fill_where(_all(nan, axis=axis, keepdims=keepdims), np.nan, y)
+    nanfn.__name__ = nanfn.__qualname__ = name
+    nanfn.__doc__ = (f"`numpy.{name}`: ignoring NaN (NaN for all-NaN slices); the gradient "
+                     "is shared among ties as in `max` / `min`.\n\n"
+                     f"    Example: `fnp.{name}(x, axis=0)`")
+    return nanfn
+
+
+def _fill_where(c, x, y):
+    """`where` keeping `y`'s dtype for a Python-scalar `x` (NaN / inf fills)."""
+    return where(c, np.asarray(x, dtype_of(y)), y)
+
+
+nanmax = _nan_extremum("nanmax", np.nanmax, max, -np.inf)
+nanmin = _nan_extremum("nanmin", np.nanmin, min, np.inf)
+
+
+def _nan_arg_extremum(name, np_fn, fn, fill):
+    def nanfn(a, axis=None, out=None, *, keepdims=False):
+        a = lift(a)
+        if not is_traced(a):
+            return np_fn(a, axis=axis, out=out, keepdims=keepdims)
+        reject_out(name, out)
+        if not _has_nan(a):
+            return fn(a, axis=axis, keepdims=keepdims)
+        nan = isnan(a)
+        if not is_traced(nan) and np.any(np.all(nan, axis=axis)):
+            raise ValueError(f"{name}: All-NaN slice encountered (axis {axis}); under jit / "
+                             "vmap such a slice gives -1")
+        i = fn(_fill_where(nan, fill, a), axis=axis, keepdims=keepdims)
+        return where(_all(nan, axis=axis, keepdims=keepdims), np.intp(-1), i)
+    nanfn.__name__ = nanfn.__qualname__ = name
+    nanfn.__doc__ = (f"`numpy.{name}`: the index ignoring NaN (all-NaN slices: ValueError "
+                     "on concrete values, -1 when traced, as in JAX); no derivative.\n\n"
+                     f"    Example: `fnp.{name}(x, axis=1)`")
+    return nanfn
+
+
+nanargmax = _nan_arg_extremum("nanargmax", np.nanargmax, argmax, -np.inf)
+nanargmin = _nan_arg_extremum("nanargmin", np.nanargmin, argmin, np.inf)
+
+
+def _not_nan_mask(a, where):
+    """`where=` of the non-NaN (and selected) elements."""
+    keep = logical_not(isnan(a))
+    if where is True:
+        return keep
+    return logical_and(keep, where)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    """`numpy.nanmean`: the mean of the non-NaN elements (NaN where there are none).
+
+    Example: `fnp.nanmean(x, axis=0)`
+    """
+    a = lift(a)
+    if not is_traced(a, where):
+        return np.nanmean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    reject_out("nanmean", out)
+    a = _as_operand(a)
+    if not _has_nan(a):
+        return mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    # NaN becomes 0 before the masked mean, so its zero derivative stays finite
+    return mean(_filled(a, 0), axis=axis, dtype=dtype, keepdims=keepdims,
+                where=_not_nan_mask(a, where))
+
+
+def _nan_moment(name, np_fn, fn):
+    def nanfn(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+              mean=_NoValue, correction=_NoValue):
+        a = lift(a)
+        if not is_traced(a, where, mean):
+            return np_fn(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                         where=where, mean=mean, correction=correction)
+        reject_out(name, out)
+        a = _as_operand(a)
+        kw = dict(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, mean=mean,
+                  correction=correction)
+        if not _has_nan(a):
+            return fn(a, where=where, **kw)
+        return fn(_filled(a, 0), where=_not_nan_mask(a, where), **kw)
+    nanfn.__name__ = nanfn.__qualname__ = name
+    nanfn.__doc__ = (f"`numpy.{name}` of the non-NaN elements (same keywords as `{name[3:]}`)."
+                     f"\n\n    Example: `fnp.{name}(x, axis=0, ddof=1)`")
+    return nanfn
+
+
+nanvar = _nan_moment("nanvar", np.nanvar, var)
+nanstd = _nan_moment("nanstd", np.nanstd, std)
+
+
+def _nanquantile(name, np_fn, a, q, axis, method, keepdims, scale):
+    from ._elementwise import divide
+    from ._indexing import sort
+    check_quantile_args(name, q, method, scale)
+    a = _as_operand(a)
+    out_dt = quantile_dtype(np_fn, a, q, method)
+    q = _as_operand(q)
+    if scale != 1:
+        q = divide(q, float(scale))
+    flat, keep_shape = _axes_last(name, a, axis)
+    s = sort(flat, axis=-1)  # NaN sorts last: the first n of each row are its valid values
+    n = shape_of(flat)[-1]
+    if _has_nan(a):
+        n = sum(logical_not(isnan(flat)), axis=-1, dtype=np.intp)
+    res = quantile_sorted(s, q, n, method, out_dt)
+    if _has_nan(a):  # rows without valid values are NaN
+        res = where(_all(isnan(flat), axis=-1), np.asarray(np.nan, out_dt), res)
+    if keepdims:
+        from ._shape import reshape
+        res = reshape(res, shape_of(q) + keep_shape)
+    return cast(res, out_dt)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):
+    """`numpy.nanquantile`: `quantile` of the non-NaN elements of each slice (NaN where a
+    slice has none); NaN entries get no derivative.
+
+    Example: `fnp.nanquantile(x, 0.9, axis=0)`
+    """
+    a = lift(a)
+    if not is_traced(a, q):
+        return np.nanquantile(a, q, axis, out, overwrite_input, method, keepdims,
+                              weights=weights)
+    reject_out("nanquantile", out)
+    _no_weights("nanquantile", weights)
+    return _nanquantile("nanquantile", np.nanquantile, a, q, axis, method, keepdims, 1)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None):
+    """`numpy.nanpercentile`: `nanquantile` of q / 100.
+
+    Example: `fnp.nanpercentile(x, 50, axis=1)`
+    """
+    a = lift(a)
+    if not is_traced(a, q):
+        return np.nanpercentile(a, q, axis, out, overwrite_input, method, keepdims,
+                                weights=weights)
+    reject_out("nanpercentile", out)
+    _no_weights("nanpercentile", weights)
+    return _nanquantile("nanpercentile", np.nanpercentile, a, q, axis, method, keepdims, 100)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """`numpy.nanmedian`: the median of the non-NaN elements of each slice.
+
+    Example: `fnp.nanmedian(x, axis=0)`
+    """
+    a = lift(a)
+    if not is_traced(a):
+        return np.nanmedian(a, axis=axis, out=out, overwrite_input=overwrite_input,
+                            keepdims=keepdims)
+    reject_out("nanmedian", out)
+    return _nanquantile("nanmedian", np.nanquantile, a, 0.5, axis, "linear", keepdims, 1)
