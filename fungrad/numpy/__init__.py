@@ -35,6 +35,10 @@ from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, on
                         empty_like, full_like, arange, linspace, logspace, eye, identity, tri, copy)
 from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero, compress,
                         searchsorted)
+from ._searching import (interp, digitize, bincount, histogram, histogram2d, histogramdd,
+                         histogram_bin_edges, unique, unique_values, unique_counts,
+                         unique_inverse, unique_all, isin, intersect1d, union1d, setdiff1d,
+                         setxor1d, argwhere, flatnonzero, lexsort)
 from . import _operators
 
 __all__ = [
@@ -59,6 +63,12 @@ __all__ = [
     "take", "take_along_axis", "tan", "tanh", "tensordot", "trace", "transpose", "tri",
     "true_divide", "uint16", "uint32", "uint64", "uint8", "var", "vdot", "where", "zeros",
     "zeros_like",
+]
+__all__ += [
+    "interp", "digitize", "bincount", "histogram", "histogram2d", "histogramdd",
+    "histogram_bin_edges", "unique", "unique_values", "unique_counts", "unique_inverse",
+    "unique_all", "isin", "intersect1d", "union1d", "setdiff1d", "setxor1d", "argwhere",
+    "flatnonzero", "lexsort",
 ]
 
 _operators.install(__import__(__name__, fromlist=["_"]))
