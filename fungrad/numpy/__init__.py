@@ -39,6 +39,11 @@ from ._searching import (interp, digitize, bincount, histogram, histogram2d, his
                          histogram_bin_edges, unique, unique_values, unique_counts,
                          unique_inverse, unique_all, isin, intersect1d, union1d, setdiff1d,
                          setxor1d, argwhere, flatnonzero, lexsort)
+from ._grids import (meshgrid, indices, ix_, fromfunction, mgrid, ogrid, r_, c_, geomspace,
+                     trapezoid, convolve, correlate, bartlett, blackman, hamming, hanning,
+                     kaiser)
+from ._polynomial import (polyval, polyfit, poly, polyadd, polysub, polymul, polydiv, polyder,
+                          polyint, roots, vander)
 from . import _operators
 
 __all__ = [
@@ -69,6 +74,15 @@ __all__ += [
     "histogram_bin_edges", "unique", "unique_values", "unique_counts", "unique_inverse",
     "unique_all", "isin", "intersect1d", "union1d", "setdiff1d", "setxor1d", "argwhere",
     "flatnonzero", "lexsort",
+]
+__all__ += [
+    "meshgrid", "indices", "ix_", "fromfunction", "mgrid", "ogrid", "r_", "c_", "geomspace",
+    "trapezoid", "convolve", "correlate", "bartlett", "blackman", "hamming", "hanning",
+    "kaiser",
+]
+__all__ += [
+    "polyval", "polyfit", "poly", "polyadd", "polysub", "polymul", "polydiv", "polyder",
+    "polyint", "roots", "vander",
 ]
 
 _operators.install(__import__(__name__, fromlist=["_"]))
