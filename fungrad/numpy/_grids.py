@@ -216,7 +216,8 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
     from ._elementwise import divide, multiply, power
     from ._shape import broadcast_to, concatenate, expand_dims, moveaxis
     num = operator.index(num)
-    dt = result_type(start, stop, float(num))
+    # NumPy promotes with a float64 zero (of `dtype` if given): float32 ends give float64
+    dt = result_type(start, stop, float(num), np.zeros((), dtype))
     start, stop = cast(start, dt), cast(stop, dt)
     t = linspace(0.0, 1.0, num, endpoint).astype(dt)
     nd = len(np.broadcast_shapes(shape_of(start), shape_of(stop)))

@@ -154,8 +154,9 @@ def polyint(p, m: int = 1, k=None):
         raise ValueError("polyint: k must be a scalar or a rank-1 array of length 1 or >m")
     for i in range(m):
         n = shape_of(p)[0]
-        dt = result_type(p, ks, 0.0)
-        p = concatenate([cast(p / np.arange(n, 0, -1), dt), cast(ks[i:i + 1], dt)])
+        q = p / np.arange(n, 0, -1)  # an int64 divisor: float32 p gives float64, as in NumPy
+        dt = result_type(q, ks)
+        p = concatenate([cast(q, dt), cast(ks[i:i + 1], dt)])
     return p
 
 
@@ -221,7 +222,7 @@ def vander(x, N: int | None = None, increasing: bool = False):
         raise ValueError(f"vander: x must be a one-dimensional array or sequence, got shape "
                          f"{shape_of(x)}")
     n = shape_of(x)[0] if N is None else operator.index(N)
-    dt = result_type(x, 1)
+    dt = np.promote_types(x.aval.dtype, np.int64)  # NumPy's: float32 x gives float64
     x = cast(x, dt)
     cols = []
     col = None
@@ -260,7 +261,7 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
     if len(shape_of(y)) not in (1, 2) or shape_of(y)[0] != shape_of(x)[0]:
         raise TypeError(f"polyfit: expected 1-D or 2-D y with len(x) = {shape_of(x)[0]} rows, "
                         f"got shape {shape_of(y)}")
-    dt = result_type(x, y, 0.0)
+    dt = result_type(x, y, np.zeros((), np.float64))  # NumPy's lstsq computes in double
     x, y = cast(x, dt) + 0.0, cast(y, dt) + 0.0
     A = vander(x, deg + 1)
     if w is not None:
