@@ -44,6 +44,7 @@ from ._grids import (meshgrid, indices, ix_, fromfunction, mgrid, ogrid, r_, c_,
                      kaiser)
 from ._polynomial import (polyval, polyfit, poly, polyadd, polysub, polymul, polydiv, polyder,
                           polyint, roots, vander)
+from ._contract import einsum_path
 from . import _operators
 
 __all__ = [
@@ -84,5 +85,6 @@ __all__ += [
     "polyval", "polyfit", "poly", "polyadd", "polysub", "polymul", "polydiv", "polyder",
     "polyint", "roots", "vander",
 ]
+__all__ += ["einsum_path"]
 
 _operators.install(__import__(__name__, fromlist=["_"]))

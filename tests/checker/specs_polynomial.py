@@ -130,3 +130,21 @@ def _polyfit(draw, name):
         return Case(lambda x, y, w: fnp.polyfit(x, y, deg, w=w),
                     (x, y, draw(arrays((n,), uniform(0.5, 1.5)))), tol=1e-7)
     return Case(lambda x, y: fnp.polyfit(x, y, deg), (x, y), tol=1e-7)
+
+
+EINSUM_CHAINS = [("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]), ("ij,jk,k->i", [(2, 3), (3, 2), (2,)]),
+                 ("ii,ij,j->", [(3, 3), (3, 2), (2,)]), ("bij,bjk,bk->bi", [(2, 2, 3), (2, 3, 2),
+                                                                        (2, 2)])]
+
+
+@spec(FNP, "einsum_path")
+def _einsum_path(draw, name):
+    """einsum contracted in the order einsum_path (of traced operands) gives, or by an
+    `optimize` strategy name."""
+    sub, shapes = draw(st.sampled_from(EINSUM_CHAINS))
+    ops = tuple(draw(arrays(s)) for s in shapes)
+    how = draw(st.sampled_from(["path", True, "greedy", "optimal"]))
+    if how == "path":
+        return Case(lambda *xs: fnp.einsum(sub, *xs, optimize=fnp.einsum_path(
+            sub, *xs, optimize="optimal")[0]), ops)
+    return Case(lambda *xs: fnp.einsum(sub, *xs, optimize=how), ops)
