@@ -33,12 +33,12 @@ from ._shape import (reshape, ravel, transpose, moveaxis, swapaxes, expand_dims,
 from ._contract import matmul, dot, tensordot, outer, inner, vdot, einsum
 from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, ones_like,
                         empty_like, full_like, arange, linspace, logspace, eye, identity, tri, copy)
-from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero, compress,
+from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, compress,
                         searchsorted)
 from ._searching import (interp, digitize, bincount, histogram, histogram2d, histogramdd,
                          histogram_bin_edges, unique, unique_values, unique_counts,
                          unique_inverse, unique_all, isin, intersect1d, union1d, setdiff1d,
-                         setxor1d, argwhere, flatnonzero, lexsort)
+                         setxor1d, argwhere, flatnonzero, lexsort, nonzero)
 from ._grids import (meshgrid, indices, ix_, fromfunction, mgrid, ogrid, r_, c_, geomspace,
                      trapezoid, convolve, correlate, bartlett, blackman, hamming, hanning,
                      kaiser)

@@ -224,18 +224,14 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return getitem(x, (Ellipsis, rows, cols))
 
 
-def nonzero(a, *, size=None, fill_value=None):
+def nonzero(a):
     """`numpy.nonzero`: its output shape depends on the values, so a traced `a` must have
     a concrete value (it does under grad and jvp; under jit and vmap this raises
-    ConcretizationError: use fnp.where(cond, x, y) instead, or JAX's static `size=`, which
-    pads each index array with `fill_value` (default 0)).
+    ConcretizationError: use fnp.where(cond, x, y) instead).
 
-    Example: `rows, cols = fnp.nonzero(x > 0)`; `fnp.nonzero(x > 0, size=3)`
+    Example: `rows, cols = fnp.nonzero(x > 0)`
     """
     a = _lifted(a)
-    if size is not None:
-        from ._searching import nonzero_sized
-        return nonzero_sized(a, size, fill_value)
     if isinstance(a, Tracer):
         a = a.to_concrete("fnp.nonzero(x) (its output shape depends on the values)")
     return np.nonzero(a)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.trace import Tracer
 from ._base import cast, is_traced, lift, result_type, shape_of
+from ._indexing import nonzero as _nonzero_concrete
 
 
 # --------------------------------------------------------------------------- helpers
@@ -106,6 +107,19 @@ def nonzero_sized(a, size: int, fill_value=None, fname="nonzero"):
             idx = where(valid, idx, cast(lift(fills[d]), np.dtype(np.intp)))
         out.append(idx)
     return tuple(out)
+
+
+def nonzero(a, *, size: int | None = None, fill_value=None):
+    """`numpy.nonzero`: its output shape depends on the values, so a traced `a` needs a
+    concrete value (it has one under grad and jvp); under jit/vmap pass JAX's static
+    `size=` (each index array padded with `fill_value`, default 0) or use
+    fnp.where(cond, x, y) instead.
+
+    Example: `rows, cols = fnp.nonzero(x > 0)`; `fnp.nonzero(x > 0, size=3)`
+    """
+    if size is None:
+        return _nonzero_concrete(a)
+    return nonzero_sized(a, size, fill_value)
 
 
 def flatnonzero(a, *, size: int | None = None, fill_value=None):
