@@ -33,7 +33,7 @@ from ._shape import (reshape, ravel, transpose, moveaxis, swapaxes, expand_dims,
 from ._contract import matmul, dot, tensordot, outer, inner, vdot, einsum
 from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, ones_like,
                         empty_like, full_like, arange, linspace, logspace, eye, identity, tri, copy)
-from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero, compress,
+from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, compress,
                         searchsorted)
 # NumPy's own printing / I/O / dtype-query functions, unchanged (they do no array math)
 from ._host import (array2string, array_repr, array_str, base_repr, binary_repr,
@@ -54,6 +54,16 @@ from ._statistics import (diff, ediff1d, gradient, cumulative_sum, cumulative_pr
 from ._nanfunctions import (nansum, nanprod, nanmean, nanvar, nanstd, nanmax, nanmin, nanargmax,
                             nanargmin, nancumsum, nancumprod, nanmedian, nanquantile,
                             nanpercentile)
+from ._searching import (interp, digitize, bincount, histogram, histogram2d, histogramdd,
+                         histogram_bin_edges, unique, unique_values, unique_counts,
+                         unique_inverse, unique_all, isin, intersect1d, union1d, setdiff1d,
+                         setxor1d, argwhere, flatnonzero, lexsort, nonzero)
+from ._grids import (meshgrid, indices, ix_, fromfunction, mgrid, ogrid, r_, c_, geomspace,
+                     trapezoid, convolve, correlate, bartlett, blackman, hamming, hanning,
+                     kaiser)
+from ._polynomial import (polyval, polyfit, poly, polyadd, polysub, polymul, polydiv, polyder,
+                          polyint, roots, vander)
+from ._contract import einsum_path
 from . import _operators
 
 __all__ = [
@@ -99,5 +109,21 @@ __all__ += [
     "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "partition", "percentile", "ptp",
     "quantile",
 ]
+__all__ += [
+    "interp", "digitize", "bincount", "histogram", "histogram2d", "histogramdd",
+    "histogram_bin_edges", "unique", "unique_values", "unique_counts", "unique_inverse",
+    "unique_all", "isin", "intersect1d", "union1d", "setdiff1d", "setxor1d", "argwhere",
+    "flatnonzero", "lexsort",
+]
+__all__ += [
+    "meshgrid", "indices", "ix_", "fromfunction", "mgrid", "ogrid", "r_", "c_", "geomspace",
+    "trapezoid", "convolve", "correlate", "bartlett", "blackman", "hamming", "hanning",
+    "kaiser",
+]
+__all__ += [
+    "polyval", "polyfit", "poly", "polyadd", "polysub", "polymul", "polydiv", "polyder",
+    "polyint", "roots", "vander",
+]
+__all__ += ["einsum_path"]
 
 _operators.install(__import__(__name__, fromlist=["_"]))

@@ -212,10 +212,59 @@ def _from_operand_list(args):
     return subs + ("" if out is None else "->" + out), list(pairs[0::2])
 
 
-def einsum(subscripts, *operands):
+def _shape_dummies(ops):
+    """Zero-stride stand-ins with the operands' shapes (np.einsum_path needs arrays)."""
+    return [np.broadcast_to(np.zeros((), np.float64), shape_of(o)) for o in ops]
+
+
+def einsum_path(subscripts, *operands, optimize="greedy"):
+    """`numpy.einsum_path`: NumPy's contraction order (and its report) for these shapes;
+    traced operands count by their shapes.
+
+    Example: `path, report = fnp.einsum_path("ij,jk,kl->il", a, b, c, optimize="optimal")`
+    """
+    if not isinstance(subscripts, str):
+        subscripts, operands = _from_operand_list((subscripts,) + operands)
+    ops = [lift(o) for o in operands]
+    return np.einsum_path(subscripts, *[o if not is_traced(o) else d for o, d in
+                                        zip(ops, _shape_dummies(ops))], optimize=optimize)
+
+
+def _pairwise_order(subscripts, ops, optimize):
+    """The operand groups to contract in turn, from np.einsum_path (None: left to right)."""
+    if optimize is False or optimize is None or len(ops) < 3:
+        return None
+    if isinstance(optimize, (list, tuple)) and optimize and optimize[0] == "einsum_path":
+        path = list(optimize[1:])
+    else:
+        how = "greedy" if optimize is True else optimize
+        path = np.einsum_path(subscripts, *_shape_dummies(ops), optimize=how)[0][1:]
+    return [tuple(step) for step in path]
+
+
+def _contract_in_order(letters, out, items, path):
+    """Contract (operand, letters) pairs in `path`'s order (einsum_path's convention: the
+    chosen operands leave the list, their result goes to its end), each step an einsum."""
+    items = list(items)
+    for step in path:
+        chosen = [items[i] for i in step]
+        items = [it for i, it in enumerate(items) if i not in step]
+        later = set(out).union(*[set(ls) for _, ls in items])
+        seen = []
+        for _, ls in chosen:
+            seen += [c for c in ls if c not in seen]
+        keep = "".join(c for c in seen if c in later)
+        sub = ",".join("".join(ls) for _, ls in chosen) + "->" + keep
+        items.append((einsum(sub, *[x for x, _ in chosen]), list(keep)))
+    return items
+
+
+def einsum(subscripts, *operands, optimize=False):
     """`numpy.einsum` (explicit or implicit output, '...', repeated indices, and the
     operand-list form `einsum(x, [0, 1], [1, 0])`), built from diagonals, sums and pairwise
-    `dot_general` contractions.
+    `dot_general` contractions. `optimize` (False, True, 'greedy', 'optimal' or an
+    einsum_path list) picks the pairwise order as np.einsum_path does; False contracts
+    left to right.
 
     Example: `fnp.einsum("bij,bjk->bik", x, y)`
     """
@@ -223,11 +272,16 @@ def einsum(subscripts, *operands):
         subscripts, operands = _from_operand_list((subscripts,) + operands)
     operands = [lift(o) for o in operands]
     if not is_traced(*operands):
-        return np.einsum(subscripts, *operands)
+        return np.einsum(subscripts, *operands, optimize=optimize)
     from ._reductions import sum as _sum
     dt = result_type(*operands)
     ops = [cast(np.asarray(o) if not is_traced(o) else o, dt) for o in operands]
     letters, out = _parse_einsum(subscripts, ops)
+    path = _pairwise_order(subscripts, ops, optimize)
+    if path is not None:
+        items = _contract_in_order(letters, out, list(zip(ops, letters)), path)
+        (x, ls), = items
+        return einsum("".join(ls) + "->" + "".join(out), x)
     sizes = {}
     for k, (ls, o) in enumerate(zip(letters, ops)):
         for c, d in zip(ls, shape_of(o)):

@@ -1056,3 +1056,5 @@ def _prim_remat(draw, name):
 # carry their path: "linalg.solve", "fft.rfft", "scipy.special.gammaln").
 from . import specs_apply  # noqa: E402,F401
 from . import specs_statistics  # noqa: E402,F401
+from . import specs_searching  # noqa: E402,F401
+from . import specs_polynomial  # noqa: E402,F401

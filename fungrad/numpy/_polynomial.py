@@ -1,0 +1,296 @@
+"""Polynomials in NumPy's legacy form (coefficients, highest power first): polyval polyfit
+poly polyadd polysub polymul polydiv polyder polyint roots vander.
+
+Coefficient loops are unrolled in Python (the degree is static); every result is a
+composition of fnp operations, so derivatives of every order and vmap/jit come for free.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..core.trace import Tracer
+from ._base import cast, is_traced, lift, result_type, shape_of
+
+
+def _np(x):
+    return x if isinstance(x, Tracer) else np.asarray(x)
+
+
+def _1d(fname, p):
+    p = _np(lift(p))
+    if len(shape_of(p)) == 0:
+        p = p.reshape((1,))
+    if len(shape_of(p)) != 1:
+        raise ValueError(f"{fname}: coefficients must be 1-D, got shape {shape_of(p)}")
+    return p
+
+
+def polyval(p, x):
+    """`numpy.polyval`: p[0] * x**(n-1) + ... + p[n-1] by Horner's rule, differentiable in
+    the coefficients and in x.
+
+    Example: `fnp.polyval([1.0, 0.0, -2.0], x)`
+    """
+    p, x = lift(p), lift(x)
+    if not is_traced(p, x):
+        return np.polyval(p, x)
+    p, x = _1d("polyval", p), _np(x)
+    y = x * 0  # NumPy starts from zeros_like(x): the result dtype follows
+    for k in range(shape_of(p)[0]):
+        y = y * x + p[k]
+    return y
+
+
+def _pad_front(a, n):
+    from ._shape import concatenate
+    k = shape_of(a)[0]
+    return a if k == n else concatenate([np.zeros((n - k,), result_type(a)), a])
+
+
+def polyadd(a1, a2):
+    """`numpy.polyadd`. Example: `fnp.polyadd(p, q)`"""
+    a1, a2 = lift(a1), lift(a2)
+    if not is_traced(a1, a2):
+        return np.polyadd(a1, a2)
+    a1, a2 = _1d("polyadd", a1), _1d("polyadd", a2)
+    n = max(shape_of(a1)[0], shape_of(a2)[0])
+    return _pad_front(a1, n) + _pad_front(a2, n)
+
+
+def polysub(a1, a2):
+    """`numpy.polysub`. Example: `fnp.polysub(p, q)`"""
+    a1, a2 = lift(a1), lift(a2)
+    if not is_traced(a1, a2):
+        return np.polysub(a1, a2)
+    a1, a2 = _1d("polysub", a1), _1d("polysub", a2)
+    n = max(shape_of(a1)[0], shape_of(a2)[0])
+    return _pad_front(a1, n) - _pad_front(a2, n)
+
+
+def polymul(a1, a2):
+    """`numpy.polymul`: the coefficients' convolution. Example: `fnp.polymul(p, q)`"""
+    a1, a2 = lift(a1), lift(a2)
+    if not is_traced(a1, a2):
+        return np.polymul(a1, a2)
+    from ._grids import convolve
+    return convolve(_1d("polymul", a1), _1d("polymul", a2))
+
+
+def _trim_leading_zeros(r, fname):
+    """NumPy drops the remainder's (numerically) zero leading terms: a value-dependent
+    length, so it needs concrete values."""
+    rc = r.to_concrete(f"fnp.{fname}(u, v) trimming the remainder's leading zeros (its "
+                       "length depends on the values; under jit/vmap pass "
+                       "trim_leading_zeros=False, as in JAX)") if isinstance(r, Tracer) else r
+    k = 0
+    while k < len(rc) - 1 and np.allclose(rc[k], 0, rtol=1e-14):
+        k += 1
+    return r[k:]
+
+
+def polydiv(u, v, *, trim_leading_zeros: bool = True):
+    """`numpy.polydiv`: (quotient, remainder) by long division, differentiable in both.
+    NumPy trims the remainder's leading zeros (value-dependent); under jit/vmap pass
+    `trim_leading_zeros=False` (JAX's option) for a remainder of len(u) terms.
+
+    Example: `q, r = fnp.polydiv(u, v)`
+    """
+    u, v = lift(u), lift(v)
+    if not is_traced(u, v) and trim_leading_zeros:
+        return np.polydiv(u, v)
+    from ._shape import stack
+    u, v = _1d("polydiv", u), _1d("polydiv", v)
+    dt = result_type(u, v, 0.0)
+    u, v = cast(u, dt), cast(v, dt)
+    m, n = shape_of(u)[0] - 1, shape_of(v)[0] - 1
+    scale = 1.0 / v[0]
+    r = [u[k] for k in range(m + 1)]
+    q = []
+    for k in range(max(m - n + 1, 0)):
+        d = scale * r[k]
+        q.append(d)
+        for j in range(n + 1):
+            r[k + j] = r[k + j] - d * v[j]
+    q = stack(q) if q else np.zeros((1,), dt)
+    rem = stack(r)
+    return q, (_trim_leading_zeros(rem, "polydiv") if trim_leading_zeros else rem)
+
+
+def polyder(p, m: int = 1):
+    """`numpy.polyder`: the m-th derivative's coefficients. Example: `fnp.polyder(p, 2)`"""
+    p = lift(p)
+    if not is_traced(p):
+        return np.polyder(p, m)
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("polyder: order of derivative must be positive (see polyint)")
+    p = _1d("polyder", p)
+    for _ in range(m):
+        n = shape_of(p)[0] - 1
+        p = p[:-1] * np.arange(n, 0, -1)
+    return p
+
+
+def polyint(p, m: int = 1, k=None):
+    """`numpy.polyint`: the m-th antiderivative, integration constants `k` (differentiable).
+
+    Example: `fnp.polyint(p, k=1.0)`
+    """
+    p, k = lift(p), lift(k)
+    if not is_traced(p, k):
+        return np.polyint(p, m, k)
+    from ._shape import concatenate
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("polyint: order of integral must be positive (see polyder)")
+    p = _1d("polyint", p)
+    ks = np.zeros(m) if k is None else _np(k)
+    if len(shape_of(ks)) == 0:
+        ks = ks.reshape((1,)) * np.ones(m) if not isinstance(ks, Tracer) else (
+            ks.reshape((1,)) * np.ones(m))
+    if shape_of(ks)[0] < m:
+        raise ValueError("polyint: k must be a scalar or a rank-1 array of length 1 or >m")
+    for i in range(m):
+        n = shape_of(p)[0]
+        q = p / np.arange(n, 0, -1)  # an int64 divisor: float32 p gives float64, as in NumPy
+        dt = result_type(q, ks)
+        p = concatenate([cast(q, dt), cast(ks[i:i + 1], dt)])
+    return p
+
+
+def poly(seq_of_zeros):
+    """`numpy.poly`: the monic polynomial with the given roots (1-D), differentiable in
+    them; a square matrix's characteristic polynomial needs its eigenvalues (concrete
+    values only: np.poly).
+
+    Example: `fnp.poly([1.0, 2.0])`
+    """
+    z = lift(seq_of_zeros)
+    if not is_traced(z):
+        return np.poly(z)
+    z = _np(z)
+    if len(shape_of(z)) == 2 and shape_of(z)[0] == shape_of(z)[1] and shape_of(z)[0]:
+        zc = z.to_concrete("fnp.poly(matrix) (the characteristic polynomial needs "
+                           "eigenvalues, not differentiable here)", cuts=True)
+        return np.poly(zc)
+    if len(shape_of(z)) > 1:
+        raise ValueError(f"poly: input must be 1-D or a square 2-D array, got {shape_of(z)}")
+    from ._grids import convolve
+    dt = result_type(z, 0.0)
+    a = np.ones((1,), dt)
+    for k in range(shape_of(z)[0]):
+        step = cast(z[k:k + 1], dt)
+        from ._shape import concatenate
+        a = convolve(a, concatenate([np.ones((1,), dt), -step]))
+    if dt.kind == "c":  # NumPy returns the real part when the roots pair up in conjugates
+        zc = z.to_concrete("fnp.poly(complex roots) (NumPy's real-or-complex result type "
+                           "depends on whether the roots pair into conjugates)")
+        if np.all(np.sort(zc) == np.sort(zc.conjugate())):
+            from ._elementwise import real
+            a = real(a)
+    return a
+
+
+def roots(p):
+    """`numpy.roots` on concrete values (value only: the roots are eigenvalues of the
+    companion matrix, and fnp has no differentiable eigenvalue solver for nonsymmetric
+    matrices; under grad this raises rather than silently dropping the derivative).
+
+    Example: `fnp.roots([1.0, -3.0, 2.0])`
+    """
+    p = lift(p)
+    if isinstance(p, Tracer):
+        p = p.to_concrete("fnp.roots(p) (value only: no derivative through the companion "
+                          "matrix's eigenvalues; wrap p in fg.stop_gradient for the values)",
+                          cuts=True)
+    return np.roots(p)
+
+
+def vander(x, N: int | None = None, increasing: bool = False):
+    """`numpy.vander`: columns are powers of x (decreasing unless `increasing`),
+    differentiable in x.
+
+    Example: `fnp.vander(x, 3)`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.vander(x, N, increasing)
+    from ._shape import stack
+    if len(shape_of(x)) != 1:
+        raise ValueError(f"vander: x must be a one-dimensional array or sequence, got shape "
+                         f"{shape_of(x)}")
+    n = shape_of(x)[0] if N is None else operator.index(N)
+    dt = np.promote_types(x.aval.dtype, np.int64)  # NumPy's: float32 x gives float64
+    x = cast(x, dt)
+    cols = []
+    col = None
+    for k in range(n):
+        col = np.ones(shape_of(x), dt) if k == 0 else (x if k == 1 else col * x)
+        cols.append(col)
+    if not increasing:
+        cols = cols[::-1]
+    return stack(cols, axis=1) if cols else np.zeros(shape_of(x) + (0,), dt)
+
+
+def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
+    """`numpy.polyfit`: least-squares coefficients (highest power first), differentiable in
+    x, y and w. NumPy's column-scaled Vandermonde system, solved by modified Gram-Schmidt
+    on [A | b] (backward stable for full-rank A; NumPy's lstsq also handles rank-deficient
+    fits). full=True / cov= need the singular values: concrete arrays only (np.polyfit).
+
+    Example: `fnp.polyfit(x, y, 2)`
+    """
+    x, y, w = lift(x), lift(y), lift(w)
+    if not is_traced(x, y, w):
+        return np.polyfit(x, y, deg, rcond, full, w, cov)
+    if full or cov:
+        raise NotImplementedError("polyfit: full=True and cov=True are not supported on traced "
+                                  "values (they need the singular values); use np.polyfit on "
+                                  "concrete arrays")
+    from ._elementwise import sqrt
+    from ._reductions import sum as _sum
+    from ._shape import stack
+    deg = operator.index(deg)
+    if deg < 0:
+        raise ValueError("polyfit: expected deg >= 0")
+    x, y = _np(x), _np(y)
+    if len(shape_of(x)) != 1 or shape_of(x)[0] == 0:
+        raise TypeError(f"polyfit: expected non-empty 1-D x, got shape {shape_of(x)}")
+    if len(shape_of(y)) not in (1, 2) or shape_of(y)[0] != shape_of(x)[0]:
+        raise TypeError(f"polyfit: expected 1-D or 2-D y with len(x) = {shape_of(x)[0]} rows, "
+                        f"got shape {shape_of(y)}")
+    dt = result_type(x, y, np.zeros((), np.float64))  # NumPy's lstsq computes in double
+    x, y = cast(x, dt) + 0.0, cast(y, dt) + 0.0
+    A = vander(x, deg + 1)
+    if w is not None:
+        w = cast(_np(w), dt)
+        A = A * w[:, None]
+        y = y * (w if len(shape_of(y)) == 1 else w[:, None])
+    scale = sqrt(_sum(A * A, axis=0))
+    A = A / scale
+    two_d = len(shape_of(y)) == 2
+    cols = [A[:, j] for j in range(deg + 1)]
+    b = y
+    R = [[None] * (deg + 1) for _ in range(deg + 1)]
+    z = []
+    for j in range(deg + 1):  # modified Gram-Schmidt, applied to b as to a column
+        rjj = sqrt(_sum(cols[j] * cols[j]))
+        q = cols[j] / rjj
+        R[j][j] = rjj
+        for k in range(j + 1, deg + 1):
+            R[j][k] = _sum(q * cols[k])
+            cols[k] = cols[k] - R[j][k] * q
+        qb = q[:, None] if two_d else q
+        zj = _sum(qb * b, axis=0)
+        b = b - zj * qb
+        z.append(zj)
+    c = [None] * (deg + 1)
+    for j in range(deg, -1, -1):  # back substitution R c = z
+        acc = z[j]
+        for k in range(j + 1, deg + 1):
+            acc = acc - R[j][k] * c[k]
+        c[j] = acc / R[j][j]
+    coef = stack(c)
+    return coef / (scale[:, None] if two_d else scale)
