@@ -35,6 +35,7 @@ from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, on
                         empty_like, full_like, arange, linspace, logspace, eye, identity, tri, copy)
 from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero, compress,
                         searchsorted)
+from ._at import at
 from . import _operators
 
 __all__ = [
@@ -60,5 +61,6 @@ __all__ = [
     "true_divide", "uint16", "uint32", "uint64", "uint8", "var", "vdot", "where", "zeros",
     "zeros_like",
 ]
+__all__ += ["at"]
 
 _operators.install(__import__(__name__, fromlist=["_"]))
