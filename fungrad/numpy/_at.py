@@ -318,7 +318,7 @@ def _update(kind, x, index, values, *, indices_are_sorted=False, unique_indices=
     target = ix.indexed_shape()
     func = values if kind == "apply" else None
     if kind == "apply":
-        values = np.zeros((), dtype)
+        values = np.broadcast_to(np.zeros((), dtype), target)  # (rounds split it)
     else:
         values = _broadcast_values(kind, _cast_values(kind, lift(values), dtype), target)
     if ix.traced and mode != "clip":
