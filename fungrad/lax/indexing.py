@@ -264,4 +264,6 @@ def _index_source(spec, arrays):
 
 
 getitem_p.emit = lambda ctx, ins, out, spec: f"{ins[0]}[{_index_source(spec, ins[1:])}]"
+# NumPy copies for index arrays (advanced indexing); basic indexing gives a view
+getitem_p.fresh_output = lambda eqn: len(eqn.inputs) > 1
 scatter_add_p.fresh_output = True

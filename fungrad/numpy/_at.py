@@ -191,13 +191,17 @@ class _Index:
         from ._base import shape_of
         return np.broadcast_shapes(*(shape_of(a) for a in self.arrays))
 
-    def indexed_shape(self, x_shape=None):
-        """The shape of x[index]."""
-        dummy = np.broadcast_to(np.empty((), np.int8), self.shape if x_shape is None
-                                else x_shape)
-        from ._base import shape_of
-        zeros = [np.zeros(shape_of(a), np.intp) for a in self.arrays]
-        return dummy[build_index(self.spec, zeros)].shape
+    def indexed_shape(self):
+        """The shape of x[index], from size-1 stand-ins for the index arrays (indexing with
+        the real ones would gather them all)."""
+        dummy = np.broadcast_to(np.empty((), np.int8), self.shape)
+        if not self.arrays:
+            return dummy[build_index(self.spec, ())].shape
+        B = self.batch_shape()
+        ones = [np.zeros((1,) * len(B), np.intp)] * len(self.arrays)
+        small = dummy[build_index(self.spec, ones)].shape
+        first = self.layout()[0]
+        return small[:first] + B + small[first + len(B):]
 
     def layout(self):
         """Where the broadcast index dims sit in x[index]: (first dim, count)."""
@@ -337,6 +341,8 @@ def _update(kind, x, index, values, *, indices_are_sorted=False, unique_indices=
 def _cast_values(kind, v, dtype):
     """`values` in x's dtype: NumPy's assignment casting for set, same-kind for the ufuncs."""
     from ._creation import asarray
+    if getattr(v, "dtype", None) == dtype and kind != "divide":
+        return v  # (already x's dtype: nothing to check or cast)
     vdt = result_type(v)
     if kind == "set":
         if vdt.kind == "c" and dtype.kind != "c":
@@ -360,6 +366,8 @@ _UFUNC_NAMES = {"add": "add", "subtract": "subtract", "multiply": "multiply",
 
 def _broadcast_values(kind, v, target):
     shape = _aval_shape(v)
+    if shape == tuple(target):
+        return v
     try:
         np.broadcast_shapes(shape, target)
         ok = np.broadcast_shapes(shape, target) == tuple(target)
@@ -452,8 +460,9 @@ def _bind(kind, x, ix, values, unique):
 
 def _update_padded(kind, x, ix, values, func, unique):
     """Traced index arrays with out-of-bounds entries dropped: x gets one extra slot at the
-    end of every indexed axis, invalid entries point there, and the slot is cut off."""
-    from ._creation import zeros
+    end of every indexed axis, invalid entries point there, and the slot is cut off. The
+    slot holds ones, so power/divide stay finite (and warning-free) there."""
+    from ._creation import ones
     from ._elementwise import greater_equal, less, logical_and, where
     from ._shape import concatenate
     sizes = ix.sizes()
@@ -461,7 +470,7 @@ def _update_padded(kind, x, ix, values, func, unique):
     for d in sorted(set(ix.array_axes)):
         pad = list(shape)
         pad[d] = 1
-        x = concatenate([x, zeros(tuple(pad), _dtype(x))], axis=d)
+        x = concatenate([x, ones(tuple(pad), _dtype(x))], axis=d)
         shape[d] += 1
     for k, (a, n) in enumerate(zip(ix.arrays, sizes)):
         if isinstance(a, Tracer):
