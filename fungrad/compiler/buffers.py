@@ -92,7 +92,10 @@ def plan_buffers(graph: Graph, donated=frozenset()) -> BufferPlan:
     for i, eqn in enumerate(eqns):
         for o in eqn.outputs:
             made_by[o] = i
-        if eqn.prim.fresh_output and not eqn.prim.multiple_results:
+        fresh = eqn.prim.fresh_output
+        if callable(fresh):  # decided per equation (getitem: fresh with index arrays)
+            fresh = fresh(eqn)
+        if fresh and not eqn.prim.multiple_results:
             owned_roots.add(eqn.outputs[0])
         else:
             for o in eqn.outputs:

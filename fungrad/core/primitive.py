@@ -33,7 +33,8 @@ class Primitive:
       (`ins`: source of the operands; `out`: a buffer to write into, only for primitives
       that `accepts_out`); without one, jit calls `impl`.
     - `fresh_output`: the output never shares memory with an operand (jit's buffer plan may
-      reuse it once dead); `accepts_out`: `emit` can write into a given buffer that does not
+      reuse it once dead; a function of the equation where that depends on its params);
+      `accepts_out`: `emit` can write into a given buffer that does not
       overlap the operands (True), or even over an operand (`"inplace"`: ufuncs).
     - `same_aval`: output shape/dtype equal those of the traced operands (elementwise).
     - `effectful`: it acts outside its outputs (a host callback: `fg.debug.print`), so the jit

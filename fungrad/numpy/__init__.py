@@ -64,6 +64,7 @@ from ._grids import (meshgrid, indices, ix_, fromfunction, mgrid, ogrid, r_, c_,
 from ._polynomial import (polyval, polyfit, poly, polyadd, polysub, polymul, polydiv, polyder,
                           polyint, roots, vander)
 from ._contract import einsum_path
+from ._at import at
 from . import _operators
 
 __all__ = [
@@ -125,5 +126,6 @@ __all__ += [
     "polyint", "roots", "vander",
 ]
 __all__ += ["einsum_path"]
+__all__ += ["at"]
 
 _operators.install(__import__(__name__, fromlist=["_"]))

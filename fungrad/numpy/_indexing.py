@@ -16,12 +16,22 @@ def _index_error(msg, shape):
 
 def getitem(x, idx):
     """NumPy indexing for a traced `x`; its gradient scatters (adds) back into place."""
-    if not isinstance(idx, tuple):
-        idx = (idx,)
     if not isinstance(x, Tracer):  # a constant indexed with traced index arrays
         x = np.asarray(x)
-    shape = x.aval.shape if isinstance(x, Tracer) else x.shape
+    spec, arrays, _ = parse_index(x.aval.shape if isinstance(x, Tracer) else x.shape, idx)
+    return getitem_p.bind(x, *arrays, spec=tuple(spec))
+
+
+def parse_index(shape, idx, check_bounds=True):
+    """NumPy index `idx` for an array of `shape` -> (spec, arrays, axes): `getitem`'s static
+    spec, its index-array operands, and per spec entry the axis of `shape` it indexes (None
+    for None and Ellipsis). Concrete boolean masks become their `nonzero` arrays.
+    `check_bounds=False` leaves out-of-bounds ints and concrete arrays to the caller
+    (`x.at[idx]`'s `mode=`)."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
     spec = []
+    axes = []
     arrays = []
     n_real = sum(1 for i in idx if i is not None and i is not Ellipsis and not (
         _is_bool_array(i)))
@@ -35,17 +45,20 @@ def getitem(x, idx):
     for i in idx:
         if i is None:
             spec.append(None)
+            axes.append(None)
         elif i is Ellipsis:
             spec.append(Ellipsis)
+            axes.append(None)
             dim = len(shape) - (n_real - dim)
         elif isinstance(i, (bool, np.bool_)):
             raise _index_error("a bare boolean index is not supported", shape)
         elif isinstance(i, (int, np.integer)):
             n = shape[dim]
-            if not -n <= i < n:
+            if check_bounds and not -n <= i < n:
                 raise _index_error(f"index {i} is out of bounds for axis {dim} with size {n}",
                                    shape)
             spec.append(("int", int(i)))
+            axes.append(dim)
             dim += 1
         elif isinstance(i, slice):
             for v in (i.start, i.stop, i.step):
@@ -57,6 +70,7 @@ def getitem(x, idx):
                         "to fit), gather with fnp.take(x, i + fnp.arange(n), axis=0), or mark "
                         "i static (static_argnums)", shape)
             spec.append(("slice", _int(i.start), _int(i.stop), _int(i.step)))
+            axes.append(dim)
             dim += 1
         elif _is_bool_array(i):
             if isinstance(i, Tracer):
@@ -66,8 +80,9 @@ def getitem(x, idx):
             if mask.shape != shape[dim:dim + mask.ndim]:
                 raise _index_error(f"boolean index of shape {mask.shape} does not match the "
                                    f"indexed dimensions {shape[dim:dim + mask.ndim]}", shape)
-            for nz in np.nonzero(mask):
+            for j, nz in enumerate(np.nonzero(mask)):
                 spec.append(("array", len(arrays)))
+                axes.append(dim + j)
                 arrays.append(nz)
             dim += mask.ndim
         else:
@@ -75,15 +90,16 @@ def getitem(x, idx):
             if not np.issubdtype(arr.dtype, np.integer):
                 raise _index_error(f"arrays used as indices must be of integer (or boolean) "
                                    f"type, got {arr.dtype}", shape)
-            if not isinstance(arr, Tracer) and arr.size:
+            if check_bounds and not isinstance(arr, Tracer) and arr.size:
                 n = shape[dim]
                 if arr.max() >= n or arr.min() < -n:
                     raise _index_error(f"index {int(arr.max() if arr.max() >= n else arr.min())} "
                                        f"is out of bounds for axis {dim} with size {n}", shape)
             spec.append(("array", len(arrays)))
+            axes.append(dim)
             arrays.append(arr)
             dim += 1
-    return getitem_p.bind(x, *arrays, spec=tuple(spec))
+    return tuple(spec), arrays, axes
 
 
 def _int(v):

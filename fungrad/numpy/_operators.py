@@ -180,6 +180,7 @@ def install(fnp):
     Tracer.real = property(lambda self: F.real(self))
     Tracer.imag = property(lambda self: F.imag(self))
     Tracer.conj = Tracer.conjugate = lambda self: F.conj(self)
+    Tracer.at = property(lambda self: F.at(self))  # x.at[idx].set(v), ... (fnp._at)
     for name, (what, cuts, conv) in CONVERSIONS.items():
         setattr(Tracer, name, concrete(what, cuts, conv))
 
