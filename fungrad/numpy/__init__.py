@@ -35,6 +35,14 @@ from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, on
                         empty_like, full_like, arange, linspace, logspace, eye, identity, tri, copy)
 from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero, compress,
                         searchsorted)
+from ._manipulation import (tile, roll, rollaxis, rot90, flipud, fliplr, tril, triu, diag,
+                            diagflat, fill_diagonal, append, insert, delete, hstack, vstack,
+                            dstack, column_stack, row_stack, block, array_split, hsplit, vsplit,
+                            dsplit, atleast_2d, atleast_3d, unstack, pad, select, piecewise, kron,
+                            cross, put_along_axis, choose, extract, place, put, putmask, resize,
+                            trim_zeros, broadcast_arrays, broadcast_shapes, tril_indices,
+                            triu_indices, tril_indices_from, triu_indices_from, diag_indices,
+                            diag_indices_from, mask_indices, astype, copyto)
 from . import _operators
 
 __all__ = [
@@ -59,6 +67,15 @@ __all__ = [
     "take", "take_along_axis", "tan", "tanh", "tensordot", "trace", "transpose", "tri",
     "true_divide", "uint16", "uint32", "uint64", "uint8", "var", "vdot", "where", "zeros",
     "zeros_like",
+]
+__all__ += [
+    "tile", "roll", "rollaxis", "rot90", "flipud", "fliplr", "tril", "triu", "diag", "diagflat",
+    "fill_diagonal", "append", "insert", "delete", "hstack", "vstack", "dstack", "column_stack",
+    "row_stack", "block", "array_split", "hsplit", "vsplit", "dsplit", "atleast_2d",
+    "atleast_3d", "unstack", "pad", "select", "piecewise", "kron", "cross", "put_along_axis",
+    "choose", "extract", "place", "put", "putmask", "resize", "trim_zeros", "broadcast_arrays",
+    "broadcast_shapes", "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
+    "diag_indices", "diag_indices_from", "mask_indices", "astype", "copyto",
 ]
 
 _operators.install(__import__(__name__, fromlist=["_"]))
