@@ -792,8 +792,12 @@ def _pairs(fname, x, nd, as_index=False):
         x = np.round(x).astype(np.intp)
         if x.size and x.min() < 0:
             raise ValueError(f"{fname}: index can't contain negative values, got {x.tolist()}")
+    # (NumPy's own quirk, kept: one value or one pair stay NumPy scalars, which are strong
+    # in promotion; per-axis pairs become Python numbers, which are weak)
+    if x.size == 1:
+        return [(x.ravel()[0],) * 2] * nd
     if x.size == 2 and x.shape != (2, 1):
-        x = x.ravel()
+        return [(x.ravel()[0], x.ravel()[1])] * nd
     try:
         return [tuple(p) for p in np.broadcast_to(x, (nd, 2)).tolist()]
     except ValueError:
@@ -880,24 +884,26 @@ def _along(values, ax, nd):
 
 
 def _pad_ramp(x, ax, b, a, e0, e1):
-    """NumPy's linear_ramp: `linspace(end, edge, width, endpoint=False)` on each side (floored
-    for integer dtypes)."""
+    """NumPy's linear_ramp: `linspace(end, edge, width, endpoint=False)` on each side,
+    computed in the promoted dtype of the end value and the array (floored for integer
+    arrays), then cast to the array's dtype."""
     shape, nd, dt = shape_of(x), _ndim(x), dtype_of(x)
     n = shape[ax]
-    work = dt if dt.kind in "fc" or dt.name == "bfloat16" else np.dtype(np.float64)
     pieces = []
     for width, edge, end, left in ((b, 0, e0, True), (a, n - 1, e1, False)):
         if not width:
             continue
-        edge_v = cast(_slice_axis(x, ax, edge, edge + 1), work)
-        end_v = end if is_weak(end) or isinstance(end, Tracer) else np.asarray(end).item()
-        if isinstance(end_v, Tracer):
-            end_v = cast(end_v, work)
+        edge_v = _slice_axis(x, ax, edge, edge + 1)
+        work = result_type(edge_v, end)
+        if work.kind not in "fc" and work.name != "bfloat16":
+            work = np.dtype(np.float64)
+        edge_v = cast(edge_v, work)
+        end_v = end if is_weak(end) else cast(end, work)
         k = _along(np.arange(width, dtype=work if work.kind != "V" else np.float32), ax, nd)
         if not left:
             k = np.flip(k, ax)
         ramp = add(multiply(k, _ramp_step(edge_v, end_v, width)), end_v)
-        if dt != work:
+        if dt.kind in "iub":
             from ._elementwise import floor
             ramp = floor(ramp)
         ramp = broadcast_to_shape(cast(ramp, dt), shape[:ax] + (width,) + shape[ax + 1:])
