@@ -2,6 +2,7 @@
 from .elementwise import ELEMENTWISE_PRIMITIVES
 from .reduce import REDUCE_PRIMITIVES
 from .shape import SHAPE_PRIMITIVES
+from .shape import pad
 from .indexing import INDEXING_PRIMITIVES
 from .dot import dot_general_p
 from .misc import MISC_PRIMITIVES
@@ -30,3 +31,4 @@ __all__ = ["ALL_PRIMITIVES", "conv", "conv_general_dilated", "conv_general_dilat
            "conv_transpose", "reduce_window", "dynamic_index_in_dim", "dynamic_slice",
            "dynamic_slice_in_dim", "dynamic_update_slice", "select_n", "cond", "switch",
            "associative_scan", "scan", "fori_loop", "map", "while_loop"]
+__all__ += ["pad"]

@@ -326,3 +326,120 @@ simplify_rules[transpose_p] = _simplify_transpose
 simplify_rules[reshape_p] = _simplify_reshape
 simplify_rules[broadcast_in_dim_p] = _simplify_broadcast
 broadcast_sources[broadcast_in_dim_p] = _broadcast_source
+
+
+# --------------------------------------------------------------------------- pad
+# `pad(x, value, config)`: XLA's pad. `config` holds one (lo, hi, interior) per dimension:
+# `interior` copies of `value` between neighbours, then `lo` / `hi` of them at the ends (a
+# negative `lo` / `hi` crops). Jointly linear in (x, value): its transpose crops and strides.
+def _padded_size(n, lo, hi, interior):
+    return lo + hi + n + max(n - 1, 0) * interior
+
+
+def _pad_aval(x, value, padding_config):
+    if value.shape != () or value.dtype != x.dtype:
+        raise TypeError(f"pad: the padding value must be a scalar of the operand's dtype "
+                        f"({x.dtype}), got {value.str_short()}")
+    if len(padding_config) != x.ndim or any(i < 0 for _, _, i in padding_config):
+        raise ValueError(f"pad: padding_config needs one (lo, hi, interior) triple per dimension "
+                         f"of {x.str_short()} with interior >= 0, got {padding_config}")
+    shape = tuple(_padded_size(n, *c) for n, c in zip(x.shape, padding_config))
+    if any(d < 0 for d in shape):
+        raise ValueError(f"pad: padding_config {padding_config} crops {x.str_short()} to a "
+                         f"negative size {shape}")
+    return ShapedArray(shape, x.dtype)
+
+
+def _pad_impl(x, value, padding_config):
+    from ..backend import array_module
+    xp = array_module(x)
+    grown = [(max(lo, 0), max(hi, 0), i) for lo, hi, i in padding_config]
+    out = xp.full(tuple(_padded_size(n, *c) for n, c in zip(x.shape, grown)), value, x.dtype)
+    if x.size:
+        out[tuple(slice(lo, lo + (n - 1) * (i + 1) + 1, i + 1)
+                  for n, (lo, _, i) in zip(x.shape, grown))] = x
+    crop = tuple(slice(-min(lo, 0), d + min(hi, 0))
+                 for d, (lo, hi, _) in zip(out.shape, padding_config))
+    return out[crop] if any(lo < 0 or hi < 0 for lo, hi, _ in padding_config) else out
+
+
+pad_p = Primitive("pad")
+pad_p.impl = _pad_impl
+pad_p.abstract_eval = _pad_aval
+pad_p.fresh_output = True
+
+
+def _pad_jvp(primals, tangents, padding_config):
+    x, v = primals
+    out = pad_p.bind(x, v, padding_config=padding_config)
+    tx, tv = tangents
+    if tx is ZERO and tv is ZERO:
+        return out, ZERO
+    a = _aval(x)
+    tx = np.zeros(a.shape, a.dtype) if tx is ZERO else tx
+    tv = np.zeros((), a.dtype) if tv is ZERO else tv
+    return out, pad_p.bind(tx, tv, padding_config=padding_config)
+
+
+def _pad_transpose(ct, x, v, padding_config):
+    from .indexing import getitem_p
+    from .elementwise import sub
+    from .reduce import reduce_sum
+    dtype = _aval(ct).dtype
+    # undo the ends (a crop becomes a zero pad), then keep every (interior + 1)-th element
+    t = pad_p.bind(ct, np.zeros((), dtype),
+                   padding_config=tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
+    if any(i for _, _, i in padding_config):
+        t = getitem_p.bind(t, spec=tuple(("slice", None, None, i + 1)
+                                         for _, _, i in padding_config))
+    ct_x = t if type(x) is Var else None
+    ct_v = None
+    if type(v) is Var:
+        axes = tuple(range(len(padding_config)))
+        ct_v = sub(reduce_sum(ct, axes=axes), reduce_sum(t, axes=axes))
+    return [ct_x, ct_v]
+
+
+def _pad_batch(vals, dims, axis_size, padding_config):
+    x, v = vals
+    dx, dv = dims
+    x = bdim_at_front(x, dx, axis_size)
+    config = ((0, 0, 0),) + tuple(padding_config)
+    if dv is None:
+        return pad_p.bind(x, v, padding_config=config), 0
+    # a padding value per example: pad with zeros, then select each example's value where
+    # the padding is (a constant mask)
+    from .elementwise import select
+    a = _aval(x)
+    padded = pad_p.bind(x, np.zeros((), a.dtype), padding_config=config)
+    inside = _pad_impl(np.ones(a.shape[1:], bool), np.zeros((), bool), tuple(padding_config))
+    shape = _aval(padded).shape
+    v = broadcast_in_dim(moveaxis(v, dv, 0), shape, (0,))
+    return select(np.broadcast_to(inside, shape), padded, v), 0
+
+
+pad_p.jvp = _pad_jvp
+pad_p.transpose = _pad_transpose
+pad_p.batch = _pad_batch
+SHAPE_PRIMITIVES.append(pad_p)
+
+
+def pad(operand, padding_value, padding_config):
+    """JAX's `lax.pad`: `operand` with `padding_value` around and between its elements.
+
+    `padding_config` holds one `(lo, hi, interior)` per dimension; a negative `lo` or `hi`
+    crops. Differentiable in `operand` and in `padding_value`.
+
+    Example:
+        >>> fg.lax.pad(np.array([1., 2.]), 0., [(1, 2, 1)])
+        array([0., 1., 0., 2., 0., 0.])
+    """
+    from ..core.trace import Tracer
+    if not isinstance(operand, Tracer):
+        operand = np.asarray(operand)
+    a = _aval(operand)
+    if not isinstance(padding_value, Tracer):
+        padding_value = np.asarray(padding_value, a.dtype)
+    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    _pad_aval(a, _aval(padding_value), config)
+    return pad_p.bind(operand, padding_value, padding_config=config)

@@ -65,6 +65,14 @@ from ._polynomial import (polyval, polyfit, poly, polyadd, polysub, polymul, pol
                           polyint, roots, vander)
 from ._contract import einsum_path
 from ._at import at
+from ._manipulation import (tile, roll, rollaxis, rot90, flipud, fliplr, tril, triu, diag,
+                            diagflat, fill_diagonal, append, insert, delete, hstack, vstack,
+                            dstack, column_stack, row_stack, block, array_split, hsplit, vsplit,
+                            dsplit, atleast_2d, atleast_3d, unstack, pad, select, piecewise, kron,
+                            cross, put_along_axis, choose, extract, place, put, putmask, resize,
+                            trim_zeros, broadcast_arrays, broadcast_shapes, tril_indices,
+                            triu_indices, tril_indices_from, triu_indices_from, diag_indices,
+                            diag_indices_from, mask_indices, astype, copyto)
 from . import _operators
 
 __all__ = [
@@ -127,5 +135,14 @@ __all__ += [
 ]
 __all__ += ["einsum_path"]
 __all__ += ["at"]
+__all__ += [
+    "tile", "roll", "rollaxis", "rot90", "flipud", "fliplr", "tril", "triu", "diag", "diagflat",
+    "fill_diagonal", "append", "insert", "delete", "hstack", "vstack", "dstack", "column_stack",
+    "row_stack", "block", "array_split", "hsplit", "vsplit", "dsplit", "atleast_2d",
+    "atleast_3d", "unstack", "pad", "select", "piecewise", "kron", "cross", "put_along_axis",
+    "choose", "extract", "place", "put", "putmask", "resize", "trim_zeros", "broadcast_arrays",
+    "broadcast_shapes", "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
+    "diag_indices", "diag_indices_from", "mask_indices", "astype", "copyto",
+]
 
 _operators.install(__import__(__name__, fromlist=["_"]))

@@ -242,9 +242,16 @@ def flip(m, axis=None):
     return getitem_p.bind(m, spec=spec)
 
 
-def atleast_1d(x):
-    """`numpy.atleast_1d` for one array. Example: `fnp.atleast_1d(x)`"""
-    x = lift(x)
+def atleast_1d(*arys):
+    """`numpy.atleast_1d`: each argument with at least 1 dim (a tuple for several).
+
+    Example: `fnp.atleast_1d(x)`
+    """
+    out = tuple(_atleast_1d(lift(x)) for x in arys)
+    return out[0] if len(out) == 1 else out
+
+
+def _atleast_1d(x):
     return reshape(x, (1,)) if is_traced(x) and x.ndim == 0 else (
         x if is_traced(x) else np.atleast_1d(x))
 

@@ -1059,3 +1059,4 @@ from . import specs_statistics  # noqa: E402,F401
 from . import specs_searching  # noqa: E402,F401
 from . import specs_polynomial  # noqa: E402,F401
 from . import specs_at  # noqa: E402,F401
+from . import specs_manipulation  # noqa: E402,F401
