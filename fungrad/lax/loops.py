@@ -609,6 +609,13 @@ def _while_jvp(primals, tangents, graphs, checkpoint=0):
              for p, t, f in zip(ops[nb:], tans[nb:], nz_h) if f]
     b_tan = [t for t in tans[:nb] if t is not ZERO]
     jops = [*primals[:nq], *ops[:nb], *b_tan, *ops[nb:], *h_tan]
+    if reverse and not _tape_ok(primals):
+        # the primals have an outer derivative (under jit): the JVP loop goes whole into the
+        # linear graph; its transpose replays it with plain loops (while_tape.replay_jvp)
+        from .while_tape import replay_jvp
+        outs_p, outs = replay_jvp(graphs, jg, primals, jops, checkpoint)
+        t_out = iter(outs[nh:])
+        return outs_p, [next(t_out) if f else ZERO for f in nz_h]
     if reverse:
         # reverse mode: the known loop records a tape (trip count, residuals), the linear
         # loop replays it (while_tape.py)

@@ -33,7 +33,8 @@ from ..compiler.passes import dce
 from ..transforms.fresh import fresh_leaves
 from ..transforms.partial_eval import partial_eval_rules
 from ..core.primitive import Primitive
-from .loops import (_batch_body, _split_of, _strong, _transpose_body, while_p)
+from .loops import (_batch_body, _split_of, _strong, _transpose_body, while_loop, while_p)
+from ..transforms.staging import eval_graph
 from .shape import bdim_at_front
 
 import numpy as np
@@ -424,3 +425,77 @@ def _while_partial_eval(eqn, in_unknown):
 
 
 partial_eval_rules[while_p] = _while_partial_eval
+
+
+# ----------------------------------------------------------------------------- replay
+# Reverse mode when the loop's primals carry an outer derivative under jit (jit(grad(grad)),
+# jit(hessian), jacfwd(grad) under jit): a tape's residuals have no derivative, so the JVP
+# rule stages the plain JVP `while` (primal and tangent carries) into the linear graph, and
+# `while`'s transpose rule below replays it: the transposed body runs from the last trip to
+# the first, and each trip's known carry is recomputed from the initial one by an inner
+# while_loop. Everything it binds is an ordinary `while`, so the outer derivative
+# differentiates it like any loop (a tape at the next order). Cost: O(n^2) known-body
+# evaluations for n trips, memory O(1) per trip.
+def _replay_split(graphs, args):
+    """The split of a linear `while` equation's graphs (operands that are Vars, and carries
+    they reach, unknown), or NotImplementedError when its predicate reads linear values."""
+    ws = split_of(graphs, [type(a) is Var for a in args], 0)
+    if ws is None:
+        raise NotImplementedError(
+            "transposing a while_loop: its predicate (cond_fun) depends on values being "
+            "differentiated. Compute the predicate from values without derivative (e.g. "
+            "fg.stop_gradient(x)).")
+    return ws
+
+
+def _known_step(ws, kb, h):
+    """One trip of the known body: (next known carries, loop invariants, residuals)."""
+    inv0 = [np.zeros(a.shape, a.dtype) for a in ws.scan.inv_avals]
+    out = eval_graph(ws.scan.known.graph, list(kb) + list(h) + inv0)
+    n_kh, nk = ws.n_kh, ws.n_kh + len(inv0)
+    return out[:n_kh], out[n_kh:nk], out[nk:]
+
+
+def _replay_transpose(cts, *args, graphs, checkpoint=0):
+    ws = _replay_split(graphs, args)
+    nq, nb = graphs.n_cond_consts, graphs.body.n_consts
+    uk = ws.in_unknown
+    q = [a for a, u in zip(args[:nq], uk[:nq]) if not u]
+    kb = [a for a, u in zip(args[nq:nq + nb], uk[nq:nq + nb]) if not u]
+    h0 = tuple(a for a, u in zip(args[nq + nb:], uk[nq + nb:]) if not u)
+    ct0 = tuple(c if c is not None else np.zeros(_aval(a).shape, _aval(a).dtype)
+                for c, a, u in zip(cts, args[nq + nb:], uk[nq + nb:]) if u)
+    acc0 = tuple(np.zeros(a.shape, a.dtype) for a in _uc_avals(ws))
+    zero = np.asarray(0, np.int64)
+
+    def step(c):
+        return c[0] + 1, tuple(_known_step(ws, kb, c[1])[0])
+
+    def pred(c):
+        return eval_graph(ws.cond, q + list(c[1]))[0]
+    n = while_loop(pred, step, (zero, h0))[0]
+    bwd = _bwd_body(ws, ())
+    res_consts = [kb[i] for i in ws.res_const_pos]
+
+    def back(c):
+        i, acc, ct = c[0] - 1, c[1], c[2]
+        h = while_loop(lambda d: d[0] < i, step, (zero, h0))[1]
+        _, inv, res = _known_step(ws, kb, h)
+        out = eval_graph(bwd.graph, res_consts + list(inv) + list(acc) + list(ct) + list(res))
+        return i, tuple(out[:len(acc)]), tuple(out[len(acc):])
+    _, acc, ct = while_loop(lambda c: c[0] > 0, back, (n, acc0, ct0))
+    acc, ct = iter(acc), iter(ct)
+    return ([None] * nq
+            + [next(acc) if u else None for u in uk[nq:nq + nb]]
+            + [next(ct) if u else None for u in uk[nq + nb:]])
+
+
+def replay_jvp(graphs, jg, primals, jops, checkpoint):
+    """The JVP of a `while` in reverse mode whose primals have an outer derivative: the
+    primal loop, and the JVP loop staged whole into the linear graph (transposed by
+    `_while_transpose`). Returns (primal outputs, all outputs of the JVP loop)."""
+    return (while_p.bind(*primals, graphs=graphs, checkpoint=checkpoint),
+            while_p.bind(*jops, graphs=jg, checkpoint=checkpoint))
+
+
+while_p.transpose = _replay_transpose
