@@ -583,9 +583,18 @@ def _cond_with_tangents(graphs: WhileGraphs, nz_h) -> Graph:
 
 
 def _tape_ok(primals) -> bool:
-    """Reverse mode can record a tape: the primals are concrete or staged (jit), not values of
-    an outer differentiation or vmap."""
-    return all(not isinstance(p, Tracer) or isinstance(p, StagingTracer) for p in primals)
+    """Reverse mode can record a tape: the primals are concrete or staged (jit), or batched
+    by one vmap over such values (one tape for all lanes), not values of an outer
+    differentiation or of nested vmaps."""
+    from ..transforms.batching import BatchTracer
+    vmaps = set()
+    for p in primals:
+        if type(p) is BatchTracer:
+            vmaps.add(p._trace)
+            p = p.val
+        if isinstance(p, Tracer) and not isinstance(p, StagingTracer):
+            return False
+    return len(vmaps) <= 1
 
 
 def _while_jvp(primals, tangents, graphs, checkpoint=0):
