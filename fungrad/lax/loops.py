@@ -973,6 +973,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any, *,
     (`grad`, `vjp`, `jacrev`) works too, under `jit` as well as eagerly: the forward loop
     runs once and records its trip count and each iteration's residuals on a tape, and the
     backward pass runs the transposed body over them in reverse (memory O(iterations)).
+    `vmap(grad(f))` records one tape for all examples (lanes that stop early keep their
+    values), and second derivatives work eagerly and under `jit` (`jit(hessian(f))`).
 
     `checkpoint` (fungrad's own; JAX has no reverse mode here) trades time for that memory:
     `True` stores only the carry every k-th iteration with k ~ sqrt(iterations), chosen

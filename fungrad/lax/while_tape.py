@@ -20,10 +20,14 @@ the eager JVP rule) splits a `while` equation into
   run over the residuals in reverse; its own transpose is `while_lin`.
 
 The forward loop runs once per call. `batch` holds the vmap axis sizes of the linear
-operands (outermost first): `jacrev` vmaps `while_bwd` over cotangents (the tape is shared);
-vmapping `while_fwd` itself (vmap of grad) and differentiating the tape (grad of grad under
-jit) raise, naming what works. Eagerly, higher-order reverse mode keeps the older scheme in
-`loops._while_jvp` (count the trips on concrete values, then differentiate a scan).
+operands (outermost first): `jacrev` vmaps `while_bwd` over cotangents (the tape is shared).
+vmapping `while_fwd` (vmap of grad) records one tape for all lanes (`Lanes`: a masked loop
+with per-trip lane masks when lanes stop at different trips; the linear loops keep a
+finished lane's (co)tangent). Second order under jit replays the loop instead of taping it
+(`replay_jvp`, and `while`'s transpose rule `_replay_transpose`: plain loops, differentiable
+again). Differentiating a tape (order 3+ under jit, `hessian(jit(f))`) raises, naming what
+works. Eagerly, higher-order reverse mode keeps the older scheme in `loops._while_jvp`
+(count the trips on concrete values, then differentiate a scan).
 """
 from __future__ import annotations
 
