@@ -636,9 +636,18 @@ def _cond_with_tangents(graphs: WhileGraphs, nz_h) -> Graph:
 
 
 def _tape_ok(primals) -> bool:
-    """Reverse mode can record a tape: the primals are concrete or staged (jit), not values of
-    an outer differentiation or vmap."""
-    return all(not isinstance(p, Tracer) or isinstance(p, StagingTracer) for p in primals)
+    """Reverse mode can record a tape: the primals are concrete or staged (jit), or batched
+    by one vmap over such values (one tape for all lanes), not values of an outer
+    differentiation or of nested vmaps."""
+    from ..transforms.batching import BatchTracer
+    vmaps = set()
+    for p in primals:
+        if type(p) is BatchTracer:
+            vmaps.add(p._trace)
+            p = p.val
+        if isinstance(p, Tracer) and not isinstance(p, StagingTracer):
+            return False
+    return len(vmaps) <= 1
 
 
 def _while_jvp(primals, tangents, graphs, checkpoint=0):
@@ -662,6 +671,13 @@ def _while_jvp(primals, tangents, graphs, checkpoint=0):
              for p, t, f in zip(ops[nb:], tans[nb:], nz_h) if f]
     b_tan = [t for t in tans[:nb] if t is not ZERO]
     jops = [*primals[:nq], *ops[:nb], *b_tan, *ops[nb:], *h_tan]
+    if reverse and not _tape_ok(primals):
+        # the primals have an outer derivative (under jit): the JVP loop goes whole into the
+        # linear graph; its transpose replays it with plain loops (while_tape.replay_jvp)
+        from .while_tape import replay_jvp
+        outs_p, outs = replay_jvp(graphs, jg, primals, jops, checkpoint)
+        t_out = iter(outs[nh:])
+        return outs_p, [next(t_out) if f else ZERO for f in nz_h]
     if reverse:
         # reverse mode: the known loop records a tape (trip count, residuals), the linear
         # loop replays it (while_tape.py)
@@ -1011,6 +1027,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any, *,
     (`grad`, `vjp`, `jacrev`) works too, under `jit` as well as eagerly: the forward loop
     runs once and records its trip count and each iteration's residuals on a tape, and the
     backward pass runs the transposed body over them in reverse (memory O(iterations)).
+    `vmap(grad(f))` records one tape for all examples (lanes that stop early keep their
+    values), and second derivatives work eagerly and under `jit` (`jit(hessian(f))`).
 
     `checkpoint` (fungrad's own; JAX has no reverse mode here) trades time for that memory:
     `True` stores only the carry every k-th iteration with k ~ sqrt(iterations), chosen

@@ -20,10 +20,14 @@ the eager JVP rule) splits a `while` equation into
   run over the residuals in reverse; its own transpose is `while_lin`.
 
 The forward loop runs once per call. `batch` holds the vmap axis sizes of the linear
-operands (outermost first): `jacrev` vmaps `while_bwd` over cotangents (the tape is shared);
-vmapping `while_fwd` itself (vmap of grad) and differentiating the tape (grad of grad under
-jit) raise, naming what works. Eagerly, higher-order reverse mode keeps the older scheme in
-`loops._while_jvp` (count the trips on concrete values, then differentiate a scan).
+operands (outermost first): `jacrev` vmaps `while_bwd` over cotangents (the tape is shared).
+vmapping `while_fwd` (vmap of grad) records one tape for all lanes (`Lanes`: a masked loop
+with per-trip lane masks when lanes stop at different trips; the linear loops keep a
+finished lane's (co)tangent). Second order under jit replays the loop instead of taping it
+(`replay_jvp`, and `while`'s transpose rule `_replay_transpose`: plain loops, differentiable
+again). Differentiating a tape (order 3+ under jit, `hessian(jit(f))`) raises, naming what
+works. Eagerly, higher-order reverse mode keeps the older scheme in `loops._while_jvp`
+(count the trips on concrete values, then differentiate a scan).
 """
 from __future__ import annotations
 
@@ -33,8 +37,10 @@ from ..compiler.passes import dce
 from ..transforms.fresh import fresh_leaves
 from ..transforms.partial_eval import partial_eval_rules
 from ..core.primitive import Primitive
-from .loops import (_batch_body, _split_of, _strong, _transpose_body, while_p)
-from .shape import bdim_at_front
+from .loops import (Body, _batch_body, _split_of, _strong, _transpose_body, while_loop, while_p)
+from ..transforms.staging import eval_graph
+from .control_flow import _stage_closed
+from .shape import bdim_at_front, broadcast_in_dim, moveaxis
 
 import numpy as np
 
@@ -50,10 +56,12 @@ class Tape:
     known carry at iterations 0, k, 2k, ... (`checkpoints`, with the known body consts
     needed to recompute a segment). Read-only once made: a `vjp_fn` may replay it often."""
     __slots__ = ("aval", "n", "consts", "stacked", "checkpoints", "k", "body_consts",
-                 "__weakref__")
+                 "masks", "__weakref__")
 
-    def __init__(self, aval, n, consts, stacked, checkpoints=None, k=0, body_consts=()):
+    def __init__(self, aval, n, consts, stacked, checkpoints=None, k=0, body_consts=(),
+                 masks=None):
         self.aval = aval
+        self.masks = masks
         self.n = n
         self.consts = consts
         self.stacked = stacked
@@ -145,65 +153,164 @@ def split_of(graphs, in_unknown, checkpoint) -> WhileSplit | None:
     return graphs.derived(key, lambda: _make_split(graphs, in_unknown, checkpoint))
 
 
+class Lanes:
+    """`while_fwd` vmapped over `size` lanes (vmap of grad): which known operands are batched
+    (at axis 0), which known carries / loop invariants / residuals that makes batched (a
+    fixed point), and whether the predicate is per lane. With a per-lane predicate the
+    known loop runs until every lane is done, finished lanes keep their carry, and the tape
+    records each trip's lane mask; the linear loops select on it, so a finished lane's
+    tangent (cotangent) passes through unchanged. The tape's aval carries this object."""
+    __slots__ = ("split", "size", "b_in", "b_h", "b_inv", "b_res", "per_lane", "known",
+                 "cond", "tape_aval", "__weakref__")
+
+    @property
+    def b_res_consts(self):
+        nq = self.split.n_kq
+        b_b = self.b_in[nq:nq + self.split.n_kb]
+        return [b_b[i] for i in self.split.res_const_pos] + list(self.b_inv)
+
+    def __repr__(self):
+        return f"Lanes({self.size}, per_lane={self.per_lane})"
+
+
+def _make_lanes(ws, b_in, size):
+    from .control_flow import _batched_graph
+    nq, nb, n_kh = ws.n_kq, ws.n_kb, ws.n_kh
+    b_q, b_b = list(b_in[:nq]), list(b_in[nq:nq + nb])
+    b_h = list(b_in[nq + nb:]) + [False] * len(ws.scan.inv_avals)
+    while True:
+        bb, out_b = _batch_body(ws.scan.known, b_b, b_h, [], size)
+        q_avals = [ShapedArray((size,) + v.aval.shape, v.aval.dtype) if f else v.aval
+                   for v, f in zip(ws.cond.invars, b_q + b_h[:n_kh])]
+        cg, pred_b = _batched_graph(ws.cond, q_avals, [0 if f else None for f in
+                                                       b_q + b_h[:n_kh]], size)
+        grown = [x or y for x, y in zip(b_h, out_b)]
+        if pred_b[0]:  # lanes stop at different times: every known carry varies
+            grown[:n_kh] = [True] * n_kh
+        if grown == b_h:
+            break
+        b_h = grown
+    ln = Lanes()
+    ln.split, ln.size, ln.b_in = ws, size, list(b_q) + b_b + b_h[:n_kh]
+    ln.b_h, ln.b_inv = b_h[:n_kh], b_h[n_kh:]
+    ln.b_res = list(out_b[len(b_h):])
+    ln.per_lane = bool(pred_b[0])
+    ln.known, ln.cond = bb, cg
+    ln.tape_aval = OpaqueAval("tape", ln)
+    return ln
+
+
+def lanes_of(ws, b_in, size) -> Lanes:
+    key = ("lanes", tuple(map(bool, b_in)), size)
+    return ws.derived(key, lambda: _make_lanes(ws, b_in, size))
+
+
 # ----------------------------------------------------------------------------- compiled pieces
 def _fn(ws, key, graph, name):
     from ..transforms.jit import Call
     return ws.derived(key, lambda: Call(graph, name).fn)
 
 
-def _known_fns(ws):
+def _known_fns(ws, lanes=None):
+    if lanes is not None:
+        return (_fn(ws, ("cond", lanes), lanes.cond, "while_cond_fwd_lanes"),
+                _fn(ws, ("body", lanes), lanes.known.graph, "while_body_fwd_lanes"))
     return (_fn(ws, "cond", ws.cond, "while_cond_fwd"),
             _fn(ws, "body", ws.scan.known.graph, "while_body_fwd"))
 
 
-def _lin_body(ws, batch):
-    """The unknown body (consts, linear carries, residuals -> carries), vmapped over `batch`
-    (the linear consts and carries batched at axis 0, residuals not)."""
+def _lane_body(body, lanes, b_consts):
+    """`body` (consts, carries, residuals -> carries) batched over the lanes (residuals and
+    consts as the tape has them, carries batched); with a per-lane predicate it takes the
+    trip's lane mask as one more x and keeps a finished lane's carries: the trip is the
+    identity there, for the linear loop and for its transpose alike."""
+    from .slicing import select_n
+    bb = _batch_body(body, b_consts, [True] * body.n_carry, lanes.b_res, lanes.size)[0]
+    if not lanes.per_lane:
+        return bb
+    nc, nh = bb.n_consts, bb.n_carry
+    avals = [_strong(a) for a in bb.in_avals] + [ShapedArray((lanes.size,), np.dtype(bool))]
+
+    def masked(*args):
+        h, mask = args[nc:nc + nh], args[-1]
+        new = eval_graph(bb.graph, list(args[:-1]))
+        return [select_n(broadcast_in_dim(mask, aval_of(o).shape, (0,)), old, o)
+                for old, o in zip(h, new)]
+    return Body(_stage_closed(masked, avals), nc, nh)
+
+
+def _lin_body(ws, batch, lanes=None):
+    """The unknown body (consts, linear carries, residuals -> carries), over the lanes
+    (innermost) and vmapped over `batch` (the linear consts and carries batched at axis 0,
+    residuals and masks not)."""
     if not batch:
-        return ws.scan.unknown
-    inner = _lin_body(ws, batch[1:])
+        if lanes is None:
+            return ws.scan.unknown
+        return ws.derived(("lin_body", lanes), lambda: _lane_body(
+            ws.scan.unknown, lanes, list(lanes.b_res_consts) + [True] * ws.n_uc))
+    inner = _lin_body(ws, batch[1:], lanes)
     n_res = inner.n_consts - ws.n_uc
 
     def make():
         return _batch_body(inner, [False] * n_res + [True] * ws.n_uc, [True] * ws.n_uh,
                            [False] * inner.n_xs, batch[0])[0]
-    return ws.derived(("lin_body", batch), make)
+    return ws.derived(("lin_body", batch, lanes), make)
 
 
-def _bwd_body(ws, batch):
+def _bwd_body(ws, batch, lanes=None):
     """The transposed body (residual consts; cotangent accumulators + carry cotangents;
     residuals -> accumulators, carry cotangents), vmapped over `batch`."""
+    if not batch and lanes is not None:
+        # (batched after transposing: batching adds equations on the residuals, which a
+        # transposition would take for linear ones)
+        return ws.derived(("bwd_body", lanes), lambda: _lane_body(
+            _bwd_body(ws, ()), lanes, lanes.b_res_consts))
     if not batch:
         u = ws.scan.unknown
         n_res = u.n_consts - ws.n_uc
         return ws.derived("bwd_body", lambda: _transpose_body(
             u, [False] * n_res + [True] * ws.n_uc, [False] * u.n_xs, ()))
-    inner = _bwd_body(ws, batch[1:])
+    inner = _bwd_body(ws, batch[1:], lanes)
 
     def make():
         return _batch_body(inner, [False] * inner.n_consts, [True] * inner.n_carry,
                            [False] * inner.n_xs, batch[0])[0]
-    return ws.derived(("bwd_body", batch), make)
+    return ws.derived(("bwd_body", batch, lanes), make)
 
 
-def _body_fn(ws, kind, batch):
-    body = (_lin_body if kind == "lin" else _bwd_body)(ws, batch)
-    return _fn(ws, (kind + "_fn", batch), body.graph, f"while_{kind}_body")
+def _body_fn(ws, kind, batch, lanes=None):
+    body = (_lin_body if kind == "lin" else _bwd_body)(ws, batch, lanes)
+    return _fn(ws, (kind + "_fn", batch, lanes), body.graph, f"while_{kind}_body")
 
 
 # ----------------------------------------------------------------------------- while_fwd
-def _run_known(ws, q, b, h):
-    """Run the known loop: (final known carries, Tape)."""
-    cond, body = _known_fns(ws)
+def _keep_finished(mask, old, new):
+    """Each lane's new carry where its mask is set, else its old one (NumPy, lanes at 0)."""
+    return [np.where(mask.reshape(mask.shape + (1,) * (np.ndim(n) - 1)), n, o)
+            for o, n in zip(old, new)]
+
+
+def _run_known(ws, q, b, h, lanes=None):
+    """Run the known loop: (final known carries, Tape). Over lanes with a per-lane
+    predicate, it runs until every lane is done and records each trip's lane mask."""
+    cond, body = _known_fns(ws, lanes)
     n_kh = ws.n_kh
+    per_lane = lanes is not None and lanes.per_lane
     inv = [np.zeros(a.shape, a.dtype) for a in ws.scan.inv_avals]
+    if lanes is not None:
+        inv = [np.zeros((lanes.size,) + z.shape, z.dtype) if f else z
+               for z, f in zip(inv, lanes.b_inv)]
     nk = n_kh + len(inv)
     ckpt = ws.checkpoint
     k = 1 if ckpt == ADAPTIVE else ckpt
     stacked = [] if not ckpt else None
     checkpoints = [] if ckpt else None
+    masks = [] if per_lane else None
     n = 0
-    while cond(*q, *h)[0]:
+    while True:
+        pred = cond(*q, *h)[0]
+        if not (pred.any() if per_lane else pred):
+            break
         if ckpt and n % k == 0:
             checkpoints.append(h)
             if ckpt == ADAPTIVE and len(checkpoints) > k:
@@ -211,70 +318,93 @@ def _run_known(ws, q, b, h):
                 k *= 2
                 checkpoints = checkpoints[::2]
         out = body(*b, *h, *inv)
-        h, inv = out[:n_kh], out[n_kh:nk]
+        new_h, inv = out[:n_kh], out[n_kh:nk]
+        if per_lane:
+            masks.append(pred)
+            h = _keep_finished(pred, h, new_h)
+        else:
+            h = new_h
         if stacked is not None:
             stacked.append(out[nk:])
         n += 1
     consts = [b[i] for i in ws.res_const_pos] + list(inv)
-    tape = Tape(ws.tape_aval, n, consts, stacked, checkpoints, k, b if ckpt else ())
+    tape = Tape(lanes.tape_aval if lanes is not None else ws.tape_aval, n, consts, stacked,
+                checkpoints, k, b if ckpt else (), masks)
     if tape_observer is not None:
         tape_observer(tape)
     return list(h), tape
 
 
-def _residuals(ws, tape, reverse: bool):
-    """Each iteration's residuals, in order or reversed (recomputed segment by segment from
-    the checkpoints when the tape has them)."""
+def _residuals(ws, tape, reverse: bool, lanes=None):
+    """Each iteration's residuals (and lane mask, over lanes with a per-lane predicate), in
+    order or reversed (recomputed segment by segment from the checkpoints when the tape has
+    them)."""
+    masks = tape.masks
     if tape.stacked is not None:
-        yield from (reversed(tape.stacked) if reverse else tape.stacked)
+        trips = (tape.stacked if masks is None else
+                 [list(r) + [m] for r, m in zip(tape.stacked, masks)])
+        yield from (reversed(trips) if reverse else trips)
         return
-    _, body = _known_fns(ws)
+    _, body = _known_fns(ws, lanes)
     n_kh, k, n = ws.n_kh, tape.k, tape.n
     nk = n_kh + len(ws.scan.inv_avals)
     inv = tape.consts[len(ws.res_const_pos):]
     starts = list(enumerate(range(0, n, k)))
     for j, start in (reversed(starts) if reverse else starts):
         h, seg = tape.checkpoints[j], []
-        for _ in range(start, min(start + k, n)):
+        for i in range(start, min(start + k, n)):
             out = body(*tape.body_consts, *h, *inv)
-            h = out[:n_kh]
-            seg.append(out[nk:])
+            if masks is None:
+                h = out[:n_kh]
+                seg.append(out[nk:])
+            else:
+                h = _keep_finished(masks[i], h, out[:n_kh])
+                seg.append(list(out[nk:]) + [masks[i]])
         yield from (reversed(seg) if reverse else seg)
         seg = None
 
 
-def _fwd_impl(*ops, split):
+def _fwd_impl(*ops, split, lanes=None):
     ws = split
     nq, nb = ws.n_kq, ws.n_kb
-    h, tape = _run_known(ws, ops[:nq], ops[nq:nq + nb], ops[nq + nb:])
+    h, tape = _run_known(ws, ops[:nq], ops[nq:nq + nb], ops[nq + nb:], lanes)
     return fresh_leaves(h, list(ops)) + [tape]
 
 
-def _fwd_aval(*avals, split):
+def _fwd_aval(*avals, split, lanes=None):
     ws = split
-    out = ws.scan.known.out_avals[:ws.n_kh]
-    return [_strong(a) for a in out] + [ws.tape_aval]
+    out = [_strong(a) for a in ws.scan.known.out_avals[:ws.n_kh]]
+    if lanes is None:
+        return out + [ws.tape_aval]
+    return ([ShapedArray((lanes.size,) + a.shape, a.dtype) if f else a
+             for a, f in zip(out, lanes.b_h)] + [lanes.tape_aval])
 
 
-def _fwd_jvp(primals, tangents, split):
+def _fwd_jvp(primals, tangents, split, lanes=None):
     raise NotImplementedError(
-        "differentiating the reverse-mode tape of a while_loop (grad of grad, jacfwd of grad, "
-        "... with the loop inside fg.jit) is not supported: the tape's residuals have no "
-        "derivative. Take the outer derivative outside fg.jit (eagerly, fg.grad(fg.grad(f)) "
-        "differentiates the loop as a scan of its recorded trip count), or write the loop "
-        "with fg.lax.scan / fg.lax.fori_loop with static bounds, which differentiate to any "
-        "order under jit.")
+        "differentiating a while_loop's reverse-mode tape is not supported: its residuals "
+        "have no derivative. This happens for a derivative of order 3 or more under fg.jit "
+        "(order 2 works: fg.jit(fg.hessian(f)), fg.jit(fg.grad(fg.grad(f)))), and for an "
+        "outer derivative of a function whose reverse mode ran inside fg.jit, e.g. "
+        "fg.hessian(fg.jit(f)) or fg.jacfwd(fg.jit(fg.grad(f))). Put fg.jit outermost "
+        "(fg.jit(fg.hessian(f))), take higher orders eagerly (fg.grad(fg.grad(f)) "
+        "differentiates the loop as a scan of its recorded trip count, to any order), or "
+        "write the loop with fg.lax.scan / fg.lax.fori_loop with static bounds.")
 
 
-def _fwd_batch(vals, dims, axis_size, split):
-    raise NotImplementedError(
-        "vmap of reverse-mode differentiation through a while_loop (fg.vmap(fg.grad(f)), "
-        "per-example gradients) is not supported: lanes would need tapes of different "
-        "lengths. Differentiate outside the vmap instead: fg.grad(lambda xs: "
-        "fnp.sum(fg.vmap(f)(xs))) gives every example's gradient when examples are "
-        "independent (the batched loop runs until the last lane is done, and reverse mode "
-        "records that), or use fg.jacrev / fg.jacfwd of the vmapped function, or "
-        "fg.lax.fori_loop / fg.lax.scan with a static trip count.")
+def _fwd_batch(vals, dims, axis_size, split, lanes=None):
+    """vmap of the known loop: one tape for all lanes (see `Lanes`)."""
+    if lanes is not None:
+        raise NotImplementedError(
+            "vmap of vmap of reverse-mode differentiation through a while_loop (the tape is "
+            "batched over one vmap only): vmap over the flattened batch instead (reshape "
+            "the two batch axes into one), or use fg.lax.fori_loop / fg.lax.scan with a "
+            "static trip count.")
+    ln = lanes_of(split, [d is not None for d in dims], axis_size)
+    ops = [v if d is None and not f else bdim_at_front(v, d, axis_size)
+           for v, d, f in zip(vals, dims, ln.b_in)]
+    outs = while_fwd_p.bind(*ops, split=split, lanes=ln)
+    return outs, [0 if f else None for f in ln.b_h] + [0]
 
 
 while_fwd_p = Primitive("while_fwd", multiple_results=True)
@@ -285,28 +415,33 @@ while_fwd_p.batch = _fwd_batch
 
 
 # ----------------------------------------------------------------------------- while_lin / bwd
-def _lin_impl(tape, *ops, split, batch=()):
+def _lead(batch, lanes):
+    """The leading axes of the linear operands: the vmap axes of `batch`, then the lanes."""
+    return tuple(batch) + ((lanes.size,) if lanes is not None else ())
+
+
+def _lin_impl(tape, *ops, split, batch=(), lanes=None):
     ws = split
-    fn = _body_fn(ws, "lin", batch)
+    fn = _body_fn(ws, "lin", batch, lanes)
     n_uc = ws.n_uc
     consts = list(tape.consts) + list(ops[:n_uc])
     h = list(ops[n_uc:])
-    for res in _residuals(ws, tape, False):
+    for res in _residuals(ws, tape, False, lanes):
         h = list(fn(*consts, *h, *res))
     return fresh_leaves(h, list(ops))
 
 
-def _lin_aval(tape, *avals, split, batch=()):
+def _lin_aval(tape, *avals, split, batch=(), lanes=None):
     return [_strong(a) for a in avals[split.n_uc:]]
 
 
-def _bwd_impl(tape, *cts, split, batch=()):
+def _bwd_impl(tape, *cts, split, batch=(), lanes=None):
     ws = split
-    fn = _body_fn(ws, "bwd", batch)
-    lead = tuple(batch)
+    fn = _body_fn(ws, "bwd", batch, lanes)
+    lead = _lead(batch, lanes)
     acc = [np.zeros(lead + a.shape, a.dtype) for a in _uc_avals(ws)]
     ct = list(cts)
-    for res in _residuals(ws, tape, True):
+    for res in _residuals(ws, tape, True, lanes):
         out = fn(*tape.consts, *acc, *ct, *res)
         acc, ct = list(out[:len(acc)]), list(out[len(acc):])
     return fresh_leaves(acc + ct, list(cts))
@@ -317,17 +452,17 @@ def _uc_avals(ws):
     return [_strong(a) for a in u.in_avals[u.n_consts - ws.n_uc:u.n_consts]]
 
 
-def _bwd_aval(tape, *avals, split, batch=()):
-    lead = tuple(batch)
+def _bwd_aval(tape, *avals, split, batch=(), lanes=None):
+    lead = _lead(batch, lanes)
     return ([ShapedArray(lead + a.shape, a.dtype) for a in _uc_avals(split)]
             + [_strong(a) for a in avals])
 
 
-def _lin_transpose(cts, tape, *args, split, batch=()):
+def _lin_transpose(cts, tape, *args, split, batch=(), lanes=None):
     ws = split
     ct_h = [c if c is not None else np.zeros(_aval(a).shape, _aval(a).dtype)
             for c, a in zip(cts, args[ws.n_uc:])]
-    outs = while_bwd_p.bind(tape, *ct_h, split=ws, batch=batch)
+    outs = while_bwd_p.bind(tape, *ct_h, split=ws, batch=batch, lanes=lanes)
     return [None] + [c if type(a) is Var else None for c, a in zip(outs, args)]
 
 
@@ -335,12 +470,11 @@ def _aval(a):
     return a.aval if type(a) is Var else aval_of(a)
 
 
-def _bwd_transpose(cts, tape, *args, split, batch=()):
+def _bwd_transpose(cts, tape, *args, split, batch=(), lanes=None):
     ws = split
-    avals = _bwd_aval(None, *[_aval(a) for a in args],
-                      split=ws, batch=batch)
+    avals = _bwd_aval(None, *[_aval(a) for a in args], split=ws, batch=batch, lanes=lanes)
     d = [c if c is not None else np.zeros(a.shape, a.dtype) for c, a in zip(cts, avals)]
-    outs = while_lin_p.bind(tape, *d, split=ws, batch=batch)
+    outs = while_lin_p.bind(tape, *d, split=ws, batch=batch, lanes=lanes)
     return [None] + [c if type(a) is Var else None for c, a in zip(outs, args)]
 
 
@@ -356,15 +490,30 @@ def _linear_jvp(prim):
     return jvp
 
 
+def _lane_axis_at(v, d, axis_size, pos):
+    """`v` with its batch axis at `pos` (broadcast there when unbatched)."""
+    return moveaxis(bdim_at_front(v, d, axis_size), 0, pos) if pos else bdim_at_front(
+        v, d, axis_size)
+
+
 def _linear_batch(prim):
-    """vmap of `while_lin` / `while_bwd` over their linear operands (the tape is shared):
-    one more leading axis in `batch`, the bodies vmapped once more."""
-    def batch_rule(vals, dims, axis_size, split, batch=()):
-        if dims[0] is not None:
-            raise NotImplementedError(f"{prim.name}: a batched while_loop tape")
-        ops = [bdim_at_front(v, d, axis_size) for v, d in zip(vals[1:], dims[1:])]
-        outs = prim.bind(vals[0], *ops, split=split, batch=(axis_size,) + tuple(batch))
-        return outs, [0] * len(outs)
+    """vmap of `while_lin` / `while_bwd`. Over their linear operands only (jacrev: the
+    tape is shared), one more leading axis in `batch` and the bodies vmapped once more.
+    Over a tape batched by vmap of the known loop (vmap of grad): the lanes' axis goes
+    after the `batch` axes and the bodies take the tape's `Lanes`."""
+    def batch_rule(vals, dims, axis_size, split, batch=(), lanes=None):
+        if dims[0] is None:
+            ops = [bdim_at_front(v, d, axis_size) for v, d in zip(vals[1:], dims[1:])]
+            outs = prim.bind(vals[0], *ops, split=split, batch=(axis_size,) + tuple(batch),
+                             lanes=lanes)
+            return outs, [0] * len(outs)
+        ln = aval_of(vals[0]).spec
+        if lanes is not None or type(ln) is not Lanes:
+            raise NotImplementedError(f"{prim.name}: a while_loop tape batched twice")
+        pos = len(batch)
+        ops = [_lane_axis_at(v, d, axis_size, pos) for v, d in zip(vals[1:], dims[1:])]
+        outs = prim.bind(vals[0], *ops, split=split, batch=tuple(batch), lanes=ln)
+        return outs, [pos] * len(outs)
     return batch_rule
 
 
@@ -424,3 +573,77 @@ def _while_partial_eval(eqn, in_unknown):
 
 
 partial_eval_rules[while_p] = _while_partial_eval
+
+
+# ----------------------------------------------------------------------------- replay
+# Reverse mode when the loop's primals carry an outer derivative under jit (jit(grad(grad)),
+# jit(hessian), jacfwd(grad) under jit): a tape's residuals have no derivative, so the JVP
+# rule stages the plain JVP `while` (primal and tangent carries) into the linear graph, and
+# `while`'s transpose rule below replays it: the transposed body runs from the last trip to
+# the first, and each trip's known carry is recomputed from the initial one by an inner
+# while_loop. Everything it binds is an ordinary `while`, so the outer derivative
+# differentiates it like any loop (a tape at the next order). Cost: O(n^2) known-body
+# evaluations for n trips, memory O(1) per trip.
+def _replay_split(graphs, args):
+    """The split of a linear `while` equation's graphs (operands that are Vars, and carries
+    they reach, unknown), or NotImplementedError when its predicate reads linear values."""
+    ws = split_of(graphs, [type(a) is Var for a in args], 0)
+    if ws is None:
+        raise NotImplementedError(
+            "transposing a while_loop: its predicate (cond_fun) depends on values being "
+            "differentiated. Compute the predicate from values without derivative (e.g. "
+            "fg.stop_gradient(x)).")
+    return ws
+
+
+def _known_step(ws, kb, h):
+    """One trip of the known body: (next known carries, loop invariants, residuals)."""
+    inv0 = [np.zeros(a.shape, a.dtype) for a in ws.scan.inv_avals]
+    out = eval_graph(ws.scan.known.graph, list(kb) + list(h) + inv0)
+    n_kh, nk = ws.n_kh, ws.n_kh + len(inv0)
+    return out[:n_kh], out[n_kh:nk], out[nk:]
+
+
+def _replay_transpose(cts, *args, graphs, checkpoint=0):
+    ws = _replay_split(graphs, args)
+    nq, nb = graphs.n_cond_consts, graphs.body.n_consts
+    uk = ws.in_unknown
+    q = [a for a, u in zip(args[:nq], uk[:nq]) if not u]
+    kb = [a for a, u in zip(args[nq:nq + nb], uk[nq:nq + nb]) if not u]
+    h0 = tuple(a for a, u in zip(args[nq + nb:], uk[nq + nb:]) if not u)
+    ct0 = tuple(c if c is not None else np.zeros(_aval(a).shape, _aval(a).dtype)
+                for c, a, u in zip(cts, args[nq + nb:], uk[nq + nb:]) if u)
+    acc0 = tuple(np.zeros(a.shape, a.dtype) for a in _uc_avals(ws))
+    zero = np.asarray(0, np.int64)
+
+    def step(c):
+        return c[0] + 1, tuple(_known_step(ws, kb, c[1])[0])
+
+    def pred(c):
+        return eval_graph(ws.cond, q + list(c[1]))[0]
+    n = while_loop(pred, step, (zero, h0))[0]
+    bwd = _bwd_body(ws, ())
+    res_consts = [kb[i] for i in ws.res_const_pos]
+
+    def back(c):
+        i, acc, ct = c[0] - 1, c[1], c[2]
+        h = while_loop(lambda d: d[0] < i, step, (zero, h0))[1]
+        _, inv, res = _known_step(ws, kb, h)
+        out = eval_graph(bwd.graph, res_consts + list(inv) + list(acc) + list(ct) + list(res))
+        return i, tuple(out[:len(acc)]), tuple(out[len(acc):])
+    _, acc, ct = while_loop(lambda c: c[0] > 0, back, (n, acc0, ct0))
+    acc, ct = iter(acc), iter(ct)
+    return ([None] * nq
+            + [next(acc) if u else None for u in uk[nq:nq + nb]]
+            + [next(ct) if u else None for u in uk[nq + nb:]])
+
+
+def replay_jvp(graphs, jg, primals, jops, checkpoint):
+    """The JVP of a `while` in reverse mode whose primals have an outer derivative: the
+    primal loop, and the JVP loop staged whole into the linear graph (transposed by
+    `_while_transpose`). Returns (primal outputs, all outputs of the JVP loop)."""
+    return (while_p.bind(*primals, graphs=graphs, checkpoint=checkpoint),
+            while_p.bind(*jops, graphs=jg, checkpoint=checkpoint))
+
+
+while_p.transpose = _replay_transpose
