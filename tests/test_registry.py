@@ -42,7 +42,6 @@ SETTINGS = dict(deadline=None, derandomize=True, database=None,
 # fnp functions whose output shape depends on the values: they work on concrete values
 # only (under grad/jvp), not under jit or vmap (tests/test_errors.py checks them).
 VALUE_DEPENDENT_SHAPE = {"nonzero", "asarray_chkfinite"}  # (the latter checks values)
-VALUE_DEPENDENT_SHAPE = {"nonzero"}
 VALUE_DEPENDENT_SHAPE |= {"trim_zeros"}  # (tests/test_manipulation.py)
 # fnp functions that only raise (they write in place): tests/test_manipulation.py
 NOT_FUNCTIONS |= {"copyto"}
