@@ -28,13 +28,20 @@ _INT_OUT = "integer output (an index or a count)"
 _BOOL_OUT = "boolean output"
 _STEP = "piecewise constant: its derivative is zero wherever it exists"
 _BITS = "integer-only (bitwise)"
+_SET = "a set operation: which values come out depends on the values (only values provided)"
 
 # provided without a derivative, and why
 VALUE_ONLY = {
     **{n: _BOOL_OUT for n in (
         "less", "less_equal", "equal", "not_equal", "greater", "greater_equal", "logical_and",
         "logical_or", "logical_xor", "logical_not", "isfinite", "isnan", "any", "all")},
-    **{n: _INT_OUT for n in ("argmax", "argmin", "argsort", "searchsorted")},
+    **{n: _INT_OUT for n in (
+        "argmax", "argmin", "argsort", "searchsorted", "argpartition", "argwhere", "flatnonzero",
+        "lexsort", "nanargmax", "nanargmin", "digitize", "count_nonzero")},
+    **{n: _SET for n in ("intersect1d", "union1d", "setdiff1d", "setxor1d", "unique_all",
+                         "unique_counts")},
+    "isin": _BOOL_OUT,
+    "histogram_bin_edges": "bin edges: where the data is split, not a smooth function of it",
     **{n: _STEP for n in ("sign", "floor", "ceil", "round", "around", "floor_divide")},
     **{n: _BITS for n in (
         "invert", "bitwise_not", "bitwise_invert", "bitwise_and", "bitwise_or", "bitwise_xor",
@@ -49,9 +56,11 @@ NOT_PROVIDED: dict = {
     "nested_iters": "NumPy's iterator objects work on memory, not on traced values",
 }
 
-# functions whose real-input spec has a zero derivative but which are differentiable for
-# complex inputs (their complex spec checks it)
-ZERO_FOR_REAL = {"imag"}
+# differentiable functions whose spec draws some cases without a derivative
+PARTLY_DIFFERENTIABLE = {
+    "imag": "zero for real input; its complex spec checks the derivative",
+    "bincount": "differentiable in `weights`; counts alone have none",
+}
 
 
 def numpy_functions() -> list:
