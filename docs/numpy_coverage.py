@@ -28,7 +28,6 @@ _INT_OUT = "integer output (an index or a count)"
 _BOOL_OUT = "boolean output"
 _STEP = "piecewise constant: its derivative is zero wherever it exists"
 _BITS = "integer-only (bitwise)"
-_SET = "a set operation: which values come out depends on the values (only values provided)"
 
 # provided without a derivative, and why
 VALUE_ONLY = {
@@ -38,10 +37,7 @@ VALUE_ONLY = {
     **{n: _INT_OUT for n in (
         "argmax", "argmin", "argsort", "searchsorted", "argpartition", "argwhere", "flatnonzero",
         "lexsort", "nanargmax", "nanargmin", "digitize", "count_nonzero")},
-    **{n: _SET for n in ("intersect1d", "union1d", "setdiff1d", "setxor1d", "unique_all",
-                         "unique_counts")},
     "isin": _BOOL_OUT,
-    "histogram_bin_edges": "bin edges: where the data is split, not a smooth function of it",
     **{n: _STEP for n in ("sign", "floor", "ceil", "round", "around", "floor_divide")},
     **{n: _BITS for n in (
         "invert", "bitwise_not", "bitwise_invert", "bitwise_and", "bitwise_or", "bitwise_xor",
@@ -60,6 +56,10 @@ NOT_PROVIDED: dict = {
 PARTLY_DIFFERENTIABLE = {
     "imag": "zero for real input; its complex spec checks the derivative",
     "bincount": "differentiable in `weights`; counts alone have none",
+    "histogram_bin_edges": "differentiable in the data's min/max when `range` is not given",
+    **{n: "the values picked are differentiable; indices, counts and masks are not"
+       for n in ("unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
+                 "intersect1d", "union1d", "setdiff1d", "setxor1d")},
 }
 
 
