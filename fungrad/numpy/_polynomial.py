@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core.trace import Tracer
 from ._base import cast, is_traced, lift, result_type, shape_of
+from ._dtypes import promote_types
 
 
 def _np(x):
@@ -178,7 +179,10 @@ def poly(seq_of_zeros):
     if len(shape_of(z)) > 1:
         raise ValueError(f"poly: input must be 1-D or a square 2-D array, got {shape_of(z)}")
     from ._grids import convolve
-    dt = result_type(z, 0.0)
+    # NumPy computes in mintypecode's type: float32/64 and complex64/128 stay, the rest
+    # (ints, float16, bfloat16) become float64
+    dt = result_type(z)
+    dt = dt if dt.char in "fdFD" else np.dtype(np.float64)
     a = np.ones((1,), dt)
     for k in range(shape_of(z)[0]):
         step = cast(z[k:k + 1], dt)
@@ -222,7 +226,8 @@ def vander(x, N: int | None = None, increasing: bool = False):
         raise ValueError(f"vander: x must be a one-dimensional array or sequence, got shape "
                          f"{shape_of(x)}")
     n = shape_of(x)[0] if N is None else operator.index(N)
-    dt = np.promote_types(x.aval.dtype, np.int64)  # NumPy's: float32 x gives float64
+    # NumPy's promote_types(x.dtype, int): float32 x gives float64 (bfloat16 as float16)
+    dt = promote_types(x.aval.dtype, np.int64)
     x = cast(x, dt)
     cols = []
     col = None
