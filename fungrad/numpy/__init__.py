@@ -36,6 +36,14 @@ from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, on
 from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero, compress,
                         searchsorted)
 from . import _operators
+from ._elementwise import (fabs, rint, trunc, fix, cbrt, spacing, signbit, isinf, i0, fmod, fmax,
+                           fmin, copysign, nextafter, logaddexp2, gcd, lcm, acos, asin, atan,
+                           atan2, acosh, asinh, atanh)
+from ._ufuncs import (angle, deg2rad, rad2deg, radians, degrees, sinc, unwrap, heaviside,
+                      nan_to_num, positive, float_power, ldexp, frexp, modf, sort_complex,
+                      real_if_close, iscomplex, isreal, iscomplexobj, isrealobj, isposinf,
+                      isneginf, isclose, allclose, array_equal, array_equiv, bitwise_count,
+                      concat, permute_dims, matrix_transpose, vecdot, matvec, vecmat)
 from . import fft
 
 __all__ = [
@@ -62,5 +70,14 @@ __all__ = [
     "zeros_like",
 ]
 __all__ += ["fft"]
+__all__ += [
+    "fabs", "rint", "trunc", "fix", "cbrt", "spacing", "signbit", "isinf", "i0", "fmod", "fmax",
+    "fmin", "copysign", "nextafter", "logaddexp2", "gcd", "lcm", "acos", "asin", "atan", "atan2",
+    "acosh", "asinh", "atanh", "angle", "deg2rad", "rad2deg", "radians", "degrees", "sinc",
+    "unwrap", "heaviside", "nan_to_num", "positive", "float_power", "ldexp", "frexp", "modf",
+    "sort_complex", "real_if_close", "iscomplex", "isreal", "iscomplexobj", "isrealobj",
+    "isposinf", "isneginf", "isclose", "allclose", "array_equal", "array_equiv", "bitwise_count",
+    "concat", "permute_dims", "matrix_transpose", "vecdot", "matvec", "vecmat",
+]
 
 _operators.install(__import__(__name__, fromlist=["_"]))

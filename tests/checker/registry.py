@@ -1055,3 +1055,4 @@ def _prim_remat(draw, name):
 # registers into FNP / PRIM / COMPLEX_CASES on import (spec names of submodule functions
 # carry their path: "linalg.solve", "fft.rfft", "scipy.special.gammaln").
 from . import specs_fft  # noqa: E402,F401
+from . import specs_elementwise  # noqa: E402,F401
