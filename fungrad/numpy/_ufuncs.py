@@ -76,7 +76,8 @@ def deg2rad(x):
     x = lift(x)
     if not is_traced(x):
         return np.deg2rad(x)
-    return multiply(_in_numpy_dtype(np.deg2rad, x), math.pi / 180.0)
+    x = _in_numpy_dtype(np.deg2rad, x)
+    return multiply(x, _numpy_factor(np.deg2rad, dtype_of(x)))
 
 
 def rad2deg(x):
@@ -87,7 +88,14 @@ def rad2deg(x):
     x = lift(x)
     if not is_traced(x):
         return np.rad2deg(x)
-    return multiply(_in_numpy_dtype(np.rad2deg, x), _DEG)
+    x = _in_numpy_dtype(np.rad2deg, x)
+    return multiply(x, _numpy_factor(np.rad2deg, dtype_of(x)))
+
+
+def _numpy_factor(np_fn, dt) -> float:
+    """NumPy's own constant of a scaling ufunc in `dt` (its float32 loop uses 180f / pi_f,
+    not float32(180 / pi)), as a weak Python float that casts back to it exactly."""
+    return float(np_fn(np.ones((), dt)))
 
 
 radians = deg2rad
