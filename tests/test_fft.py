@@ -129,6 +129,10 @@ def test_errors():
         fg.jit(fnp.fft.rfft)(Z)
     with pytest.raises(ValueError, match="at least 1"):
         fg.jit(lambda a: fnp.fft.fft(a, n=0))(Z)
+    with pytest.raises(TypeError, match="out="):
+        fg.jit(lambda a: fnp.fft.rfft(a, out=np.empty(3, complex)))(X[0])
+    out = np.empty(3, complex)
+    assert fnp.fft.rfft(X[0, :4], out=out) is out
     with pytest.raises(ValueError, match="out of bounds"):
         fg.jit(lambda a: fnp.fft.fft(a, axis=2))(Z)
 

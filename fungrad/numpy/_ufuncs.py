@@ -17,13 +17,13 @@ from ..core.trace import Tracer
 from ..lax import elementwise as E
 from ._base import broadcast_shapes, cast, dtype_of, is_traced, is_weak, lift, result_type, \
     shape_of
-from ._elementwise import (_compute_dtype, add, arctan2, copysign, divide, equal, exp2, floor_divide,
-                           isfinite, isinf, isnan, less_equal, logical_and, logical_not,
-                           logical_or, multiply, negative, not_equal, power, remainder, signbit,
-                           sin, subtract, trunc, where)
+from ._elementwise import (_compute_dtype, add, arctan2, copysign, divide, equal, exp2,
+                           floor_divide, isfinite, isinf, isnan, less_equal, logical_and,
+                           logical_not, logical_or, multiply, negative, not_equal, power,
+                           remainder, signbit, sin, subtract, trunc, where)
 from ._elementwise import abs as _abs, imag as _imag, real as _real, conj as _conj
 
-_DEG = 180.0 / math.pi
+_DEG = 180.0 / math.pi  # (angle(deg=True) multiplies in its own dtype, as NumPy)
 
 
 def _in_numpy_dtype(np_fn, x, nargs=1):

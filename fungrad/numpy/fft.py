@@ -138,92 +138,105 @@ def _irfft_2d(x):
     return np.fft.irfftn(x.reshape(2, 2))
 
 
+def _no_out(fname, out):
+    if out is not None:
+        raise TypeError(f"fft.{fname}: out= is not supported on traced values (they are "
+                        f"immutable); use the result: y = fnp.fft.{fname}(a)")
+
+
 def _one_axis(n, axis):
     return None if n is None else (n,), (axis,)
 
 
-def fft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
+def fft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
     """`numpy.fft.fft`: the 1-D discrete Fourier transform (linear: its derivative is itself).
 
     Example: `fnp.fft.fft(x, n=8)`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.fft(a, n, axis, norm)
+        return np.fft.fft(a, n, axis, norm, out=out)
+    _no_out("fft", out)
     return _c2c("fft", t, *_one_axis(n, axis), norm, False)
 
 
-def ifft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
+def ifft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
     """`numpy.fft.ifft`: the inverse of `fft`.
 
     Example: `fnp.fft.ifft(fnp.fft.fft(x))`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.ifft(a, n, axis, norm)
+        return np.fft.ifft(a, n, axis, norm, out=out)
+    _no_out("ifft", out)
     return _c2c("ifft", t, *_one_axis(n, axis), norm, True)
 
 
 def fftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
-         norm: str | None = None):
+         norm: str | None = None, out=None):
     """`numpy.fft.fftn`: the N-D transform over `axes` (all, or the last len(s), by default).
 
     Example: `fnp.fft.fftn(x, axes=(0, 1))`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.fftn(a, s, axes, norm)
+        return np.fft.fftn(a, s, axes, norm, out=out)
+    _no_out("fftn", out)
     return _c2c("fftn", t, s, axes, norm, False)
 
 
 def ifftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
-          norm: str | None = None):
+          norm: str | None = None, out=None):
     """`numpy.fft.ifftn`: the inverse of `fftn`.
 
     Example: `fnp.fft.ifftn(z, axes=(0, 1))`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.ifftn(a, s, axes, norm)
+        return np.fft.ifftn(a, s, axes, norm, out=out)
+    _no_out("ifftn", out)
     return _c2c("ifftn", t, s, axes, norm, True)
 
 
 def fft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
-         norm: str | None = None):
+         norm: str | None = None, out=None):
     """`numpy.fft.fft2`: `fftn` over the last two axes.
 
     Example: `fnp.fft.fft2(image)`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.fft2(a, s, axes, norm)
+        return np.fft.fft2(a, s, axes, norm, out=out)
+    _no_out("fft2", out)
     return _c2c("fft2", t, s, axes, norm, False)
 
 
 def ifft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
-          norm: str | None = None):
+          norm: str | None = None, out=None):
     """`numpy.fft.ifft2`: `ifftn` over the last two axes.
 
     Example: `fnp.fft.ifft2(z)`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.ifft2(a, s, axes, norm)
+        return np.fft.ifft2(a, s, axes, norm, out=out)
+    _no_out("ifft2", out)
     return _c2c("ifft2", t, s, axes, norm, True)
 
 
-def rfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
+def rfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
     """`numpy.fft.rfft`: the transform of a real input, n // 2 + 1 frequencies.
 
     Example: `fg.grad(lambda x: fnp.sum(fnp.abs(fnp.fft.rfft(x)) ** 2))(x)`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.rfft(a, n, axis, norm)
+        return np.fft.rfft(a, n, axis, norm, out=out)
+    _no_out("rfft", out)
     return _r2c("rfft", t, *_one_axis(n, axis), norm)
 
 
-def irfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
+def irfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
     """`numpy.fft.irfft`: the real signal of length `n` (default 2 * (m - 1)) whose `rfft`
     is `a` (the imaginary parts of the zero and Nyquist entries are ignored).
 
@@ -231,59 +244,64 @@ def irfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
     """
     t = _traced(a)
     if t is None:
-        return np.fft.irfft(a, n, axis, norm)
+        return np.fft.irfft(a, n, axis, norm, out=out)
+    _no_out("irfft", out)
     return _c2r("irfft", t, *_one_axis(n, axis), norm)
 
 
 def rfftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
-          norm: str | None = None):
+          norm: str | None = None, out=None):
     """`numpy.fft.rfftn`: `rfft` over the last of `axes`, then `fftn` over the others.
 
     Example: `fnp.fft.rfftn(x, axes=(0, 1))`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.rfftn(a, s, axes, norm)
+        return np.fft.rfftn(a, s, axes, norm, out=out)
+    _no_out("rfftn", out)
     return _r2c("rfftn", t, s, axes, norm)
 
 
 def irfftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
-           norm: str | None = None):
+           norm: str | None = None, out=None):
     """`numpy.fft.irfftn`: the inverse of `rfftn`.
 
     Example: `fnp.fft.irfftn(z, s=x.shape)`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.irfftn(a, s, axes, norm)
+        return np.fft.irfftn(a, s, axes, norm, out=out)
+    _no_out("irfftn", out)
     return _c2r("irfftn", t, s, axes, norm)
 
 
 def rfft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
-          norm: str | None = None):
+          norm: str | None = None, out=None):
     """`numpy.fft.rfft2`: `rfftn` over the last two axes.
 
     Example: `fnp.fft.rfft2(image)`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.rfft2(a, s, axes, norm)
+        return np.fft.rfft2(a, s, axes, norm, out=out)
+    _no_out("rfft2", out)
     return _r2c("rfft2", t, s, axes, norm)
 
 
 def irfft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
-           norm: str | None = None):
+           norm: str | None = None, out=None):
     """`numpy.fft.irfft2`: `irfftn` over the last two axes.
 
     Example: `fnp.fft.irfft2(z, s=image.shape)`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.irfft2(a, s, axes, norm)
+        return np.fft.irfft2(a, s, axes, norm, out=out)
+    _no_out("irfft2", out)
     return _c2r("irfft2", t, s, axes, norm)
 
 
-def hfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
+def hfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
     """`numpy.fft.hfft`: the real spectrum of a signal with Hermitian symmetry, given its
     first half (`irfft` of the conjugate, the other normalization direction).
 
@@ -291,20 +309,22 @@ def hfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
     """
     t = _traced(a)
     if t is None:
-        return np.fft.hfft(a, n, axis, norm)
+        return np.fft.hfft(a, n, axis, norm, out=out)
+    _no_out("hfft", out)
     z = E.conj(t) if _dtype_of(t).kind == "c" else t
     return _c2r("hfft", z, *_one_axis(n, axis), SWAP_NORM[_norm("hfft", norm)],
                 np.fft.hfft)
 
 
-def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
+def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
     """`numpy.fft.ihfft`: the inverse of `hfft` (conjugated `rfft`, the other direction).
 
     Example: `fnp.fft.ihfft(x)`
     """
     t = _traced(a)
     if t is None:
-        return np.fft.ihfft(a, n, axis, norm)
+        return np.fft.ihfft(a, n, axis, norm, out=out)
+    _no_out("ihfft", out)
     half = _r2c("ihfft", t, *_one_axis(n, axis), SWAP_NORM[_norm("ihfft", norm)])
     return E.conj(half)
 
