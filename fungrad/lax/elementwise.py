@@ -65,7 +65,7 @@ def _zero_jvp(prim):
 # --------------------------------------------------------------------------- rows
 # primitives with a bool output (the others output their operands' dtype)
 _BOOL_OUT = {"logical_not", "isfinite", "isnan", "lt", "le", "eq", "ne", "gt", "ge",
-             "logical_and", "logical_or", "logical_xor"}
+             "logical_and", "logical_or", "logical_xor", "signbit", "isinf"}
 
 
 def _coefficient_jvp(prim, coefficients):
@@ -219,6 +219,83 @@ BINARY = [add_p, sub_p, mul_p, div_p, pow_p, maximum_p, minimum_p, arctan2_p, lo
     hypot_p, floor_divide_p, lt_p, le_p, eq_p, ne_p, gt_p, ge_p, logical_and_p, logical_or_p,
     logical_xor_p, rem_p, bitwise_and_p, bitwise_or_p, bitwise_xor_p, left_shift_p,
     right_shift_p]
+
+# --------------------------------------------------------------------------- more ufuncs (issue 11)
+# rows of NumPy ufuncs that fungrad.numpy's table binds; kinks follow JAX (fmax/fmin split
+# ties like maximum/minimum, copysign's x-slope is 0 at x == 0 as abs's is)
+trunc_p, trunc = _unary("trunc", np.trunc, None)
+cbrt_p, cbrt = _unary("cbrt", np.cbrt, lambda x, y: div(1.0 / 3.0, mul(y, y)))
+spacing_p, spacing = _unary("spacing", np.spacing, None)
+signbit_p, signbit = _unary("signbit", np.signbit, None)
+isinf_p, isinf = _unary("isinf", np.isinf, None)
+i0_p, i0 = _unary("i0", lambda x: _bessel_impl(np.i0, x), lambda x, y: i1(x))
+i1_p, i1 = _unary("i1", lambda x: _bessel_impl(_i1_kernel(), x),  # (NumPy has no i1)
+    lambda x, y: _i1_slope(x, y))
+# fmod(x, y) = x - trunc(x / y) * y (the sign of x, C's fmod)
+fmod_p, fmod = _binary("fmod", np.fmod, ONE, lambda x, y, z: neg(trunc(div(x, y))))
+fmax_p, fmax = _binary("fmax", np.fmax,
+    lambda x, y, z: _pick_non_nan(gt, x, y), lambda x, y, z: _pick_non_nan(gt, y, x))
+fmin_p, fmin = _binary("fmin", np.fmin,
+    lambda x, y, z: _pick_non_nan(lt, x, y), lambda x, y, z: _pick_non_nan(lt, y, x))
+copysign_p, copysign = _binary("copysign", np.copysign, lambda x, y, z: _copysign_dx(x, y), None)
+# nextafter(x, y) is x moved by one ulp: slope 1 in x, 0 in y
+nextafter_p, nextafter = _binary("nextafter", np.nextafter, ONE, None)
+logaddexp2_p, logaddexp2 = _binary("logaddexp2", np.logaddexp2,
+    lambda x, y, z: exp2(sub(x, z)), lambda x, y, z: exp2(sub(y, z)))
+gcd_p, gcd = _binary("gcd", np.gcd, None, None)
+lcm_p, lcm = _binary("lcm", np.lcm, None, None)
+UNARY += [trunc_p, cbrt_p, spacing_p, signbit_p, isinf_p, i0_p, i1_p]
+BINARY += [fmod_p, fmax_p, fmin_p, copysign_p, nextafter_p, logaddexp2_p, gcd_p, lcm_p]
+
+
+def _pick_non_nan(cmp, x, y):
+    """fmax/fmin's slope in x: maximum's (1, 1/2 on ties, 0), and 1 where y is NaN (fmax
+    returns x there)."""
+    if isinstance(y, (int, float)):
+        return _pick(cmp, x, y) if y == y else 1.0
+    return select(isnan(y), 1.0, _pick(cmp, x, y))
+
+
+def _copysign_dx(x, y):
+    # |x| with y's sign: d/dx = sign(x) * (+-1 by y's sign bit)
+    if isinstance(y, (int, float)):
+        return sign(x) if not math.copysign(1.0, y) < 0 else neg(sign(x))
+    return mul(sign(x), copysign(1.0, y))
+
+
+def _bessel_impl(kernel, x):
+    """A Bessel kernel in the operand's dtype (float16 and ml_dtypes floats compute in
+    float32)."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and (dtype == np.float16 or dtype.kind == "V"):
+        return kernel(x.astype(np.float32)).astype(dtype)
+    out = kernel(x)
+    return out if dtype is None or out.dtype == dtype else out.astype(dtype)
+
+
+def _i1_series(x):
+    """I1 by its power series (no SciPy): sum_k (x/2)^(2k+1) / (k! (k+1)!), 80 terms."""
+    x = np.asarray(x, np.float64)
+    h = x / 2.0
+    term, out = h.copy(), h.copy()
+    for k in range(1, 80):
+        term = term * h * h / (k * (k + 1))
+        out = out + term
+    return out
+
+
+def _i1_kernel():
+    try:
+        from scipy.special import i1
+    except ImportError:  # pragma: no cover (the test extra installs SciPy)
+        return _i1_series
+    return i1
+
+
+def _i1_slope(x, y):
+    # I1'(x) = I0(x) - I1(x) / x, and 1/2 at 0 (the limit)
+    at_zero = eq(x, 0)
+    return select(at_zero, 0.5, sub(i0(x), div(y, select(at_zero, 1.0, x))))
 
 
 def _dtype_of(x):
@@ -500,8 +577,21 @@ abs_p.jvp, abs_p.linearize = _abs_jvp, None
 abs_p.abstract_eval, abs_p.same_aval = _abs_aval, False
 sign_p.jvp = _sign_jvp
 
+# integer results of their own dtype (not the operand's): no derivative
+def _int_output(name, fn, dtype):
+    p = _make(name, fn, lambda x: ShapedArray(_base_aval(name, (x,)).shape, np.dtype(dtype)))
+    p.jvp = _zero_jvp(p)
+    return p, p.bind
+
+
+bitwise_count_p, bitwise_count = _int_output("bitwise_count", np.bitwise_count, np.uint8)
+frexp_exponent_p, frexp_exponent = _int_output(
+    "frexp_exponent", lambda x: np.frexp(x.astype(np.float32) if x.dtype.kind == "V" else x)[1],
+    np.int32)
+
 ELEMENTWISE_PRIMITIVES = (UNARY + BINARY
-                          + [neg_p, select_p, convert_element_type_p, real_p, imag_p, conj_p])
+                          + [neg_p, select_p, convert_element_type_p, real_p, imag_p, conj_p]
+                          + [bitwise_count_p, frexp_exponent_p])
 
 
 # --------------------------------------------------------------------------- batching
@@ -555,7 +645,8 @@ def _keep_narrow(kernel):
         for a in args:
             dt = getattr(a, "dtype", None)
             if dt is not None and dt.kind == "V":
-                return out if out.dtype == dt or out.dtype == _BOOL else out.astype(dt)
+                # (bool and integer results, isinf's or frexp's exponent, keep theirs)
+                return out if out.dtype == dt or out.dtype.kind != "f" else out.astype(dt)
         return out
     return impl
 

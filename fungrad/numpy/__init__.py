@@ -74,6 +74,15 @@ from ._manipulation import (tile, roll, rollaxis, rot90, flipud, fliplr, tril, t
                             triu_indices, tril_indices_from, triu_indices_from, diag_indices,
                             diag_indices_from, mask_indices, astype, copyto)
 from . import _operators
+from ._elementwise import (fabs, rint, trunc, fix, cbrt, spacing, signbit, isinf, i0, fmod, fmax,
+                           fmin, copysign, nextafter, logaddexp2, gcd, lcm, acos, asin, atan,
+                           atan2, acosh, asinh, atanh)
+from ._ufuncs import (angle, deg2rad, rad2deg, radians, degrees, sinc, unwrap, heaviside,
+                      nan_to_num, positive, float_power, ldexp, frexp, modf, sort_complex,
+                      real_if_close, iscomplex, isreal, iscomplexobj, isrealobj, isposinf,
+                      isneginf, isclose, allclose, array_equal, array_equiv, bitwise_count,
+                      concat, permute_dims, matrix_transpose, vecdot, matvec, vecmat)
+from . import fft
 
 __all__ = [
     "abs", "absolute", "add", "all", "amax", "amin", "any", "arange", "arccos", "arccosh",
@@ -143,6 +152,16 @@ __all__ += [
     "choose", "extract", "place", "put", "putmask", "resize", "trim_zeros", "broadcast_arrays",
     "broadcast_shapes", "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
     "diag_indices", "diag_indices_from", "mask_indices", "astype", "copyto",
+]
+__all__ += ["fft"]
+__all__ += [
+    "fabs", "rint", "trunc", "fix", "cbrt", "spacing", "signbit", "isinf", "i0", "fmod", "fmax",
+    "fmin", "copysign", "nextafter", "logaddexp2", "gcd", "lcm", "acos", "asin", "atan", "atan2",
+    "acosh", "asinh", "atanh", "angle", "deg2rad", "rad2deg", "radians", "degrees", "sinc",
+    "unwrap", "heaviside", "nan_to_num", "positive", "float_power", "ldexp", "frexp", "modf",
+    "sort_complex", "real_if_close", "iscomplex", "isreal", "iscomplexobj", "isrealobj",
+    "isposinf", "isneginf", "isclose", "allclose", "array_equal", "array_equiv", "bitwise_count",
+    "concat", "permute_dims", "matrix_transpose", "vecdot", "matvec", "vecmat",
 ]
 
 _operators.install(__import__(__name__, fromlist=["_"]))

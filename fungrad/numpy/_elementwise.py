@@ -26,18 +26,28 @@ def _compute_dtype(np_fn, in_dtype, nargs):
     key = (np_fn, in_dtype)
     out = _dtype_cache.get(key)
     if out is None:
+        # an ml_dtypes float (bfloat16) is asked as float16, whose place it takes (NumPy's
+        # non-ufunc functions, i0 or sinc, would compute it in float64 / float32)
+        narrow = in_dtype.kind == "V"
         try:
             with np.errstate(all="ignore"):
-                res = np_fn(*[np.ones((), in_dtype)] * nargs).dtype
-        except TypeError:  # e.g. bitwise ops on floats
-            raise TypeError(f"{np_fn.__name__} is not defined for {in_dtype} operands (NumPy has "
-                            "no such loop); bitwise operators (& | ^ ~ << >>) need integer or "
-                            "bool arrays: convert with x.astype(int)") from None
+                res = np_fn(*[np.ones((), np.float16 if narrow else in_dtype)] * nargs).dtype
+                res = in_dtype if narrow and res == np.float16 else res
+        except TypeError:  # e.g. bitwise ops on floats, fabs of complex
+            name = np_fn.__name__
+            fix = ("bitwise operators (& | ^ ~ << >>) need integer or bool arrays: convert "
+                   "with x.astype(int)") if in_dtype.kind in "fc" and name in _INTEGER_ONLY \
+                else "convert the operands to a dtype NumPy accepts (fnp.real(z) or fnp.abs(z) " \
+                     "for complex, x.astype(float) for bool)"
+            raise TypeError(f"{name} is not defined for {in_dtype} operands (NumPy has no such "
+                            f"loop); {fix}") from None
         keep = res == np.bool_ or (in_dtype.kind == "c" and res.kind == "f")
         out = _dtype_cache[key] = in_dtype if keep else res
     return out
 
 
+_INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
+                 "right_shift", "gcd", "lcm", "bitwise_count"}
 _KIND_ACCEPTS = {int: "iufc", float: "fc", complex: "c", bool: "biufc"}
 _WEAK = _KIND_ACCEPTS.keys()
 
@@ -186,6 +196,24 @@ bitwise_or = _binary("bitwise_or", np.bitwise_or, E.bitwise_or_p)
 bitwise_xor = _binary("bitwise_xor", np.bitwise_xor, E.bitwise_xor_p)
 left_shift = _binary("left_shift", np.left_shift, E.left_shift_p)
 right_shift = _binary("right_shift", np.right_shift, E.right_shift_p)
+# (issue 11) more ufuncs; fabs / rint / fix reuse abs / round / trunc
+fabs = _unary("fabs", np.fabs, E.abs_p)
+rint = _unary("rint", np.rint, E.round_p)
+trunc = _unary("trunc", np.trunc, E.trunc_p)
+fix = _unary("fix", np.fix, E.trunc_p)
+cbrt = _unary("cbrt", np.cbrt, E.cbrt_p)
+spacing = _unary("spacing", np.spacing, E.spacing_p)
+signbit = _unary("signbit", np.signbit, E.signbit_p)
+isinf = _unary("isinf", np.isinf, E.isinf_p)
+i0 = _unary("i0", np.i0, E.i0_p)
+fmod = _binary("fmod", np.fmod, E.fmod_p)
+fmax = _binary("fmax", np.fmax, E.fmax_p)
+fmin = _binary("fmin", np.fmin, E.fmin_p)
+copysign = _binary("copysign", np.copysign, E.copysign_p)
+nextafter = _binary("nextafter", np.nextafter, E.nextafter_p)
+logaddexp2 = _binary("logaddexp2", np.logaddexp2, E.logaddexp2_p)
+gcd = _binary("gcd", np.gcd, E.gcd_p)
+lcm = _binary("lcm", np.lcm, E.lcm_p)
 
 true_divide = divide
 absolute = abs
@@ -195,6 +223,9 @@ bitwise_not = invert
 bitwise_invert = invert
 bitwise_left_shift = left_shift
 bitwise_right_shift = right_shift
+# NumPy 2's array-API names
+acos, asin, atan, atan2 = arccos, arcsin, arctan, arctan2
+acosh, asinh, atanh = arccosh, arcsinh, arctanh
 
 
 def where(condition, x=None, y=None):

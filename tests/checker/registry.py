@@ -1060,3 +1060,5 @@ from . import specs_searching  # noqa: E402,F401
 from . import specs_polynomial  # noqa: E402,F401
 from . import specs_at  # noqa: E402,F401
 from . import specs_manipulation  # noqa: E402,F401
+from . import specs_fft  # noqa: E402,F401
+from . import specs_elementwise  # noqa: E402,F401

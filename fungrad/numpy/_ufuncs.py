@@ -1,0 +1,524 @@
+"""More of NumPy's elementwise functions, composed of fnp functions and lax primitives.
+
+Each calls NumPy on plain arrays (the fast path). On traced values it casts to the dtype
+NumPy computes in (asked of NumPy on 0-d dummies, cached, so a NumPy TypeError, e.g. for
+complex operands NumPy rejects, is raised here too) and composes differentiable pieces:
+derivatives follow JAX at kinks (heaviside and the predicates have zero slopes,
+nan_to_num passes the derivative where the value is kept).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core import dtypes as _dtypes
+from ..core.trace import Tracer
+from ..lax import elementwise as E
+from ._base import broadcast_shapes, cast, dtype_of, is_traced, is_weak, lift, result_type, \
+    shape_of
+from ._elementwise import (_compute_dtype, add, arctan2, copysign, divide, equal, exp2,
+                           floor_divide, isfinite, isinf, isnan, less_equal, logical_and,
+                           logical_not, logical_or, multiply, negative, not_equal, power,
+                           remainder, signbit, sin, subtract, trunc, where)
+from ._elementwise import abs as _abs, imag as _imag, real as _real, conj as _conj
+
+_DEG = 180.0 / math.pi  # (angle(deg=True) multiplies in its own dtype, as NumPy)
+
+
+def _in_numpy_dtype(np_fn, x, nargs=1):
+    """`x` cast to the dtype NumPy's `np_fn` computes in for it (raises NumPy's TypeError)."""
+    dt = dtype_of(x)
+    return cast(x, _compute_dtype(np_fn, dt, nargs))
+
+
+def _binary_in_numpy_dtype(np_fn, x, y):
+    """Both operands cast to NumPy's computing dtype for the pair (NEP 50 promotion first);
+    a Python scalar becomes a 0-d array of it (so where/select keep that dtype)."""
+    dt = _compute_dtype(np_fn, np.dtype(result_type(x, y)), 2)
+    return tuple(np.asarray(v, dt) if is_weak(v) else cast(v, dt) for v in (x, y))
+
+
+def _reject_complex(fname, x):
+    if _dtypes.kind(dtype_of(x)) == "c":
+        raise TypeError(f"{fname} is not supported for complex values ({dtype_of(x)}), as in "
+                        "NumPy; apply it to fnp.real(z) / fnp.imag(z) or fnp.abs(z)")
+
+
+def _finfo(dt):
+    if dt.kind == "V":  # ml_dtypes floats (bfloat16) have their own finfo
+        import ml_dtypes
+        return ml_dtypes.finfo(dt)
+    return np.finfo(dt)
+
+
+# --------------------------------------------------------------------------- angles
+def angle(z, deg: bool = False):
+    """`numpy.angle`: the argument of complex `z` (0 or pi for real `z`), radians or degrees.
+
+    Example: `fnp.angle(1j * x + 1.0)`
+    """
+    z = lift(z)
+    if not is_traced(z):
+        return np.angle(z, deg)
+    if _dtypes.kind(dtype_of(z)) == "c":
+        a = arctan2(_imag(z), _real(z))
+    else:
+        a = arctan2(0, z)
+    return multiply(a, _DEG) if deg else a
+
+
+def deg2rad(x):
+    """`numpy.deg2rad` (= `radians`): x * pi / 180.
+
+    Example: `fnp.deg2rad(90.0 * x)`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.deg2rad(x)
+    x = _in_numpy_dtype(np.deg2rad, x)
+    return multiply(x, _numpy_factor(np.deg2rad, dtype_of(x)))
+
+
+def rad2deg(x):
+    """`numpy.rad2deg` (= `degrees`): x * 180 / pi.
+
+    Example: `fnp.rad2deg(fnp.arctan(x))`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.rad2deg(x)
+    x = _in_numpy_dtype(np.rad2deg, x)
+    return multiply(x, _numpy_factor(np.rad2deg, dtype_of(x)))
+
+
+def _numpy_factor(np_fn, dt) -> float:
+    """NumPy's own constant of a scaling ufunc in `dt` (its float32 loop uses 180f / pi_f,
+    not float32(180 / pi)), as a weak Python float that casts back to it exactly."""
+    return float(np_fn(np.ones((), dt)))
+
+
+radians = deg2rad
+degrees = rad2deg
+
+
+def sinc(x):
+    """`numpy.sinc`: sin(pi x) / (pi x), 1 at 0 (NumPy's formula, slope 0 at 0).
+
+    Example: `fnp.sinc(x)`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.sinc(x)
+    x = _in_numpy_dtype(np.sinc, x)
+    y = multiply(math.pi, where(equal(x, 0), 1.0e-20, x))
+    return divide(sin(y), y)
+
+
+def unwrap(p, discont=None, axis: int = -1, *, period=2 * math.pi):
+    """`numpy.unwrap`: add multiples of `period` so consecutive differences along `axis` stay
+    below `discont` (the corrections are piecewise constant: the derivative is p's).
+
+    Example: `fnp.unwrap(fnp.angle(z))`
+    """
+    p = lift(p)
+    if not is_traced(p):
+        return np.unwrap(p, discont, axis, period=period)
+    from ._reductions import cumsum
+    from ._shape import concatenate
+    nd = len(shape_of(p))
+    ax = axis % nd
+    head = (slice(None),) * ax
+    dd = subtract(p[head + (slice(1, None),)], p[head + (slice(None, -1),)])
+    if discont is None:
+        discont = period / 2
+    dt = np.dtype(result_type(dd, period))
+    if dt.kind in "iu":
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    low = -high
+    ddmod = add(remainder(subtract(dd, low), period), low)
+    if ambiguous:
+        ddmod = where(logical_and(equal(ddmod, low), dd > 0), high, ddmod)
+    correction = where(_abs(dd) < discont, 0, subtract(ddmod, dd))
+    up = cast(p, dt)
+    return concatenate([up[head + (slice(0, 1),)],
+                        add(up[head + (slice(1, None),)], cumsum(correction, axis=ax))], axis=ax)
+
+
+# --------------------------------------------------------------------------- steps and values
+def heaviside(x1, x2):
+    """`numpy.heaviside`: 0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0 (slope 0 in x1;
+    in x2, 1 where x1 == 0).
+
+    Example: `fnp.heaviside(x, 0.5)`
+    """
+    x1, x2 = lift(x1), lift(x2)
+    if not is_traced(x1, x2):
+        return np.heaviside(x1, x2)
+    x1, x2 = _binary_in_numpy_dtype(np.heaviside, x1, x2)
+    step = where(x1 < 0, 0.0, where(x1 > 0, 1.0, x2))
+    return where(isnan(x1), x1, step)
+
+
+def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
+    """`numpy.nan_to_num`: NaN -> `nan`, +-inf -> `posinf` / `neginf` (the dtype's largest
+    finite values by default), for the real and imaginary parts; the derivative passes
+    where the value is finite. A traced `x` is never modified in place (`copy` is ignored).
+
+    Example: `fnp.nan_to_num(fnp.log(x))`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
+    dt = dtype_of(x)
+    kind = _dtypes.kind(dt)
+    if kind not in "fc":
+        return x
+    if kind == "c":
+        re, im = (_replace_non_finite(v, nan, posinf, neginf) for v in (_real(x), _imag(x)))
+        return add(cast(re, dt), multiply(cast(im, dt), 1j))
+    return _replace_non_finite(x, nan, posinf, neginf)
+
+
+def _replace_non_finite(v, nan, posinf, neginf):
+    info = _finfo(dtype_of(v))
+    big = info.max if posinf is None else posinf
+    small = info.min if neginf is None else neginf
+    dt = dtype_of(v)
+    out = where(equal(v, np.inf), np.asarray(big, dt), v)
+    out = where(equal(v, -np.inf), np.asarray(small, dt), out)
+    return where(isnan(v), np.asarray(nan, dt), out)
+
+
+def positive(x):
+    """`numpy.positive`: +x (a copy on plain arrays; bool is rejected, as in NumPy).
+
+    Example: `fnp.positive(x)`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.positive(x)
+    if dtype_of(x) == np.bool_:
+        raise TypeError("positive is not defined for bool arrays (NumPy has no such loop); "
+                        "use x.astype(int)")
+    return x
+
+
+def float_power(x1, x2):
+    """`numpy.float_power`: x1 ** x2 computed in float64 (complex128 for complex operands).
+
+    Example: `fnp.float_power(x, 2.5)`
+    """
+    x1, x2 = lift(x1), lift(x2)
+    if not is_traced(x1, x2):
+        return np.float_power(x1, x2)
+    dt = _compute_dtype(np.float_power, np.dtype(result_type(x1, x2)), 2)
+    return power(cast(x1, dt), cast(x2, dt))
+
+
+def ldexp(x1, x2):
+    """`numpy.ldexp`: x1 * 2 ** x2 for integer x2 (exact; slope 2 ** x2 in x1).
+
+    Example: `fnp.ldexp(x, 3)`
+    """
+    x1, x2 = lift(x1), lift(x2)
+    if not is_traced(x1, x2):
+        return np.ldexp(x1, x2)
+    d1 = np.dtype(type(x1)) if is_weak(x1) else dtype_of(x1)
+    d2 = np.dtype(type(x2)) if is_weak(x2) else dtype_of(x2)
+    if _dtypes.kind(d2) not in "iub":
+        raise TypeError(f"ldexp: the exponent x2 must be an integer array, got {d2}; use "
+                        "x1 * fnp.exp2(x2) for real exponents")
+    dt = np.ldexp(np.ones((), np.float16 if d1.kind == "V" else d1), np.ones((), d2)).dtype
+    dt = d1 if d1.kind == "V" else dt
+    return multiply(cast(x1, dt), exp2(cast(x2, dt)))
+
+
+def frexp(x):
+    """`numpy.frexp`: (mantissa, exponent) with x = mantissa * 2 ** exponent, |mantissa| in
+    [0.5, 1); the mantissa's slope is 2 ** -exponent, the exponent is an int32 array.
+
+    Example: `m, e = fnp.frexp(x)`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.frexp(x)
+    _reject_complex("frexp", x)
+    dt = dtype_of(x)
+    if _dtypes.kind(dt) != "f":
+        dt = np.frexp(np.ones((), dt))[0].dtype
+        x = cast(x, dt)
+    e = E.frexp_exponent(x)
+    # 2 ** -e in two factors: one power of 2 overflows for subnormal x
+    k1 = floor_divide(negative(e), 2)
+    k2 = subtract(negative(e), k1)
+    return multiply(multiply(x, exp2(cast(k1, dt))), exp2(cast(k2, dt))), e
+
+
+def modf(x):
+    """`numpy.modf`: (fractional part, integral part), both with x's sign; the fraction has
+    slope 1, the integral part 0.
+
+    Example: `frac, whole = fnp.modf(x)`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.modf(x)
+    _reject_complex("modf", x)
+    x = _in_numpy_dtype(np.trunc, x) if _dtypes.kind(dtype_of(x)) == "f" else cast(
+        x, np.modf(np.ones((), dtype_of(x)))[0].dtype)
+    whole = trunc(x)
+    frac = where(isinf(x), copysign(0.0, x), subtract(x, whole))
+    return frac, whole
+
+
+def sort_complex(a):
+    """`numpy.sort_complex`: sorted along the last axis by real part, then imaginary part,
+    as a complex array (the values' derivative is carried through the permutation).
+
+    Example: `fnp.sort_complex(z)`
+    """
+    a = lift(a)
+    if not is_traced(a):
+        return np.sort_complex(a)
+    from ._indexing import sort
+    dt = np.sort_complex(np.ones(1, np.float16 if dtype_of(a).kind == "V" else dtype_of(a))).dtype
+    return cast(sort(a, axis=-1), dt)
+
+
+def real_if_close(a, tol=100):
+    """`numpy.real_if_close`: the real part if every imaginary part is within `tol`
+    (machine epsilons when tol > 1) of 0. The result's dtype depends on the values, so a
+    traced `a` needs a concrete value (under grad and jvp); under jit and vmap it raises
+    ConcretizationError: use fnp.real(a) there.
+
+    Example: `fnp.real_if_close(z)`
+    """
+    a = lift(a)
+    if not is_traced(a):
+        return np.real_if_close(a, tol)
+    dt = dtype_of(a)
+    if dt.kind != "c":
+        return a
+    if tol > 1:
+        tol = np.finfo(dt).eps * tol
+    value = a.to_concrete("fnp.real_if_close(a) (its dtype depends on the values; use "
+                          "fnp.real(a))")
+    return _real(a) if np.all(np.abs(np.imag(value)) < tol) else a
+
+
+# --------------------------------------------------------------------------- predicates
+def iscomplex(x):
+    """`numpy.iscomplex`: where the imaginary part is nonzero (bool, no derivative).
+
+    Example: `fnp.iscomplex(z)`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.iscomplex(x)
+    if dtype_of(x).kind == "c":
+        return not_equal(_imag(x), 0)
+    return np.zeros(shape_of(x), bool)
+
+
+def isreal(x):
+    """`numpy.isreal`: where the imaginary part is zero (bool, no derivative).
+
+    Example: `fnp.isreal(z)`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.isreal(x)
+    if dtype_of(x).kind == "c":
+        return equal(_imag(x), 0)
+    return np.ones(shape_of(x), bool)
+
+
+def iscomplexobj(x) -> bool:
+    """`numpy.iscomplexobj`: whether the dtype is complex (a Python bool, also when traced).
+
+    Example: `fnp.iscomplexobj(z)`
+    """
+    x = lift(x)
+    if isinstance(x, Tracer):
+        return x.aval.dtype.kind == "c"
+    return np.iscomplexobj(x)
+
+
+def isrealobj(x) -> bool:
+    """`numpy.isrealobj`: whether the dtype is not complex (a Python bool).
+
+    Example: `fnp.isrealobj(x)`
+    """
+    return not iscomplexobj(x)
+
+
+def _signed_inf(fname, np_fn, negative_side):
+    def fn(x):
+        x = lift(x)
+        if not is_traced(x):
+            return np_fn(x)
+        _reject_complex(fname, x)
+        sign = signbit(x) if negative_side else logical_not(signbit(x))
+        return logical_and(isinf(x), sign)
+    fn.__name__ = fn.__qualname__ = fname
+    fn.__doc__ = f"`numpy.{fname}`: bool, no derivative.\n\n    Example: `fnp.{fname}(x)`"
+    return fn
+
+
+isposinf = _signed_inf("isposinf", np.isposinf, False)
+isneginf = _signed_inf("isneginf", np.isneginf, True)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
+    """`numpy.isclose`: |a - b| <= atol + rtol |b| (infinities equal only to themselves).
+
+    Example: `fnp.isclose(x, 1.0)`
+    """
+    a, b = lift(a), lift(b)
+    if not is_traced(a, b, rtol, atol):
+        return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    if not is_weak(b):
+        b = cast(b, np.dtype(result_type(b, 1.0)))
+    elif isinstance(b, int):
+        b = float(b)
+    close = less_equal(_abs(subtract(a, b)), add(atol, multiply(rtol, _abs(b))))
+    out = logical_or(logical_and(close, isfinite(b)), equal(a, b))
+    if equal_nan:
+        out = logical_or(out, logical_and(isnan(a), isnan(b)))
+    return out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
+    """`numpy.allclose`: all of `isclose` (a 0-d bool when traced).
+
+    Example: `fnp.allclose(x, y)`
+    """
+    if not is_traced(lift(a), lift(b), rtol, atol):
+        return np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    from ._reductions import all as _all
+    return _all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan: bool = False):
+    """`numpy.array_equal`: equal shapes and elements (False for different shapes; a 0-d bool
+    when traced).
+
+    Example: `fnp.array_equal(x, y)`
+    """
+    a1, a2 = lift(a1), lift(a2)
+    if not is_traced(a1, a2):
+        return np.array_equal(a1, a2, equal_nan=equal_nan)
+    from ._reductions import all as _all
+    if shape_of(a1) != shape_of(a2):
+        return False
+    same = equal(a1, a2)
+    if equal_nan and _dtypes.is_inexact(np.dtype(result_type(a1, a2))):
+        same = logical_or(same, logical_and(isnan(a1), isnan(a2)))
+    return _all(same)
+
+
+def array_equiv(a1, a2):
+    """`numpy.array_equiv`: equal after broadcasting (False if they do not broadcast).
+
+    Example: `fnp.array_equiv(row, matrix)`
+    """
+    a1, a2 = lift(a1), lift(a2)
+    if not is_traced(a1, a2):
+        return np.array_equiv(a1, a2)
+    from ._reductions import all as _all
+    try:
+        broadcast_shapes("array_equiv", ("a1", shape_of(a1)), ("a2", shape_of(a2)))
+    except ValueError:
+        return False
+    return _all(equal(a1, a2))
+
+
+def bitwise_count(x):
+    """`numpy.bitwise_count`: the number of 1 bits of |x| (uint8, integers only).
+
+    Example: `fnp.bitwise_count(n)`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.bitwise_count(x)
+    dt = dtype_of(x)
+    if _dtypes.kind(dt) not in "iub":
+        raise TypeError(f"bitwise_count is not defined for {dt} operands (NumPy has no such "
+                        "loop); it needs integer arrays: convert with x.astype(int)")
+    return E.bitwise_count(x)
+
+
+# --------------------------------------------------------------------------- array-API names
+def concat(arrays, /, *, axis=0):
+    """`numpy.concat` (NumPy 2's name for `concatenate`).
+
+    Example: `fnp.concat([x, y], axis=0)`
+    """
+    from ._shape import concatenate
+    return concatenate(arrays, axis=axis)
+
+
+def permute_dims(a, /, axes=None):
+    """`numpy.permute_dims` (NumPy 2's name for `transpose`).
+
+    Example: `fnp.permute_dims(x, (1, 0))`
+    """
+    from ._shape import transpose
+    return transpose(a, axes)
+
+
+def matrix_transpose(x, /):
+    """`numpy.matrix_transpose`: swap the last two axes (at least 2-D).
+
+    Example: `fnp.matrix_transpose(batch_of_matrices)`
+    """
+    x = lift(x)
+    if not is_traced(x):
+        return np.matrix_transpose(x)
+    if len(shape_of(x)) < 2:
+        raise ValueError(f"matrix_transpose: the input must have at least 2 dimensions, got "
+                         f"shape {shape_of(x)}")
+    from ._shape import swapaxes
+    return swapaxes(x, -1, -2)
+
+
+def vecdot(x1, x2, /, *, axis: int = -1):
+    """`numpy.vecdot`: sum(conj(x1) * x2) along `axis`, broadcasting the other axes.
+
+    Example: `fnp.vecdot(u, v)`
+    """
+    x1, x2 = lift(x1), lift(x2)
+    if not is_traced(x1, x2):
+        return np.vecdot(x1, x2, axis=axis)
+    from ._reductions import sum as _sum
+    return _sum(multiply(_conj(x1), x2), axis=axis)
+
+
+def matvec(x1, x2, /):
+    """`numpy.matvec`: matrix (..., m, n) times vector (..., n), broadcasting batches.
+
+    Example: `fnp.matvec(A, v)`
+    """
+    x1, x2 = lift(x1), lift(x2)
+    if not is_traced(x1, x2):
+        return np.matvec(x1, x2)
+    from ._contract import matmul
+    from ._shape import expand_dims, squeeze
+    return squeeze(matmul(x1, expand_dims(x2, -1)), -1)
+
+
+def vecmat(x1, x2, /):
+    """`numpy.vecmat`: conj(vector) (..., n) times matrix (..., n, m), broadcasting batches.
+
+    Example: `fnp.vecmat(v, A)`
+    """
+    x1, x2 = lift(x1), lift(x2)
+    if not is_traced(x1, x2):
+        return np.vecmat(x1, x2)
+    from ._contract import matmul
+    from ._shape import expand_dims, squeeze
+    return squeeze(matmul(expand_dims(_conj(x1), -2), x2), -2)

@@ -1,0 +1,397 @@
+"""fungrad.numpy.fft: `numpy.fft`, differentiable, batchable and jittable.
+
+On plain arrays every function is NumPy's own. On traced values the input is padded or
+truncated to `n` / `s`, cast to the dtype NumPy computes in (single precision stays single:
+float32 / complex64 give complex64, as NumPy 2 does), and one `fft` primitive
+(fungrad/lax/fft.py) transforms it.
+
+    >>> import fungrad as fg, fungrad.numpy as fnp
+    >>> fg.grad(lambda x: fnp.sum(fnp.abs(fnp.fft.rfft(x)) ** 2))(np.ones(4))
+"""
+from __future__ import annotations
+
+from typing import Sequence as _Sequence
+
+import numpy as np
+
+from ..core.dtypes import kind as _kind
+from ..core.trace import Tracer
+from ..lax import elementwise as E
+from ..lax.fft import NORMS, SWAP_NORM, fft as _bind_fft, zero_pad as _zero_pad
+from ..lax.indexing import slice_along as _slice_along
+from ._base import cast as _cast, dtype_of as _dtype_of, lift as _lift, shape_of as _shape_of
+
+__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
+           "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+_dtype_cache: dict = {}
+
+
+def _numpy_dtype(np_fn, dtype) -> np.dtype:
+    """The dtype NumPy's `np_fn` returns for `dtype` input (asked once on a dummy, cached);
+    an ml_dtypes float (bfloat16) answers as float16 does, keeping its own dtype where
+    float16 would be kept."""
+    key = (np_fn, dtype)
+    out = _dtype_cache.get(key)
+    if out is None:
+        proxy = np.float16 if dtype.kind == "V" else dtype
+        out = np_fn(np.zeros(4, proxy)).dtype
+        out = _dtype_cache[key] = dtype if dtype.kind == "V" and out == np.float16 else out
+    return out
+
+
+def _norm(fname, norm):
+    if norm is None:
+        return "backward"
+    if norm not in NORMS:
+        raise ValueError(f'fft.{fname}: invalid norm={norm!r}; use None, "backward", "ortho" '
+                         'or "forward"')
+    return norm
+
+
+def _axes_and_lengths(fname, shape, s, axes, halved_input=False):
+    """NumPy's reading of `s` / `axes` (axes default to the last len(s) axes, or all), as
+    non-negative axes and the transform lengths; `halved_input` (irfft): the default length
+    of the last axis is 2 * (m - 1)."""
+    nd = len(shape)
+    if axes is None:
+        axes = range(nd) if s is None else range(nd - len(s), nd)
+    axes = [int(a) for a in axes]
+    for a in axes:
+        if not -nd <= a < nd:
+            raise ValueError(f"fft.{fname}: axis {a} is out of bounds for an array of shape "
+                             f"{shape}")
+    axes = tuple(a % nd for a in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"fft.{fname}: repeated axes {axes} are not supported on traced values "
+                         "(transform twice instead)")
+    if s is None:
+        lengths = [shape[a] for a in axes]
+        if halved_input and axes:
+            lengths[-1] = 2 * (shape[axes[-1]] - 1)
+    else:
+        if len(s) != len(axes):
+            raise ValueError(f"fft.{fname}: s={tuple(s)} and axes={axes} must have the same "
+                             "length")
+        lengths = [int(n) for n in s]
+    for n in lengths:
+        if n < 1:
+            raise ValueError(f"fft.{fname}: invalid number of data points ({n}) specified; "
+                             "every length must be at least 1")
+    return axes, tuple(lengths)
+
+
+def _fit(x, axis, n):
+    """`x` truncated or zero-padded to length `n` along `axis` (NumPy's `n=` / `s=`)."""
+    have = _shape_of(x)[axis]
+    if have > n:
+        return _slice_along(x, axis, 0, n)
+    return _zero_pad(x, axis, n)
+
+
+def _traced(a):
+    a = _lift(a)
+    return a if isinstance(a, Tracer) else None
+
+
+def _c2c(fname, a, s, axes, norm, inverse):
+    """fft / ifft / fftn / ifftn / fft2 / ifft2 on a traced `a`."""
+    norm = _norm(fname, norm)
+    axes, lengths = _axes_and_lengths(fname, _shape_of(a), s, axes)
+    x = _cast(a, _numpy_dtype(np.fft.fft, _dtype_of(a)))
+    for ax, n in zip(axes, lengths):
+        x = _fit(x, ax, n)
+    return _bind_fft(x, "ifft" if inverse else "fft", axes, lengths, norm) if axes else x
+
+
+def _r2c(fname, a, s, axes, norm):
+    """rfft / rfftn / rfft2 on a traced `a`: a real input, the last axis halved."""
+    norm = _norm(fname, norm)
+    dt = _dtype_of(a)
+    if dt.kind == "c":
+        raise TypeError(f"fft.{fname}: the input must be real, got {dt}; use fnp.fft.fft / "
+                        "fftn for complex input")
+    axes, lengths = _axes_and_lengths(fname, _shape_of(a), s, axes)
+    x = a if _kind(dt) == "f" else _cast(a, np.float64)
+    for ax, n in zip(axes, lengths):
+        x = _fit(x, ax, n)
+    return _bind_fft(x, "rfft", axes, lengths, norm)
+
+
+def _c2r(fname, a, s, axes, norm, probe=np.fft.irfft):
+    """irfft / irfftn / irfft2 (hfft: `probe`, the 1-D function that tells the output dtype)
+    on a traced `a`: the half spectrum along the last axis."""
+    norm = _norm(fname, norm)
+    axes, lengths = _axes_and_lengths(fname, _shape_of(a), s, axes, halved_input=True)
+    # NumPy keeps a real float16 input's dtype through one real inverse, but the complex
+    # transforms over the other axes come first and make it complex64
+    out_dtype = _numpy_dtype(probe if len(axes) == 1 else _irfft_2d, _dtype_of(a))
+    x = _cast(a, np.complex64 if out_dtype.itemsize <= 4 else np.complex128)
+    for ax, n in zip(axes[:-1], lengths[:-1]):
+        x = _fit(x, ax, n)
+    x = _fit(x, axes[-1], lengths[-1] // 2 + 1)
+    out = _bind_fft(x, "irfft", axes, lengths, norm)
+    return _cast(out, out_dtype)
+
+
+def _irfft_2d(x):
+    return np.fft.irfftn(x.reshape(2, 2))
+
+
+def _no_out(fname, out):
+    if out is not None:
+        raise TypeError(f"fft.{fname}: out= is not supported on traced values (they are "
+                        f"immutable); use the result: y = fnp.fft.{fname}(a)")
+
+
+def _one_axis(n, axis):
+    return None if n is None else (n,), (axis,)
+
+
+def fft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
+    """`numpy.fft.fft`: the 1-D discrete Fourier transform (linear: its derivative is itself).
+
+    Example: `fnp.fft.fft(x, n=8)`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.fft(a, n, axis, norm, out=out)
+    _no_out("fft", out)
+    return _c2c("fft", t, *_one_axis(n, axis), norm, False)
+
+
+def ifft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
+    """`numpy.fft.ifft`: the inverse of `fft`.
+
+    Example: `fnp.fft.ifft(fnp.fft.fft(x))`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.ifft(a, n, axis, norm, out=out)
+    _no_out("ifft", out)
+    return _c2c("ifft", t, *_one_axis(n, axis), norm, True)
+
+
+def fftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
+         norm: str | None = None, out=None):
+    """`numpy.fft.fftn`: the N-D transform over `axes` (all, or the last len(s), by default).
+
+    Example: `fnp.fft.fftn(x, axes=(0, 1))`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.fftn(a, s, axes, norm, out=out)
+    _no_out("fftn", out)
+    return _c2c("fftn", t, s, axes, norm, False)
+
+
+def ifftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
+          norm: str | None = None, out=None):
+    """`numpy.fft.ifftn`: the inverse of `fftn`.
+
+    Example: `fnp.fft.ifftn(z, axes=(0, 1))`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.ifftn(a, s, axes, norm, out=out)
+    _no_out("ifftn", out)
+    return _c2c("ifftn", t, s, axes, norm, True)
+
+
+def fft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
+         norm: str | None = None, out=None):
+    """`numpy.fft.fft2`: `fftn` over the last two axes.
+
+    Example: `fnp.fft.fft2(image)`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.fft2(a, s, axes, norm, out=out)
+    _no_out("fft2", out)
+    return _c2c("fft2", t, s, axes, norm, False)
+
+
+def ifft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
+          norm: str | None = None, out=None):
+    """`numpy.fft.ifft2`: `ifftn` over the last two axes.
+
+    Example: `fnp.fft.ifft2(z)`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.ifft2(a, s, axes, norm, out=out)
+    _no_out("ifft2", out)
+    return _c2c("ifft2", t, s, axes, norm, True)
+
+
+def rfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
+    """`numpy.fft.rfft`: the transform of a real input, n // 2 + 1 frequencies.
+
+    Example: `fg.grad(lambda x: fnp.sum(fnp.abs(fnp.fft.rfft(x)) ** 2))(x)`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.rfft(a, n, axis, norm, out=out)
+    _no_out("rfft", out)
+    return _r2c("rfft", t, *_one_axis(n, axis), norm)
+
+
+def irfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
+    """`numpy.fft.irfft`: the real signal of length `n` (default 2 * (m - 1)) whose `rfft`
+    is `a` (the imaginary parts of the zero and Nyquist entries are ignored).
+
+    Example: `fnp.fft.irfft(fnp.fft.rfft(x), n=x.shape[-1])`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.irfft(a, n, axis, norm, out=out)
+    _no_out("irfft", out)
+    return _c2r("irfft", t, *_one_axis(n, axis), norm)
+
+
+def rfftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
+          norm: str | None = None, out=None):
+    """`numpy.fft.rfftn`: `rfft` over the last of `axes`, then `fftn` over the others.
+
+    Example: `fnp.fft.rfftn(x, axes=(0, 1))`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.rfftn(a, s, axes, norm, out=out)
+    _no_out("rfftn", out)
+    return _r2c("rfftn", t, s, axes, norm)
+
+
+def irfftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
+           norm: str | None = None, out=None):
+    """`numpy.fft.irfftn`: the inverse of `rfftn`.
+
+    Example: `fnp.fft.irfftn(z, s=x.shape)`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.irfftn(a, s, axes, norm, out=out)
+    _no_out("irfftn", out)
+    return _c2r("irfftn", t, s, axes, norm)
+
+
+def rfft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
+          norm: str | None = None, out=None):
+    """`numpy.fft.rfft2`: `rfftn` over the last two axes.
+
+    Example: `fnp.fft.rfft2(image)`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.rfft2(a, s, axes, norm, out=out)
+    _no_out("rfft2", out)
+    return _r2c("rfft2", t, s, axes, norm)
+
+
+def irfft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
+           norm: str | None = None, out=None):
+    """`numpy.fft.irfft2`: `irfftn` over the last two axes.
+
+    Example: `fnp.fft.irfft2(z, s=image.shape)`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.irfft2(a, s, axes, norm, out=out)
+    _no_out("irfft2", out)
+    return _c2r("irfft2", t, s, axes, norm)
+
+
+def hfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
+    """`numpy.fft.hfft`: the real spectrum of a signal with Hermitian symmetry, given its
+    first half (`irfft` of the conjugate, the other normalization direction).
+
+    Example: `fnp.fft.hfft(z, n=6)`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.hfft(a, n, axis, norm, out=out)
+    _no_out("hfft", out)
+    z = E.conj(t) if _dtype_of(t).kind == "c" else t
+    return _c2r("hfft", z, *_one_axis(n, axis), SWAP_NORM[_norm("hfft", norm)],
+                np.fft.hfft)
+
+
+def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
+    """`numpy.fft.ihfft`: the inverse of `hfft` (conjugated `rfft`, the other direction).
+
+    Example: `fnp.fft.ihfft(x)`
+    """
+    t = _traced(a)
+    if t is None:
+        return np.fft.ihfft(a, n, axis, norm, out=out)
+    _no_out("ihfft", out)
+    half = _r2c("ihfft", t, *_one_axis(n, axis), SWAP_NORM[_norm("ihfft", norm)])
+    return E.conj(half)
+
+
+def _frequency_scale(results, n, d):
+    # NumPy's own arithmetic, `results * (1.0 / (n * d))`, so a traced `d` gives its values
+    from ._elementwise import divide, multiply
+    return multiply(results, divide(1.0, multiply(n, d)))
+
+
+def fftfreq(n: int, d=1.0, device=None):
+    """`numpy.fft.fftfreq`: the sample frequencies of an `fft` of length `n`, spacing `d`
+    (differentiable in `d`).
+
+    Example: `fnp.fft.fftfreq(8, d=0.1)`
+    """
+    if not isinstance(d, Tracer):
+        return np.fft.fftfreq(n, d, device=device)
+    half = (n - 1) // 2 + 1
+    ints = np.concatenate([np.arange(half), np.arange(-(n // 2), 0)])
+    return _frequency_scale(ints, n, d)
+
+
+def rfftfreq(n: int, d=1.0, device=None):
+    """`numpy.fft.rfftfreq`: the sample frequencies of an `rfft` of length `n`.
+
+    Example: `fnp.fft.rfftfreq(8, d=0.1)`
+    """
+    if not isinstance(d, Tracer):
+        return np.fft.rfftfreq(n, d, device=device)
+    return _frequency_scale(np.arange(n // 2 + 1), n, d)
+
+
+def _roll_halves(fname, x, axes, first_half):
+    """Rotate each of `axes` so index `first_half(n)` comes first (fftshift: n - n // 2
+    elements move to the end)."""
+    from ._shape import concatenate
+    shape = _shape_of(x)
+    if axes is None:
+        axes = range(len(shape))
+    elif isinstance(axes, (int, np.integer)):
+        axes = (axes,)
+    for ax in axes:
+        ax = int(ax) % len(shape)
+        k = first_half(shape[ax])
+        if k:
+            x = concatenate([_slice_along(x, ax, k, shape[ax]), _slice_along(x, ax, 0, k)], ax)
+    return x
+
+
+def fftshift(x, axes: int | _Sequence[int] | None = None):
+    """`numpy.fft.fftshift`: move the zero frequency to the centre.
+
+    Example: `fnp.fft.fftshift(fnp.fft.fftfreq(5))`
+    """
+    t = _traced(x)
+    if t is None:
+        return np.fft.fftshift(x, axes)
+    return _roll_halves("fftshift", t, axes, lambda n: n - n // 2)
+
+
+def ifftshift(x, axes: int | _Sequence[int] | None = None):
+    """`numpy.fft.ifftshift`: the inverse of `fftshift`.
+
+    Example: `fnp.fft.ifftshift(fnp.fft.fftshift(x))`
+    """
+    t = _traced(x)
+    if t is None:
+        return np.fft.ifftshift(x, axes)
+    return _roll_halves("ifftshift", t, axes, lambda n: n // 2)
