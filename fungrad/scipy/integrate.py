@@ -8,11 +8,11 @@ Example:
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional as _Optional
 
 from .. import numpy as fnp
-from ..numpy._base import normalize_axis, shape_of
-from ._util import inexact
+from ..numpy._base import normalize_axis as _normalize_axis, shape_of as _shape_of
+from ._util import inexact as _inexact
 
 Array = Any                      # an np.ndarray, or a traced value under a transform
 ArrayLike = Any                  # anything fnp.asarray accepts
@@ -23,25 +23,25 @@ __all__ = ["trapezoid", "cumulative_trapezoid"]
 def _pieces(fname, y, x, dx, axis):
     """The trapezoids' areas along `axis`: `d * (y[1:] + y[:-1]) / 2`, with the axis moved
     last; d = diff(x) (x 1-d along `axis`, or y's shape) or `dx`."""
-    y, = inexact(fname, y)
-    nd = len(shape_of(y))
-    ax = normalize_axis(fname, axis, nd)[0]
+    y, = _inexact(fname, y)
+    nd = len(_shape_of(y))
+    ax = _normalize_axis(fname, axis, nd)[0]
     y = fnp.moveaxis(y, ax, -1)
     if x is None:
         d = dx
     else:
-        x, = inexact(fname, x)
-        if len(shape_of(x)) == 1:
-            if shape_of(x)[0] != shape_of(y)[-1]:
-                raise ValueError(f"integrate.{fname}: x has length {shape_of(x)[0]} but y has "
-                                 f"{shape_of(y)[-1]} samples along axis {axis}")
+        x, = _inexact(fname, x)
+        if len(_shape_of(x)) == 1:
+            if _shape_of(x)[0] != _shape_of(y)[-1]:
+                raise ValueError(f"integrate.{fname}: x has length {_shape_of(x)[0]} but y has "
+                                 f"{_shape_of(y)[-1]} samples along axis {axis}")
         else:
             x = fnp.moveaxis(x, ax, -1)
         d = x[..., 1:] - x[..., :-1]
     return d * (y[..., 1:] + y[..., :-1]) * 0.5, ax
 
 
-def trapezoid(y: ArrayLike, x: Optional[ArrayLike] = None, dx: float = 1.0,
+def trapezoid(y: ArrayLike, x: _Optional[ArrayLike] = None, dx: float = 1.0,
               axis: int = -1) -> Array:
     """The integral of `y` along `axis` by the trapezoidal rule, at sample points `x` (1-d,
     or y's shape) or spaced `dx` apart.
@@ -52,8 +52,8 @@ def trapezoid(y: ArrayLike, x: Optional[ArrayLike] = None, dx: float = 1.0,
     return fnp.sum(pieces, axis=-1)
 
 
-def cumulative_trapezoid(y: ArrayLike, x: Optional[ArrayLike] = None, dx: float = 1.0,
-                         axis: int = -1, initial: Optional[float] = None) -> Array:
+def cumulative_trapezoid(y: ArrayLike, x: _Optional[ArrayLike] = None, dx: float = 1.0,
+                         axis: int = -1, initial: _Optional[float] = None) -> Array:
     """The running integral of `y` along `axis` (one value fewer than y, or with `initial`
     = 0 prepended, as SciPy allows).
 

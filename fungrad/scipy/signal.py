@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from .. import numpy as fnp
-from ..lax.convolution import conv_general_dilated
-from ..numpy._base import dtype_of, lift, result_type, shape_of
+from ..lax.convolution import conv_general_dilated as _conv_general_dilated
+from ..numpy._base import (dtype_of as _dtype_of, lift as _lift, result_type as _result_type,
+                           shape_of as _shape_of)
 
 Array = Any                      # an np.ndarray, or a traced value under a transform
 ArrayLike = Any                  # anything fnp.asarray accepts
@@ -35,11 +36,11 @@ def _check(fname, mode, method=None):
 
 def _operands(fname, in1, in2, ndim=None):
     """Both inputs as arrays of their common dtype, of equal rank (`ndim` if given)."""
-    in1, in2 = lift(in1), lift(in2)
-    dt = result_type(fnp.asarray(in1) if not hasattr(in1, "shape") else in1,
+    in1, in2 = _lift(in1), _lift(in2)
+    dt = _result_type(fnp.asarray(in1) if not hasattr(in1, "shape") else in1,
                      fnp.asarray(in2) if not hasattr(in2, "shape") else in2)
     a, b = fnp.asarray(in1).astype(dt), fnp.asarray(in2).astype(dt)
-    sa, sb = shape_of(a), shape_of(b)
+    sa, sb = _shape_of(a), _shape_of(b)
     if len(sa) != len(sb) or (ndim is not None and len(sa) != ndim):
         want = f"{ndim}-d arrays" if ndim is not None else "arrays of the same rank"
         raise ValueError(f"signal.{fname}: in1 and in2 must be {want}; got shapes {sa} "
@@ -62,7 +63,7 @@ def _correlate_nd(a, b, mode, same_start):
     """`sum_n a[n + k] b[n]` over the lags `mode` keeps; 'same' keeps a's size, starting at
     `same_start(len_b)` of the full output (SciPy centers correlate and correlate2d
     differently for even kernels)."""
-    sa, sb = shape_of(a), shape_of(b)
+    sa, sb = _shape_of(a), _shape_of(b)
     if not sa:  # 0-d inputs: the product
         return a * b
     if mode == "full":
@@ -71,22 +72,22 @@ def _correlate_nd(a, b, mode, same_start):
         pads = [(0, 0)] * len(sb)
     else:
         pads = [(m - 1 - same_start(m), same_start(m)) for m in sb]
-    out = conv_general_dilated(fnp.reshape(a, (1, 1) + sa), fnp.reshape(b, (1, 1) + sb),
+    out = _conv_general_dilated(fnp.reshape(a, (1, 1) + sa), fnp.reshape(b, (1, 1) + sb),
                                (1,) * len(sa), pads)
-    return fnp.reshape(out, shape_of(out)[2:])
+    return fnp.reshape(out, _shape_of(out)[2:])
 
 
 def _flip_all(x):
-    return fnp.flip(x) if shape_of(x) else x
+    return fnp.flip(x) if _shape_of(x) else x
 
 
 def _conj(x):
-    return fnp.conj(x) if dtype_of(x).kind == "c" else x
+    return fnp.conj(x) if _dtype_of(x).kind == "c" else x
 
 
 def _correlate(fname, in1, in2, mode, same_start, ndim=None):
     a, b = _operands(fname, in1, in2, ndim)
-    if mode == "valid" and _swap_for_valid(fname, shape_of(a), shape_of(b)):
+    if mode == "valid" and _swap_for_valid(fname, _shape_of(a), _shape_of(b)):
         # correlate(b, a) is correlate(a, b) at negated lags, conjugated
         return _conj(_flip_all(_correlate_nd(b, _conj(a), mode, same_start)))
     return _correlate_nd(a, _conj(b), mode, same_start)
@@ -94,7 +95,7 @@ def _correlate(fname, in1, in2, mode, same_start, ndim=None):
 
 def _convolve(fname, in1, in2, mode, ndim=None):
     a, b = _operands(fname, in1, in2, ndim)
-    if mode == "valid" and _swap_for_valid(fname, shape_of(a), shape_of(b)):
+    if mode == "valid" and _swap_for_valid(fname, _shape_of(a), _shape_of(b)):
         a, b = b, a   # convolution commutes
     return _correlate_nd(a, _flip_all(b), mode, _centered)
 

@@ -5,7 +5,7 @@ Functions SciPy computes (gammaln, digamma, erfinv, ...) are elementwise primiti
 derivatives are other special functions; the rest (xlogy, entr, logsumexp, softmax, ...) are
 written with fungrad.numpy. Arguments are promoted as NumPy promotes them (Python scalars are
 weak) and integers compute in float64; a float32 / float16 / bfloat16 result keeps its dtype
-(SciPy computes float16 in float32: the value is cast back, as JAX keeps it). Complex
+(SciPy computes float16 in float32: the value is _cast back, as JAX keeps it). Complex
 arguments are rejected (SciPy's complex loops exist only for some of these).
 
 Example:
@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Optional as _Optional, Tuple as _Tuple, Union as _Union
 
 import numpy as np
 
@@ -25,13 +25,15 @@ from ..lax import special as S
 from ..lax.elementwise import erf_p
 from ..nn.activations import log_softmax as _log_softmax, logsumexp as _logsumexp, \
     sigmoid as _sigmoid, softmax as _softmax
-from ..numpy._base import (broadcast_shapes, broadcast_to_shape, cast, has_tracer, is_weak,
-                           lift, result_type, shape_of)
-from ._util import float_dtype, inexact
+from ..numpy._base import (broadcast_shapes as _broadcast_shapes,
+                           broadcast_to_shape as _broadcast_to_shape, cast as _cast,
+                           has_tracer as _has_tracer, is_weak as _is_weak, lift as _lift,
+                           result_type as _result_type, shape_of as _shape_of)
+from ._util import float_dtype as _float_dtype, inexact as _inexact
 
 Array = Any                      # an np.ndarray, or a traced value under a transform
 ArrayLike = Any                  # anything fnp.asarray accepts
-Axis = Optional[Union[int, Tuple[int, ...]]]
+_Axis = _Optional[_Union[int, _Tuple[int, ...]]]
 
 __all__ = ["gammaln", "digamma", "polygamma", "gamma", "erf", "erfc", "erfinv", "erfcx",
            "ndtr", "log_ndtr", "ndtri", "i0", "i0e", "i1", "i1e", "zeta", "gammainc",
@@ -42,17 +44,17 @@ __all__ = ["gammaln", "digamma", "polygamma", "gamma", "erf", "erfc", "erfinv", 
 def _apply(fname, prim, *args):
     """Bind the elementwise primitive `prim` on `args` after NumPy's promotion (to a float
     dtype) and broadcasting; on plain values, its impl (SciPy) directly."""
-    args = tuple(lift(a) for a in args)
-    plain = [a if is_weak(a) else np.asarray(a) if not has_tracer(a) else a for a in args]
-    dt = float_dtype(fname, np.dtype(result_type(*plain)))
-    if not any(has_tracer(a) for a in args):
-        return prim.impl(*[cast(a, dt) for a in plain])
-    shape = broadcast_shapes(fname, *[(f"argument {i}", shape_of(a))
+    args = tuple(_lift(a) for a in args)
+    plain = [a if _is_weak(a) else np.asarray(a) if not _has_tracer(a) else a for a in args]
+    dt = _float_dtype(fname, np.dtype(_result_type(*plain)))
+    if not any(_has_tracer(a) for a in args):
+        return prim.impl(*[_cast(a, dt) for a in plain])
+    shape = _broadcast_shapes(fname, *[(f"argument {i}", _shape_of(a))
                                       for i, a in enumerate(plain)])
     # Python scalars become arrays of the computing dtype: derivative rules never bind a
     # primitive on weak scalars only (a strong float64 result would promote the tangents)
-    ops = [np.asarray(a, dt) if is_weak(a) else cast(a, dt) for a in plain]
-    return prim.bind(*[broadcast_to_shape(a, shape) for a in ops])
+    ops = [np.asarray(a, dt) if _is_weak(a) else _cast(a, dt) for a in plain]
+    return prim.bind(*[_broadcast_to_shape(a, shape) for a in ops])
 
 
 # ----------------------------------------------------------------------------- SciPy's values
@@ -238,7 +240,7 @@ def expit(x: ArrayLike) -> Array:
 
     Example: `fsp.expit(0.0)` is `0.5`.
     """
-    return _sigmoid(*inexact("special.expit", x))
+    return _sigmoid(*_inexact("special.expit", x))
 
 
 def logit(p: ArrayLike) -> Array:
@@ -246,7 +248,7 @@ def logit(p: ArrayLike) -> Array:
 
     Example: `fsp.logit(0.5)` is `0.0`.
     """
-    p, = inexact("special.logit", p)
+    p, = _inexact("special.logit", p)
     return fnp.log(p) - fnp.log1p(-p)
 
 
@@ -262,7 +264,7 @@ def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
 
     Example: `fsp.xlogy(0.0, 0.0)` is `0.0`.
     """
-    x, y = inexact("special.xlogy", x, y)
+    x, y = _inexact("special.xlogy", x, y)
     return x * fnp.log(_safe_where(x, y > 0, y, 1.0))
 
 
@@ -271,7 +273,7 @@ def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
 
     Example: `fsp.xlog1py(0.0, -1.0)` is `0.0`.
     """
-    x, y = inexact("special.xlog1py", x, y)
+    x, y = _inexact("special.xlog1py", x, y)
     return x * fnp.log1p(_safe_where(x, y > -1, y, 0.0))
 
 
@@ -285,7 +287,7 @@ def entr(x: ArrayLike) -> Array:
 
     Example: `fsp.entr(1.0)` is `0.0`.
     """
-    x, = inexact("special.entr", x)
+    x, = _inexact("special.entr", x)
     inside = -x * fnp.log(_positive_or_one(x))
     return fnp.where(x > 0, inside, fnp.where(x == 0, 0.0, -np.inf))
 
@@ -295,7 +297,7 @@ def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
 
     Example: `fsp.rel_entr(1.0, 1.0)` is `0.0`.
     """
-    x, y = inexact("special.rel_entr", x, y)
+    x, y = _inexact("special.rel_entr", x, y)
     both = fnp.logical_and(x > 0, y > 0)
     inside = x * (fnp.log(_positive_or_one(x)) - fnp.log(_positive_or_one(y)))
     zero = fnp.logical_and(x == 0, y >= 0)
@@ -307,7 +309,7 @@ def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
 
     Example: `fsp.kl_div(1.0, 1.0)` is `0.0`.
     """
-    x, y = inexact("special.kl_div", x, y)
+    x, y = _inexact("special.kl_div", x, y)
     both = fnp.logical_and(x > 0, y > 0)
     inside = x * (fnp.log(_positive_or_one(x)) - fnp.log(_positive_or_one(y))) - x + y
     zero = fnp.logical_and(x == 0, y >= 0)
@@ -322,15 +324,16 @@ def multigammaln(a: ArrayLike, d: int) -> Array:
     """
     if not isinstance(d, (int, np.integer)) or d < 1:
         raise ValueError(f"multigammaln: d must be a positive Python int, got {d!r}")
-    a, = inexact("special.multigammaln", a)
+    a, = _inexact("special.multigammaln", a)
     out = d * (d - 1) / 4.0 * math.log(math.pi)
     for j in range(int(d)):
         out = out + gammaln(a - j / 2.0)
     return out
 
 
-def logsumexp(a: ArrayLike, axis: Axis = None, b: Optional[ArrayLike] = None,
-              keepdims: bool = False, return_sign: bool = False) -> Union[Array, Tuple[Array, Array]]:
+def logsumexp(a: ArrayLike, axis: _Axis = None, b: _Optional[ArrayLike] = None,
+              keepdims: bool = False,
+              return_sign: bool = False) -> _Union[Array, _Tuple[Array, Array]]:
     """`log(sum(b * exp(a), axis))`, stable for any size of `a` (SciPy's signature; the
     same function as `fg.nn.logsumexp`). A negative sum gives nan unless `return_sign`,
     which returns `(log|sum|, sign(sum))`.
@@ -340,7 +343,7 @@ def logsumexp(a: ArrayLike, axis: Axis = None, b: Optional[ArrayLike] = None,
     return _logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
 
 
-def softmax(x: ArrayLike, axis: Axis = None) -> Array:
+def softmax(x: ArrayLike, axis: _Axis = None) -> Array:
     """`exp(x) / sum(exp(x), axis)`, stable; SciPy's default axis=None normalizes over all
     elements (fg.nn.softmax's is -1).
 
@@ -349,7 +352,7 @@ def softmax(x: ArrayLike, axis: Axis = None) -> Array:
     return _softmax(x, axis=axis)
 
 
-def log_softmax(x: ArrayLike, axis: Axis = None) -> Array:
+def log_softmax(x: ArrayLike, axis: _Axis = None) -> Array:
     """`x - logsumexp(x, axis)`, stable; SciPy's default axis=None.
 
     Example: `fsp.log_softmax(np.array([0.0, 0.0]))` is `[-log 2, -log 2]`.

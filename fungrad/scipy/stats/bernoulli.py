@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact
+from ._util import Array, ArrayLike, inexact as _inexact
 
 __all__ = ["logpmf", "pmf", "cdf", "ppf"]
 
@@ -22,7 +22,7 @@ def logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
 
     Example: `fst.bernoulli.logpmf(0.0, 0.5)` is `-log 2`.
     """
-    k, p, loc = inexact("stats.bernoulli.logpmf", k, p, loc)
+    k, p, loc = _inexact("stats.bernoulli.logpmf", k, p, loc)
     k = k - loc
     ok = fnp.logical_or(k == 0, k == 1)
     ks = fnp.where(ok, k, 0.0)
@@ -42,7 +42,7 @@ def cdf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
 
     Example: `fst.bernoulli.cdf(0.0, 0.3)` is `0.7`.
     """
-    k, p, loc = inexact("stats.bernoulli.cdf", k, p, loc)
+    k, p, loc = _inexact("stats.bernoulli.cdf", k, p, loc)
     k = k - loc
     return fnp.where(k < 0, 0.0, fnp.where(k < 1, 1.0 - p, 1.0))
 
@@ -52,7 +52,7 @@ def ppf(q: ArrayLike, p: ArrayLike) -> Array:
 
     Example: `fst.bernoulli.ppf(0.9, 0.3)` is `1.0`.
     """
-    q, p = inexact("stats.bernoulli.ppf", q, p)
+    q, p = _inexact("stats.bernoulli.ppf", q, p)
     k = fnp.where(q > 1.0 - p, 1.0, 0.0)
     bad = fnp.logical_or(fnp.logical_or(q < 0, q > 1), fnp.logical_or(p < 0, p > 1))
     return fnp.where(bad, np.nan, fnp.where(q == 0, -1.0, k))

@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact, integer_support
+from ._util import Array, ArrayLike, inexact as _inexact, integer_support as _integer_support
 
 __all__ = ["logpmf", "pmf"]
 
@@ -23,9 +23,9 @@ def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Ar
 
     Example: `fst.binom.logpmf(0.0, 1.0, 0.5)` is `-log 2`.
     """
-    k, n, p, loc = inexact("stats.binom.logpmf", k, n, p, loc)
+    k, n, p, loc = _inexact("stats.binom.logpmf", k, n, p, loc)
     k = k - loc
-    ok = fnp.logical_and(integer_support(k, 0), k <= n)
+    ok = fnp.logical_and(_integer_support(k, 0), k <= n)
     ks = fnp.where(ok, k, 0.0)
     comb = fsp.gammaln(n + 1.0) - fsp.gammaln(ks + 1.0) - fsp.gammaln(n - ks + 1.0)
     return fnp.where(ok, comb + fsp.xlogy(ks, p) + fsp.xlog1py(n - ks, -p), -np.inf)

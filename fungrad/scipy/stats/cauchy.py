@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ... import numpy as fnp
-from ._util import Array, ArrayLike, inexact, standardize
+from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 _LOG_PI = math.log(math.pi)
@@ -22,7 +22,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.cauchy.logpdf(0.0)` is `-log(pi)`.
     """
-    z, log_scale = standardize("stats.cauchy.logpdf", x, loc, scale)
+    z, log_scale = _standardize("stats.cauchy.logpdf", x, loc, scale)
     return -_LOG_PI - log_scale - fnp.log1p(z * z)
 
 
@@ -39,7 +39,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.cauchy.cdf(0.0)` is `0.5`.
     """
-    z, _ = standardize("stats.cauchy.cdf", x, loc, scale)
+    z, _ = _standardize("stats.cauchy.cdf", x, loc, scale)
     return 0.5 + fnp.arctan(z) / math.pi
 
 
@@ -56,7 +56,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.cauchy.sf(0.0)` is `0.5`.
     """
-    z, _ = standardize("stats.cauchy.sf", x, loc, scale)
+    z, _ = _standardize("stats.cauchy.sf", x, loc, scale)
     return 0.5 - fnp.arctan(z) / math.pi
 
 
@@ -73,7 +73,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.cauchy.ppf(0.5, 3.0)` is `3.0`.
     """
-    q, loc, scale = inexact("stats.cauchy.ppf", q, loc, scale)
+    q, loc, scale = _inexact("stats.cauchy.ppf", q, loc, scale)
     return loc + scale * fnp.tan(math.pi * (q - 0.5))
 
 
@@ -82,5 +82,5 @@ def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.cauchy.isf(0.5, 3.0)` is `3.0`.
     """
-    q, loc, scale = inexact("stats.cauchy.isf", q, loc, scale)
+    q, loc, scale = _inexact("stats.cauchy.isf", q, loc, scale)
     return loc + scale * fnp.tan(math.pi * (0.5 - q))

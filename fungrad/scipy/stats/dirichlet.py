@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact
+from ._util import Array, ArrayLike, inexact as _inexact
 
 __all__ = ["logpdf", "pdf"]
 
@@ -20,7 +20,7 @@ def logpdf(x: ArrayLike, alpha: ArrayLike) -> Array:
 
     Example: `fst.dirichlet.logpdf(np.array([0.5, 0.5]), np.array([1.0, 1.0]))` is `0.0`.
     """
-    x, alpha = inexact("stats.dirichlet.logpdf", x, alpha)
+    x, alpha = _inexact("stats.dirichlet.logpdf", x, alpha)
     if fnp.ndim(alpha) != 1 or fnp.ndim(x) < 1 or fnp.shape(x)[0] != fnp.shape(alpha)[0]:
         raise ValueError(f"stats.dirichlet.logpdf: alpha must have shape (K,) and x shape (K,) "
                          f"or (K, ...); got x {fnp.shape(x)} and alpha {fnp.shape(alpha)}")

@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy as fnp
-from ._util import Array, ArrayLike, inexact, standardize
+from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
 def _y(fname, x, loc, scale):
     """(x - loc) / scale clipped at 0 (the support's edge), the mask y >= 0, and log(scale)."""
-    y, log_scale = standardize(fname, x, loc, scale)
+    y, log_scale = _standardize(fname, x, loc, scale)
     inside = y >= 0
     return fnp.where(inside, y, 0.0), inside, log_scale
 
@@ -82,5 +82,5 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.expon.ppf(0.0)` is `0.0`.
     """
-    q, loc, scale = inexact("stats.expon.ppf", q, loc, scale)
+    q, loc, scale = _inexact("stats.expon.ppf", q, loc, scale)
     return loc - scale * fnp.log1p(-q)

@@ -13,13 +13,13 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact, log_or_minus_inf
+from ._util import Array, ArrayLike, inexact as _inexact, log_or_minus_inf as _log_or_minus_inf
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def _standard(fname, x, a, loc, scale):
-    x, a, loc, scale = inexact(fname, x, a, loc, scale)
+    x, a, loc, scale = _inexact(fname, x, a, loc, scale)
     return (x - loc) / scale, a, scale
 
 
@@ -58,7 +58,7 @@ def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 
 
     Example: `fst.gamma.logcdf(1.0, 1.0)` is `log(1 - 1/e)`.
     """
-    return log_or_minus_inf(cdf(x, a, loc, scale))
+    return _log_or_minus_inf(cdf(x, a, loc, scale))
 
 
 def sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -75,4 +75,4 @@ def logsf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1
 
     Example: `fst.gamma.logsf(1.0, 1.0)` is `-1.0`.
     """
-    return log_or_minus_inf(sf(x, a, loc, scale))
+    return _log_or_minus_inf(sf(x, a, loc, scale))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ... import numpy as fnp
-from ._util import Array, ArrayLike, standardize
+from ._util import Array, ArrayLike, standardize as _standardize
 
 __all__ = ["logpdf", "pdf", "cdf"]
 _LOG2 = math.log(2.0)
@@ -22,7 +22,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.laplace.logpdf(0.0)` is `-log 2`.
     """
-    z, log_scale = standardize("stats.laplace.logpdf", x, loc, scale)
+    z, log_scale = _standardize("stats.laplace.logpdf", x, loc, scale)
     return -fnp.abs(z) - log_scale - _LOG2
 
 
@@ -39,6 +39,6 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.laplace.cdf(0.0)` is `0.5`.
     """
-    z, _ = standardize("stats.laplace.cdf", x, loc, scale)
+    z, _ = _standardize("stats.laplace.cdf", x, loc, scale)
     half = 0.5 * fnp.exp(-fnp.abs(z))
     return fnp.where(z <= 0, half, 1.0 - half)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact, standardize
+from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "sf", "ppf", "isf"]
 
@@ -20,7 +20,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.logistic.logpdf(0.0)` is `-log 4`.
     """
-    z, log_scale = standardize("stats.logistic.logpdf", x, loc, scale)
+    z, log_scale = _standardize("stats.logistic.logpdf", x, loc, scale)
     # the density is even in z: -z - 2 log(1 + e^-z) written as -z - 2 logaddexp(0, -z)
     # is exact and finite on both sides
     return -z - 2.0 * fnp.logaddexp(0.0, -z) - log_scale
@@ -39,7 +39,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.logistic.cdf(0.0)` is `0.5`.
     """
-    z, _ = standardize("stats.logistic.cdf", x, loc, scale)
+    z, _ = _standardize("stats.logistic.cdf", x, loc, scale)
     return fsp.expit(z)
 
 
@@ -48,7 +48,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.logistic.sf(0.0)` is `0.5`.
     """
-    z, _ = standardize("stats.logistic.sf", x, loc, scale)
+    z, _ = _standardize("stats.logistic.sf", x, loc, scale)
     return fsp.expit(-z)
 
 
@@ -57,7 +57,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.logistic.ppf(0.5, 2.0)` is `2.0`.
     """
-    q, loc, scale = inexact("stats.logistic.ppf", q, loc, scale)
+    q, loc, scale = _inexact("stats.logistic.ppf", q, loc, scale)
     return loc + scale * fsp.logit(q)
 
 
@@ -66,5 +66,5 @@ def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.logistic.isf(0.5, 2.0)` is `2.0`.
     """
-    q, loc, scale = inexact("stats.logistic.isf", q, loc, scale)
+    q, loc, scale = _inexact("stats.logistic.isf", q, loc, scale)
     return loc - scale * fsp.logit(q)

@@ -12,7 +12,7 @@ import math
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact, standardize
+from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -23,7 +23,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.norm.logpdf(1.0, 1.0, 2.0)` is `-log 2 - log(2 pi)/2`.
     """
-    z, log_scale = standardize("stats.norm.logpdf", x, loc, scale)
+    z, log_scale = _standardize("stats.norm.logpdf", x, loc, scale)
     return -0.5 * (z * z) - log_scale - _HALF_LOG_2PI
 
 
@@ -40,7 +40,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.norm.cdf(0.0)` is `0.5`.
     """
-    z, _ = standardize("stats.norm.cdf", x, loc, scale)
+    z, _ = _standardize("stats.norm.cdf", x, loc, scale)
     return fsp.ndtr(z)
 
 
@@ -49,7 +49,7 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.norm.logcdf(-40.0)` is `-804.6...`.
     """
-    z, _ = standardize("stats.norm.logcdf", x, loc, scale)
+    z, _ = _standardize("stats.norm.logcdf", x, loc, scale)
     return fsp.log_ndtr(z)
 
 
@@ -58,7 +58,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.norm.sf(0.0)` is `0.5`.
     """
-    z, _ = standardize("stats.norm.sf", x, loc, scale)
+    z, _ = _standardize("stats.norm.sf", x, loc, scale)
     return fsp.ndtr(-z)
 
 
@@ -67,7 +67,7 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.norm.logsf(40.0)` is `-804.6...`.
     """
-    z, _ = standardize("stats.norm.logsf", x, loc, scale)
+    z, _ = _standardize("stats.norm.logsf", x, loc, scale)
     return fsp.log_ndtr(-z)
 
 
@@ -76,7 +76,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.norm.ppf(0.5, 3.0)` is `3.0`.
     """
-    q, loc, scale = inexact("stats.norm.ppf", q, loc, scale)
+    q, loc, scale = _inexact("stats.norm.ppf", q, loc, scale)
     return loc + scale * fsp.ndtri(q)
 
 
@@ -85,5 +85,5 @@ def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.norm.isf(0.5, 3.0)` is `3.0`.
     """
-    q, loc, scale = inexact("stats.norm.isf", q, loc, scale)
+    q, loc, scale = _inexact("stats.norm.isf", q, loc, scale)
     return loc - scale * fsp.ndtri(q)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact, integer_support
+from ._util import Array, ArrayLike, inexact as _inexact, integer_support as _integer_support
 
 __all__ = ["logpmf", "pmf", "cdf"]
 
@@ -23,9 +23,9 @@ def logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0.0) -> Array:
 
     Example: `fst.poisson.logpmf(0.0, 2.0)` is `-2.0`.
     """
-    k, mu, loc = inexact("stats.poisson.logpmf", k, mu, loc)
+    k, mu, loc = _inexact("stats.poisson.logpmf", k, mu, loc)
     k = k - loc
-    ok = integer_support(k, 0)
+    ok = _integer_support(k, 0)
     ks = fnp.where(ok, k, 0.0)
     return fnp.where(ok, fsp.xlogy(ks, mu) - fsp.gammaln(ks + 1.0) - mu, -np.inf)
 
@@ -43,7 +43,7 @@ def cdf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0.0) -> Array:
 
     Example: `fst.poisson.cdf(0.0, 2.0)` is `exp(-2)`.
     """
-    k, mu, loc = inexact("stats.poisson.cdf", k, mu, loc)
+    k, mu, loc = _inexact("stats.poisson.cdf", k, mu, loc)
     k = fnp.floor(k - loc)
     neg = k < 0
     return fnp.where(neg, 0.0, fsp.gammaincc(fnp.where(neg, 0.0, k) + 1.0, mu))

@@ -12,7 +12,7 @@ import math
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact
+from ._util import Array, ArrayLike, inexact as _inexact
 
 __all__ = ["logpdf", "pdf"]
 
@@ -23,7 +23,7 @@ def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike =
 
     Example: `fst.t.logpdf(0.0, 1.0)` is `-log(pi)`.
     """
-    x, df, loc, scale = inexact("stats.t.logpdf", x, df, loc, scale)
+    x, df, loc, scale = _inexact("stats.t.logpdf", x, df, loc, scale)
     z = (x - loc) / scale
     half = (df + 1.0) * 0.5
     norm = fsp.gammaln(half) - fsp.gammaln(df * 0.5) - 0.5 * fnp.log(df * math.pi)

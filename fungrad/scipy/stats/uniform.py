@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy as fnp
-from ._util import Array, ArrayLike, inexact, standardize
+from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "ppf"]
 
@@ -21,7 +21,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.uniform.logpdf(0.5, 0.0, 2.0)` is `-log 2`.
     """
-    y, log_scale = standardize("stats.uniform.logpdf", x, loc, scale)
+    y, log_scale = _standardize("stats.uniform.logpdf", x, loc, scale)
     inside = fnp.logical_and(y >= 0, y <= 1)
     return fnp.where(inside, -log_scale + 0.0 * y, -np.inf)
 
@@ -39,7 +39,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.uniform.cdf(0.5, 0.0, 2.0)` is `0.25`.
     """
-    y, _ = standardize("stats.uniform.cdf", x, loc, scale)
+    y, _ = _standardize("stats.uniform.cdf", x, loc, scale)
     return fnp.clip(y, 0.0, 1.0)
 
 
@@ -48,5 +48,5 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
     Example: `fst.uniform.ppf(0.25, 0.0, 2.0)` is `0.5`.
     """
-    q, loc, scale = inexact("stats.uniform.ppf", q, loc, scale)
+    q, loc, scale = _inexact("stats.uniform.ppf", q, loc, scale)
     return fnp.where(fnp.logical_and(q >= 0, q <= 1), loc + q * scale, np.nan)
