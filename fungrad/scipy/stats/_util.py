@@ -12,7 +12,7 @@ Array = Any                      # an np.ndarray, or a traced value under a tran
 ArrayLike = Any                  # anything fnp.asarray accepts
 
 __all__ = ["Array", "ArrayLike", "inexact", "standardize", "outside", "log_or_minus_inf",
-           "integer_support"]
+           "log_probability", "integer_support"]
 
 
 def standardize(fname, x, loc, scale):
@@ -31,6 +31,13 @@ def log_or_minus_inf(p):
     """`log(p)`, -inf where p == 0 with a zero derivative there (log's slope is inf)."""
     pos = p > 0
     return fnp.where(pos, fnp.log(fnp.where(pos, p, 1.0)), -np.inf)
+
+
+def log_probability(p, complement):
+    """`log(p)` for a probability whose complement `1 - p` is also known: `log1p(-complement)`
+    where p > 1/2 (log(p) would round p = 1 - 1e-20 to 0), else `log(p)` (-inf at 0)."""
+    big = p > 0.5
+    return fnp.where(big, fnp.log1p(-fnp.where(big, complement, 0.0)), log_or_minus_inf(p))
 
 
 def integer_support(k, lo):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact as _inexact, log_or_minus_inf as _log_or_minus_inf
+from ._util import Array, ArrayLike, inexact as _inexact, log_probability as _log_probability
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -62,7 +62,7 @@ def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
 
     Example: `fst.beta.logcdf(1.0, 1.0, 1.0)` is `0.0`.
     """
-    return _log_or_minus_inf(cdf(x, a, b, loc, scale))
+    return _log_probability(cdf(x, a, b, loc, scale), sf(x, a, b, loc, scale))
 
 
 def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
@@ -81,4 +81,4 @@ def logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
 
     Example: `fst.beta.logsf(0.0, 1.0, 1.0)` is `0.0`.
     """
-    return _log_or_minus_inf(sf(x, a, b, loc, scale))
+    return _log_probability(sf(x, a, b, loc, scale), cdf(x, a, b, loc, scale))

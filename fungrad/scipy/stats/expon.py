@@ -8,6 +8,8 @@ Example:
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import numpy as fnp
@@ -50,13 +52,17 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 
 
 def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
-    """`log(-expm1(-y))`, -inf at and below the support's edge.
+    """`log(1 - exp(-y))`: `log(-expm1(-y))` for y <= log 2, `log1p(-exp(-y))` above (each
+    accurate on its side); -inf at and below the support's edge.
 
     Example: `fst.expon.logcdf(1.0)` is `log(1 - 1/e)`.
     """
     y, _, _ = _y("stats.expon.logcdf", x, loc, scale)
     pos = y > 0
-    return fnp.where(pos, fnp.log(-fnp.expm1(-fnp.where(pos, y, 1.0))), -np.inf)
+    ys = fnp.where(pos, y, 1.0)
+    far = ys > math.log(2.0)
+    val = fnp.where(far, fnp.log1p(-fnp.exp(-ys)), fnp.log(-fnp.expm1(-fnp.where(far, 1.0, ys))))
+    return fnp.where(pos, val, -np.inf)
 
 
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact as _inexact, log_or_minus_inf as _log_or_minus_inf
+from ._util import Array, ArrayLike, inexact as _inexact, log_probability as _log_probability
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -58,7 +58,7 @@ def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 
 
     Example: `fst.gamma.logcdf(1.0, 1.0)` is `log(1 - 1/e)`.
     """
-    return _log_or_minus_inf(cdf(x, a, loc, scale))
+    return _log_probability(cdf(x, a, loc, scale), sf(x, a, loc, scale))
 
 
 def sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -75,4 +75,4 @@ def logsf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1
 
     Example: `fst.gamma.logsf(1.0, 1.0)` is `-1.0`.
     """
-    return _log_or_minus_inf(sf(x, a, loc, scale))
+    return _log_probability(sf(x, a, loc, scale), cdf(x, a, loc, scale))
