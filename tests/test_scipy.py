@@ -349,3 +349,18 @@ def test_trapezoid_errors():
         fint.trapezoid(np.ones(4), np.ones(3))
     with pytest.raises(ValueError, match="initial must be None or 0"):
         fint.cumulative_trapezoid(np.ones(4), initial=1.0)
+
+
+# ----------------------------------------------------------------------------- docstrings
+def test_module_doctests():
+    import doctest
+    import importlib
+    mods = ["fungrad.scipy", "fungrad.scipy.special", "fungrad.scipy.signal",
+            "fungrad.scipy.integrate", "fungrad.scipy.stats"] + [
+        f"fungrad.scipy.stats.{d}" for d in fst.__all__]
+    attempted = 0
+    for name in mods:
+        result = doctest.testmod(importlib.import_module(name), extraglobs={"fg": fg, "np": np})
+        assert result.failed == 0, name
+        attempted += result.attempted
+    assert attempted > 0

@@ -8,7 +8,7 @@ fungrad.scipy` need only NumPy. `fg.scipy` is reachable after `import fungrad` (
 
 Example:
     >>> import fungrad as fg
-    >>> fg.grad(fg.scipy.special.gammaln)(1.0)
+    >>> float(fg.grad(fg.scipy.special.gammaln)(1.0))
     -0.5772156649015329
 """
 from . import special, stats, signal, integrate

@@ -3,7 +3,7 @@
 
 Example:
     >>> import numpy as np, fungrad.scipy.integrate as fint
-    >>> fint.trapezoid(np.array([0.0, 1.0, 2.0]))
+    >>> float(fint.trapezoid(np.array([0.0, 1.0, 2.0])))
     2.0
 """
 from __future__ import annotations

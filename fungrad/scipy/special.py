@@ -10,7 +10,7 @@ arguments are rejected (SciPy's complex loops exist only for some of these).
 
 Example:
     >>> import fungrad as fg, fungrad.scipy.special as fsp
-    >>> fg.grad(fsp.gammaln)(3.0)        # digamma(3)
+    >>> float(fg.grad(fsp.gammaln)(3.0))        # digamma(3)
     0.9227843350984671
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ parameters (SciPy's signatures: `norm.logpdf(x, loc=0, scale=1)`, ...).
 
 Example:
     >>> import fungrad as fg, fungrad.scipy.stats as fst
-    >>> fg.grad(fst.norm.logpdf)(1.0)   # -(x - loc) / scale**2
+    >>> float(fg.grad(fst.norm.logpdf)(1.0))   # -(x - loc) / scale**2
     -1.0
 """
 from . import (bernoulli, beta, binom, cauchy, dirichlet, expon, gamma, laplace, logistic, norm,

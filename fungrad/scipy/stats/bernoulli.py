@@ -3,7 +3,7 @@ differentiable in the probability `p`.
 
 Example:
     >>> import fungrad.scipy.stats as fst
-    >>> fst.bernoulli.pmf(1.0, 0.3)
+    >>> float(fst.bernoulli.pmf(1.0, 0.3))
     0.3
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ and scale only (their derivatives in a and b raise NotImplementedError).
 
 Example:
     >>> import fungrad.scipy.stats as fst
-    >>> fst.beta.cdf(0.25, 1.0, 1.0)
+    >>> float(fst.beta.cdf(0.25, 1.0, 1.0))
     0.25
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@ differentiable in n (through gammaln) and the success probability `p`.
 
 Example:
     >>> import fungrad.scipy.stats as fst
-    >>> fst.binom.pmf(1.0, 2.0, 0.5)
+    >>> float(fst.binom.pmf(1.0, 2.0, 0.5))
     0.5
 """
 from __future__ import annotations

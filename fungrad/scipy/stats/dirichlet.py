@@ -3,7 +3,7 @@ components along the first axis, as SciPy), alpha of shape (K,); differentiable 
 
 Example:
     >>> import numpy as np, fungrad.scipy.stats as fst
-    >>> fst.dirichlet.logpdf(np.array([0.5, 0.5]), np.array([1.0, 1.0]))   # log Gamma(2)
+    >>> float(fst.dirichlet.logpdf(np.array([0.5, 0.5]), np.array([1.0, 1.0])))   # log Gamma(2)
     0.0
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@ scale.
 
 Example:
     >>> import fungrad.scipy.stats as fst
-    >>> fst.expon.logpdf(2.0)
+    >>> float(fst.expon.logpdf(2.0))
     -2.0
 """
 from __future__ import annotations

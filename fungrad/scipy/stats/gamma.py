@@ -4,7 +4,7 @@ scale only (their derivative in a raises NotImplementedError).
 
 Example:
     >>> import fungrad.scipy.stats as fst
-    >>> fst.gamma.logpdf(1.0, 1.0)   # the exponential density: -x
+    >>> float(fst.gamma.logpdf(1.0, 1.0))   # the exponential density: -x
     -1.0
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 
 Example:
     >>> import fungrad.scipy.stats as fst
-    >>> fst.laplace.cdf(0.0)
+    >>> float(fst.laplace.cdf(0.0))
     0.5
 """
 from __future__ import annotations

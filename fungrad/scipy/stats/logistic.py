@@ -3,7 +3,7 @@ scale.
 
 Example:
     >>> import fungrad.scipy.stats as fst
-    >>> fst.logistic.cdf(0.0)
+    >>> float(fst.logistic.cdf(0.0))
     0.5
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@ differentiable in all of them.
 
 Example:
     >>> import fungrad.scipy.stats as fst
-    >>> fst.norm.logpdf(0.0)   # -log(sqrt(2 pi))
+    >>> float(fst.norm.logpdf(0.0))   # -log(sqrt(2 pi))
     -0.9189385332046727
 """
 from __future__ import annotations

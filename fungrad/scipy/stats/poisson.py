@@ -3,7 +3,7 @@ differentiable in the rate `mu`.
 
 Example:
     >>> import fungrad.scipy.stats as fst
-    >>> fst.poisson.pmf(0.0, 2.0)   # exp(-2)
+    >>> float(fst.poisson.pmf(0.0, 2.0))   # exp(-2)
     0.1353352832366127
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@ in x (or q), loc and scale.
 
 Example:
     >>> import fungrad.scipy.stats as fst
-    >>> fst.uniform.pdf(0.5, 0.0, 2.0)
+    >>> float(fst.uniform.pdf(0.5, 0.0, 2.0))
     0.5
 """
 from __future__ import annotations
