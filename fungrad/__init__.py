@@ -17,6 +17,17 @@ from .backend import device_put
 from . import tree, numpy, test_util, errors, extend, random, nn, optim, debug, checkify
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # fg.scipy on first access (as jax.scipy after `import jax`), so `import fungrad`
+    # does not pay for it; fungrad.scipy itself imports SciPy only when it computes
+    if name == "scipy":
+        import importlib
+        return importlib.import_module(".scipy", __name__)
+    raise AttributeError(f"module 'fungrad' has no attribute {name!r}")
+
+
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "make_ir", "stop_gradient",
            "vmap", "jacfwd", "jacrev", "hessian", "jit", "custom_jvp", "custom_vjp", "config",
            "device_put", "tree", "numpy", "test_util", "float0", "errors", "extend",

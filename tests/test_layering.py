@@ -25,7 +25,7 @@ ALLOWED = {
     "fungrad.debug": ("fungrad.lax",),
     "fungrad.checkify": ("fungrad.core", "fungrad.transforms", "fungrad.lax"),
     "fungrad.scipy": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax",
-                      "fungrad.extend", "fungrad.numpy"),
+                      "fungrad.extend", "fungrad.numpy", "fungrad.nn"),
 }
 
 

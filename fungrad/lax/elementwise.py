@@ -89,7 +89,7 @@ def _elementwise(name, fn, coefficients, bool_output=None, module=None):
         bool_output = name in _BOOL_OUT
     p = _make(name, fn, (_bool_aval if bool_output else _same_aval)(name), not bool_output,
               module)
-    if coefficients[0] is None:
+    if all(c is None for c in coefficients):  # (a None among others: that operand's only)
         p.jvp = _zero_jvp(p)
     else:
         p.jvp = _coefficient_jvp(p, coefficients)

@@ -1062,3 +1062,4 @@ from . import specs_at  # noqa: E402,F401
 from . import specs_manipulation  # noqa: E402,F401
 from . import specs_fft  # noqa: E402,F401
 from . import specs_elementwise  # noqa: E402,F401
+from . import specs_scipy  # noqa: E402,F401

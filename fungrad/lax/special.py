@@ -1,0 +1,141 @@
+"""SciPy's special functions as elementwise primitives (fungrad.scipy.special binds them).
+
+Values come from `scipy.special`, imported on first use (`import fungrad` needs only NumPy);
+every derivative is written with other primitives of this table (digamma' = polygamma(1),
+polygamma(n)' = polygamma(n + 1), ...), so higher orders, vmap and jit come from the
+elementwise factory. Operands have equal shapes and dtypes (fungrad.scipy.special promotes
+and broadcasts first); a result keeps its operands' float dtype (SciPy computes float16 and
+bfloat16 in float32, and some functions only in float64: the impl casts back).
+
+A derivative SciPy's toolbox cannot give in closed form (zeta in its exponent, the
+incomplete gamma and beta functions in their shape parameters) raises NotImplementedError
+when a tangent reaches it, so it is never silently zero.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.ir import PY_SCALARS
+from .elementwise import (add, div, elementwise_primitive, eq, exp, log, log1p, mul, neg,
+                          select, sign, sub)
+
+_SQRT_PI = math.sqrt(math.pi)
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+
+
+def scipy_special():
+    """The `scipy.special` module, imported on first use, with an error naming the extra."""
+    try:
+        import scipy.special
+    except ImportError as e:  # pragma: no cover (the test extra installs SciPy)
+        raise ImportError("fungrad.scipy computes special functions with SciPy, which is not "
+                          "installed: pip install 'fungrad[scipy]' (or pip install scipy)") from e
+    return scipy.special
+
+
+def _float_dtype(args):
+    for a in args:
+        dt = getattr(a, "dtype", None)
+        if dt is not None and type(a) not in PY_SCALARS:
+            return dt
+    return None
+
+
+def _scipy_impl(name: str):
+    """The impl of a primitive computed by `scipy.special.<name>`, in its operands' dtype."""
+    def impl(*args):
+        kernel = getattr(scipy_special(), name)
+        dtype = _float_dtype(args)
+        if dtype is not None and (dtype == np.float16 or dtype.kind == "V"):
+            # SciPy has no float16 loops and knows no ml_dtypes floats: compute in float32
+            args = [a.astype(np.float32) if getattr(a, "dtype", None) == dtype else a
+                    for a in args]
+        with np.errstate(all="ignore"):  # poles and domain edges give inf/nan, as SciPy's
+            out = kernel(*args)
+        return out if dtype is None or out.dtype == dtype else out.astype(dtype)
+    impl.__name__ = f"scipy_{name}"
+    return impl
+
+
+def _no_derivative(fname: str, operand: str):
+    def coefficient(*args):
+        raise NotImplementedError(
+            f"{fname}: the derivative with respect to `{operand}` is not implemented (SciPy "
+            f"has no closed form for it); differentiate with respect to the other operands "
+            f"only, e.g. pass `{operand}` as a constant closed over by the function")
+    return coefficient
+
+
+def _plus_one(n):
+    # polygamma(1.0, x) binds a weak Python order: keep it Python (never bind on weak only)
+    return n + 1.0 if type(n) in PY_SCALARS else add(n, 1.0)
+
+
+def _minus_one(a):
+    return a - 1.0 if type(a) in PY_SCALARS else sub(a, 1.0)
+
+
+def _where_zero(x, at_zero, value):
+    """`value(safe_x)` with x = 0 replaced by 1, and `at_zero` where x == 0 (a removable
+    singularity: the limit, and no 0/0 on the untaken side)."""
+    zero = eq(x, 0.0)
+    return select(zero, at_zero, value(select(zero, 1.0, x)))
+
+
+def _special(name, derivatives):
+    p = elementwise_primitive(name, _scipy_impl(name), derivatives)
+    SPECIAL_PRIMITIVES.append(p)
+    return p, p.bind
+
+
+SPECIAL_PRIMITIVES: list = []
+
+# name (scipy.special's), d(out)/d(operand) per operand as f(*operands, out)
+gammaln_p, gammaln = _special("gammaln", [lambda x, y: digamma(x)])
+digamma_p, digamma = _special("digamma", [lambda x, y: polygamma(1.0, x)])
+polygamma_p, polygamma = _special("polygamma", [
+    None, lambda n, x, y: polygamma(_plus_one(n), x)])
+gamma_p, gamma = _special("gamma", [lambda x, y: mul(y, digamma(x))])
+erfc_p, erfc = _special("erfc", [lambda x, y: mul(exp(neg(mul(x, x))), -2.0 / _SQRT_PI)])
+erfinv_p, erfinv = _special("erfinv", [lambda x, y: mul(exp(mul(y, y)), _SQRT_PI / 2.0)])
+erfcx_p, erfcx = _special("erfcx", [lambda x, y: sub(mul(mul(x, y), 2.0), 2.0 / _SQRT_PI)])
+ndtr_p, ndtr = _special("ndtr", [lambda x, y: mul(exp(mul(mul(x, x), -0.5)), 1.0 / _SQRT_2PI)])
+# exp(-x^2/2 - log_ndtr(x)): for x -> -inf both terms are ~ -x^2/2 and the difference stays
+# ~ log(-x): finite where exp(-x^2/2) / ndtr(x) would be 0/0
+log_ndtr_p, log_ndtr = _special("log_ndtr", [
+    lambda x, y: mul(exp(sub(mul(mul(x, x), -0.5), y)), 1.0 / _SQRT_2PI)])
+ndtri_p, ndtri = _special("ndtri", [lambda p, y: mul(exp(mul(mul(y, y), 0.5)), _SQRT_2PI)])
+i0_p, i0 = _special("i0", [lambda x, y: i1(x)])
+# i1' = i0 - i1/x, 1/2 at 0
+i1_p, i1 = _special("i1", [
+    lambda x, y: _where_zero(x, 0.5, lambda s: sub(i0(x), div(y, s)))])
+i0e_p, i0e = _special("i0e", [lambda x, y: sub(i1e(x), mul(sign(x), y))])
+# i1e' = i0e - i1e (1/x + sign x), 1/2 at 0
+i1e_p, i1e = _special("i1e", [
+    lambda x, y: _where_zero(x, 0.5, lambda s: sub(i0e(x), mul(y, add(div(1.0, s), sign(x)))))])
+zeta_p, zeta = _special("zeta", [
+    _no_derivative("zeta", "x"), lambda x, q, y: mul(neg(x), zeta(add(x, 1.0), q))])
+
+
+def _gamma_density(a, x):
+    """x^(a-1) e^-x / Gamma(a): d gammainc(a, x) / dx."""
+    return exp(sub(sub(mul(_minus_one(a), log(x)), x), gammaln(a)))
+
+
+gammainc_p, gammainc = _special("gammainc", [
+    _no_derivative("gammainc", "a"), lambda a, x, y: _gamma_density(a, x)])
+gammaincc_p, gammaincc = _special("gammaincc", [
+    _no_derivative("gammaincc", "a"), lambda a, x, y: neg(_gamma_density(a, x))])
+betaln_p, betaln = _special("betaln", [
+    lambda a, b, y: sub(digamma(a), digamma(add(a, b))),
+    lambda a, b, y: sub(digamma(b), digamma(add(a, b)))])
+beta_p, beta = _special("beta", [
+    lambda a, b, y: mul(y, sub(digamma(a), digamma(add(a, b)))),
+    lambda a, b, y: mul(y, sub(digamma(b), digamma(add(a, b))))])
+# d betainc(a, b, x) / dx = x^(a-1) (1-x)^(b-1) / B(a, b)
+betainc_p, betainc = _special("betainc", [
+    _no_derivative("betainc", "a"), _no_derivative("betainc", "b"),
+    lambda a, b, x, y: exp(sub(add(mul(_minus_one(a), log(x)), mul(_minus_one(b), log1p(neg(x)))),
+                               betaln(a, b)))])

@@ -1,0 +1,69 @@
+"""fungrad.scipy.integrate: the trapezoidal rule (`scipy.integrate.trapezoid` and
+`cumulative_trapezoid`), differentiable in the samples `y` and the sample points `x`.
+
+Example:
+    >>> import numpy as np, fungrad.scipy.integrate as fint
+    >>> float(fint.trapezoid(np.array([0.0, 1.0, 2.0])))
+    2.0
+"""
+from __future__ import annotations
+
+from typing import Any, Optional as _Optional
+
+from .. import numpy as fnp
+from ..numpy._base import normalize_axis as _normalize_axis, shape_of as _shape_of
+from ._util import inexact as _inexact
+
+Array = Any                      # an np.ndarray, or a traced value under a transform
+ArrayLike = Any                  # anything fnp.asarray accepts
+
+__all__ = ["trapezoid", "cumulative_trapezoid"]
+
+
+def _pieces(fname, y, x, dx, axis):
+    """The trapezoids' areas along `axis`: `d * (y[1:] + y[:-1]) / 2`, with the axis moved
+    last; d = diff(x) (x 1-d along `axis`, or y's shape) or `dx`."""
+    y, = _inexact(fname, y)
+    nd = len(_shape_of(y))
+    ax = _normalize_axis(fname, axis, nd)[0]
+    y = fnp.moveaxis(y, ax, -1)
+    if x is None:
+        d = dx
+    else:
+        x, = _inexact(fname, x)
+        if len(_shape_of(x)) == 1:
+            if _shape_of(x)[0] != _shape_of(y)[-1]:
+                raise ValueError(f"integrate.{fname}: x has length {_shape_of(x)[0]} but y has "
+                                 f"{_shape_of(y)[-1]} samples along axis {axis}")
+        else:
+            x = fnp.moveaxis(x, ax, -1)
+        d = x[..., 1:] - x[..., :-1]
+    return d * (y[..., 1:] + y[..., :-1]) * 0.5, ax
+
+
+def trapezoid(y: ArrayLike, x: _Optional[ArrayLike] = None, dx: float = 1.0,
+              axis: int = -1) -> Array:
+    """The integral of `y` along `axis` by the trapezoidal rule, at sample points `x` (1-d,
+    or y's shape) or spaced `dx` apart.
+
+    Example: `fint.trapezoid(np.array([0.0, 1.0, 2.0]), dx=0.5)` is `1.0`.
+    """
+    pieces, _ = _pieces("trapezoid", y, x, dx, axis)
+    return fnp.sum(pieces, axis=-1)
+
+
+def cumulative_trapezoid(y: ArrayLike, x: _Optional[ArrayLike] = None, dx: float = 1.0,
+                         axis: int = -1, initial: _Optional[float] = None) -> Array:
+    """The running integral of `y` along `axis` (one value fewer than y, or with `initial`
+    = 0 prepended, as SciPy allows).
+
+    Example: `fint.cumulative_trapezoid(np.array([0.0, 1.0, 2.0]))` is `[0.5, 2.0]`.
+    """
+    if initial is not None and initial != 0:
+        raise ValueError(f"integrate.cumulative_trapezoid: initial must be None or 0 (SciPy "
+                         f"1.12+), got {initial!r}; add a constant to the result instead")
+    pieces, ax = _pieces("cumulative_trapezoid", y, x, dx, axis)
+    out = fnp.cumsum(pieces, axis=-1)
+    if initial is not None:
+        out = fnp.concatenate([fnp.zeros_like(out[..., :1]), out], axis=-1)
+    return fnp.moveaxis(out, -1, ax)

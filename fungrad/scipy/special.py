@@ -1,0 +1,360 @@
+"""fungrad.scipy.special: differentiable `scipy.special` functions (JAX's jax.scipy.special).
+
+Functions SciPy computes (gammaln, digamma, erfinv, ...) are elementwise primitives of
+`fungrad.lax.special` whose values come from SciPy (imported on first call) and whose
+derivatives are other special functions; the rest (xlogy, entr, logsumexp, softmax, ...) are
+written with fungrad.numpy. Arguments are promoted as NumPy promotes them (Python scalars are
+weak) and integers compute in float64; a float32 / float16 / bfloat16 result keeps its dtype
+(SciPy computes float16 in float32: the value is _cast back, as JAX keeps it). Complex
+arguments are rejected (SciPy's complex loops exist only for some of these).
+
+Example:
+    >>> import fungrad as fg, fungrad.scipy.special as fsp
+    >>> float(fg.grad(fsp.gammaln)(3.0))        # digamma(3)
+    0.9227843350984671
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional as _Optional, Tuple as _Tuple, Union as _Union
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..lax import special as S
+from ..lax.elementwise import erf_p
+from ..nn.activations import log_softmax as _log_softmax, logsumexp as _logsumexp, \
+    sigmoid as _sigmoid, softmax as _softmax
+from ..numpy._base import (broadcast_shapes as _broadcast_shapes,
+                           broadcast_to_shape as _broadcast_to_shape, cast as _cast,
+                           has_tracer as _has_tracer, is_weak as _is_weak, lift as _lift,
+                           result_type as _result_type, shape_of as _shape_of)
+from ._util import float_dtype as _float_dtype, inexact as _inexact
+
+Array = Any                      # an np.ndarray, or a traced value under a transform
+ArrayLike = Any                  # anything fnp.asarray accepts
+_Axis = _Optional[_Union[int, _Tuple[int, ...]]]
+
+__all__ = ["gammaln", "digamma", "polygamma", "gamma", "erf", "erfc", "erfinv", "erfcx",
+           "ndtr", "log_ndtr", "ndtri", "i0", "i0e", "i1", "i1e", "zeta", "gammainc",
+           "gammaincc", "betaln", "beta", "betainc", "expit", "logit", "xlogy", "xlog1py",
+           "entr", "kl_div", "rel_entr", "multigammaln", "logsumexp", "softmax", "log_softmax"]
+
+
+def _apply(fname, prim, *args):
+    """Bind the elementwise primitive `prim` on `args` after NumPy's promotion (to a float
+    dtype) and broadcasting; on plain values, its impl (SciPy) directly."""
+    args = tuple(_lift(a) for a in args)
+    plain = [a if _is_weak(a) else np.asarray(a) if not _has_tracer(a) else a for a in args]
+    dt = _float_dtype(fname, np.dtype(_result_type(*plain)))
+    if not any(_has_tracer(a) for a in args):
+        return prim.impl(*[_cast(a, dt) for a in plain])
+    shape = _broadcast_shapes(fname, *[(f"argument {i}", _shape_of(a))
+                                      for i, a in enumerate(plain)])
+    # Python scalars become arrays of the computing dtype: derivative rules never bind a
+    # primitive on weak scalars only (a strong float64 result would promote the tangents)
+    ops = [np.asarray(a, dt) if _is_weak(a) else _cast(a, dt) for a in plain]
+    return prim.bind(*[_broadcast_to_shape(a, shape) for a in ops])
+
+
+# ----------------------------------------------------------------------------- SciPy's values
+def gammaln(x: ArrayLike) -> Array:
+    """`log|Gamma(x)|`; derivative `digamma(x)`.
+
+    Example: `fsp.gammaln(np.array([1.0, 4.0]))` is `[0, log 6]`.
+    """
+    return _apply("special.gammaln", S.gammaln_p, x)
+
+
+def digamma(x: ArrayLike) -> Array:
+    """`psi(x) = d/dx log Gamma(x)`; derivative `polygamma(1, x)`.
+
+    Example: `fsp.digamma(1.0)` is `-0.5772...` (minus Euler's constant).
+    """
+    return _apply("special.digamma", S.digamma_p, x)
+
+
+def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
+    """`psi^(n)(x)`, the n-th derivative of digamma (n a non-negative integer); derivative
+    `polygamma(n + 1, x)` in x, none in n.
+
+    Example: `fsp.polygamma(1, 1.0)` is `pi**2 / 6`.
+    """
+    return _apply("special.polygamma", S.polygamma_p, n, x)
+
+
+def gamma(x: ArrayLike) -> Array:
+    """`Gamma(x)`; derivative `Gamma(x) digamma(x)`.
+
+    Example: `fsp.gamma(5.0)` is `24.0`.
+    """
+    return _apply("special.gamma", S.gamma_p, x)
+
+
+def erf(x: ArrayLike) -> Array:
+    """The error function; derivative `2/sqrt(pi) exp(-x^2)`.
+
+    Example: `fsp.erf(0.0)` is `0.0`.
+    """
+    return _apply("special.erf", erf_p, x)
+
+
+def erfc(x: ArrayLike) -> Array:
+    """`1 - erf(x)`, accurate where erf(x) is close to 1.
+
+    Example: `fsp.erfc(10.0)` is `2.1e-45`.
+    """
+    return _apply("special.erfc", S.erfc_p, x)
+
+
+def erfinv(x: ArrayLike) -> Array:
+    """The inverse of erf on (-1, 1); derivative `sqrt(pi)/2 exp(erfinv(x)^2)`.
+
+    Example: `fsp.erfinv(0.0)` is `0.0`.
+    """
+    return _apply("special.erfinv", S.erfinv_p, x)
+
+
+def erfcx(x: ArrayLike) -> Array:
+    """The scaled complementary error function `exp(x^2) erfc(x)`.
+
+    Example: `fsp.erfcx(0.0)` is `1.0`.
+    """
+    return _apply("special.erfcx", S.erfcx_p, x)
+
+
+def ndtr(x: ArrayLike) -> Array:
+    """The standard normal CDF.
+
+    Example: `fsp.ndtr(0.0)` is `0.5`.
+    """
+    return _apply("special.ndtr", S.ndtr_p, x)
+
+
+def log_ndtr(x: ArrayLike) -> Array:
+    """`log(ndtr(x))`, accurate for very negative x (value and derivative: `log_ndtr(-40)`
+    is `-804.6`, its derivative `40.02`).
+
+    Example: `fsp.log_ndtr(0.0)` is `log 0.5`.
+    """
+    return _apply("special.log_ndtr", S.log_ndtr_p, x)
+
+
+def ndtri(p: ArrayLike) -> Array:
+    """The inverse of ndtr (the standard normal quantile function).
+
+    Example: `fsp.ndtri(0.5)` is `0.0`.
+    """
+    return _apply("special.ndtri", S.ndtri_p, p)
+
+
+def i0(x: ArrayLike) -> Array:
+    """The modified Bessel function of order 0; derivative `i1(x)`.
+
+    Example: `fsp.i0(0.0)` is `1.0`.
+    """
+    return _apply("special.i0", S.i0_p, x)
+
+
+def i0e(x: ArrayLike) -> Array:
+    """`exp(-|x|) i0(x)`; derivative `i1e(x) - sign(x) i0e(x)`.
+
+    Example: `fsp.i0e(0.0)` is `1.0`.
+    """
+    return _apply("special.i0e", S.i0e_p, x)
+
+
+def i1(x: ArrayLike) -> Array:
+    """The modified Bessel function of order 1; derivative `i0(x) - i1(x)/x` (1/2 at 0).
+
+    Example: `fsp.i1(0.0)` is `0.0`.
+    """
+    return _apply("special.i1", S.i1_p, x)
+
+
+def i1e(x: ArrayLike) -> Array:
+    """`exp(-|x|) i1(x)`; derivative `i0e(x) - i1e(x) (1/x + sign(x))` (1/2 at 0).
+
+    Example: `fsp.i1e(0.0)` is `0.0`.
+    """
+    return _apply("special.i1e", S.i1e_p, x)
+
+
+def zeta(x: ArrayLike, q: ArrayLike = None) -> Array:
+    """The Hurwitz zeta function `sum_k (k + q)^-x` (Riemann's for q = None, i.e. 1);
+    differentiable in q (`-x zeta(x + 1, q)`); the derivative in x raises
+    NotImplementedError.
+
+    Example: `fsp.zeta(2.0, 1.0)` is `pi**2 / 6`.
+    """
+    return _apply("special.zeta", S.zeta_p, x, 1.0 if q is None else q)
+
+
+def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
+    """The regularized lower incomplete gamma function P(a, x); differentiable in x
+    (`x^(a-1) e^-x / Gamma(a)`); the derivative in a raises NotImplementedError.
+
+    Example: `fsp.gammainc(1.0, 1.0)` is `1 - 1/e`.
+    """
+    return _apply("special.gammainc", S.gammainc_p, a, x)
+
+
+def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x);
+    differentiable in x only (as gammainc).
+
+    Example: `fsp.gammaincc(1.0, 1.0)` is `1/e`.
+    """
+    return _apply("special.gammaincc", S.gammaincc_p, a, x)
+
+
+def betaln(a: ArrayLike, b: ArrayLike) -> Array:
+    """`log|B(a, b)|`; derivatives `digamma(a) - digamma(a + b)` (and in b).
+
+    Example: `fsp.betaln(1.0, 1.0)` is `0.0`.
+    """
+    return _apply("special.betaln", S.betaln_p, a, b)
+
+
+def beta(a: ArrayLike, b: ArrayLike) -> Array:
+    """The beta function `Gamma(a) Gamma(b) / Gamma(a + b)`.
+
+    Example: `fsp.beta(2.0, 3.0)` is `1/12`.
+    """
+    return _apply("special.beta", S.beta_p, a, b)
+
+
+def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
+    """The regularized incomplete beta function I_x(a, b); differentiable in x
+    (`x^(a-1) (1-x)^(b-1) / B(a, b)`); the derivatives in a and b raise
+    NotImplementedError.
+
+    Example: `fsp.betainc(1.0, 1.0, 0.3)` is `0.3`.
+    """
+    return _apply("special.betainc", S.betainc_p, a, b, x)
+
+
+# ----------------------------------------------------------------------------- fnp formulas
+def expit(x: ArrayLike) -> Array:
+    """The logistic sigmoid `1 / (1 + exp(-x))`, finite with finite derivatives everywhere.
+
+    Example: `fsp.expit(0.0)` is `0.5`.
+    """
+    return _sigmoid(*_inexact("special.expit", x))
+
+
+def logit(p: ArrayLike) -> Array:
+    """`log(p / (1 - p))`, the inverse of expit (`-inf` at 0, `inf` at 1).
+
+    Example: `fsp.logit(0.5)` is `0.0`.
+    """
+    p, = _inexact("special.logit", p)
+    return fnp.log(p) - fnp.log1p(-p)
+
+
+def _safe_where(x, ok, y, fallback):
+    # y where x != 0 or `ok`; elsewhere (x == 0 and y outside the log's domain) `fallback`,
+    # so x * log(y) there is 0 with a zero derivative in y, and nothing is 0 * inf
+    return fnp.where(fnp.logical_or(x != 0, ok), y, fallback)
+
+
+def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
+    """`x * log(y)`, 0 where x == 0 (whatever y). Derivatives: `log(y)` in x (0 where
+    x == 0 and y <= 0) and `x / y` in y (0 where x == 0, also at y == 0).
+
+    Example: `fsp.xlogy(0.0, 0.0)` is `0.0`.
+    """
+    x, y = _inexact("special.xlogy", x, y)
+    return x * fnp.log(_safe_where(x, y > 0, y, 1.0))
+
+
+def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
+    """`x * log1p(y)`, 0 where x == 0 (derivatives as xlogy's).
+
+    Example: `fsp.xlog1py(0.0, -1.0)` is `0.0`.
+    """
+    x, y = _inexact("special.xlog1py", x, y)
+    return x * fnp.log1p(_safe_where(x, y > -1, y, 0.0))
+
+
+def _positive_or_one(x):
+    return fnp.where(x > 0, x, 1.0)
+
+
+def entr(x: ArrayLike) -> Array:
+    """Elementwise entropy `-x log x` (0 at 0, `-inf` for x < 0); its derivative at 0 is
+    taken as 0 (the one-sided limit is +inf).
+
+    Example: `fsp.entr(1.0)` is `0.0`.
+    """
+    x, = _inexact("special.entr", x)
+    inside = -x * fnp.log(_positive_or_one(x))
+    return fnp.where(x > 0, inside, fnp.where(x == 0, 0.0, -np.inf))
+
+
+def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
+    """`x log(x / y)` for x, y > 0; 0 for x == 0 and y >= 0; inf otherwise.
+
+    Example: `fsp.rel_entr(1.0, 1.0)` is `0.0`.
+    """
+    x, y = _inexact("special.rel_entr", x, y)
+    both = fnp.logical_and(x > 0, y > 0)
+    inside = x * (fnp.log(_positive_or_one(x)) - fnp.log(_positive_or_one(y)))
+    zero = fnp.logical_and(x == 0, y >= 0)
+    return fnp.where(both, inside, fnp.where(zero, 0.0, np.inf))
+
+
+def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
+    """`x log(x / y) - x + y` for x, y > 0; y for x == 0 and y >= 0; inf otherwise.
+
+    Example: `fsp.kl_div(1.0, 1.0)` is `0.0`.
+    """
+    x, y = _inexact("special.kl_div", x, y)
+    both = fnp.logical_and(x > 0, y > 0)
+    inside = x * (fnp.log(_positive_or_one(x)) - fnp.log(_positive_or_one(y))) - x + y
+    zero = fnp.logical_and(x == 0, y >= 0)
+    return fnp.where(both, inside, fnp.where(zero, y, np.inf))
+
+
+def multigammaln(a: ArrayLike, d: int) -> Array:
+    """The log of the multivariate gamma function of dimension `d` (a Python int):
+    `d(d-1)/4 log(pi) + sum_j gammaln(a - j/2)`, j = 0 .. d-1.
+
+    Example: `fsp.multigammaln(3.0, 1)` is `gammaln(3.0)`.
+    """
+    if not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"multigammaln: d must be a positive Python int, got {d!r}")
+    a, = _inexact("special.multigammaln", a)
+    out = d * (d - 1) / 4.0 * math.log(math.pi)
+    for j in range(int(d)):
+        out = out + gammaln(a - j / 2.0)
+    return out
+
+
+def logsumexp(a: ArrayLike, axis: _Axis = None, b: _Optional[ArrayLike] = None,
+              keepdims: bool = False,
+              return_sign: bool = False) -> _Union[Array, _Tuple[Array, Array]]:
+    """`log(sum(b * exp(a), axis))`, stable for any size of `a` (SciPy's signature; the
+    same function as `fg.nn.logsumexp`). A negative sum gives nan unless `return_sign`,
+    which returns `(log|sum|, sign(sum))`.
+
+    Example: `fsp.logsumexp(np.array([1e4, 1e4]))` is `1e4 + log 2`.
+    """
+    return _logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
+
+
+def softmax(x: ArrayLike, axis: _Axis = None) -> Array:
+    """`exp(x) / sum(exp(x), axis)`, stable; SciPy's default axis=None normalizes over all
+    elements (fg.nn.softmax's is -1).
+
+    Example: `fsp.softmax(np.array([0.0, 0.0]))` is `[0.5, 0.5]`.
+    """
+    return _softmax(x, axis=axis)
+
+
+def log_softmax(x: ArrayLike, axis: _Axis = None) -> Array:
+    """`x - logsumexp(x, axis)`, stable; SciPy's default axis=None.
+
+    Example: `fsp.log_softmax(np.array([0.0, 0.0]))` is `[-log 2, -log 2]`.
+    """
+    return _log_softmax(x, axis=axis)

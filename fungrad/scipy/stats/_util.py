@@ -1,0 +1,45 @@
+"""Helpers of fungrad.scipy.stats' distributions: promotion, standardization, supports."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import numpy as fnp
+from .._util import inexact
+
+Array = Any                      # an np.ndarray, or a traced value under a transform
+ArrayLike = Any                  # anything fnp.asarray accepts
+
+__all__ = ["Array", "ArrayLike", "inexact", "standardize", "outside", "log_or_minus_inf",
+           "log_probability", "integer_support"]
+
+
+def standardize(fname, x, loc, scale):
+    """`(x - loc) / scale` and `log(scale)`, with the arguments promoted to one float dtype."""
+    x, loc, scale = inexact(fname, x, loc, scale)
+    return (x - loc) / scale, fnp.log(scale) if not isinstance(scale, (int, float)) else \
+        float(np.log(scale))
+
+
+def outside(inside, value, fill):
+    """`value` where `inside`, else `fill` (-inf for a log density outside the support)."""
+    return fnp.where(inside, value, fill)
+
+
+def log_or_minus_inf(p):
+    """`log(p)`, -inf where p == 0 with a zero derivative there (log's slope is inf)."""
+    pos = p > 0
+    return fnp.where(pos, fnp.log(fnp.where(pos, p, 1.0)), -np.inf)
+
+
+def log_probability(p, complement):
+    """`log(p)` for a probability whose complement `1 - p` is also known: `log1p(-complement)`
+    where p > 1/2 (log(p) would round p = 1 - 1e-20 to 0), else `log(p)` (-inf at 0)."""
+    big = p > 0.5
+    return fnp.where(big, fnp.log1p(-fnp.where(big, complement, 0.0)), log_or_minus_inf(p))
+
+
+def integer_support(k, lo):
+    """Where a discrete distribution's k (shifted by loc) is an integer >= lo."""
+    return fnp.logical_and(k >= lo, k == fnp.floor(k))

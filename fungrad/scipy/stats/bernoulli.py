@@ -1,0 +1,58 @@
+"""The Bernoulli distribution (`scipy.stats.bernoulli`): functions of k in {0, 1} (or q),
+differentiable in the probability `p`.
+
+Example:
+    >>> import fungrad.scipy.stats as fst
+    >>> float(fst.bernoulli.pmf(1.0, 0.3))
+    0.3
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import numpy as fnp
+from .. import special as fsp
+from ._util import Array, ArrayLike, inexact as _inexact
+
+__all__ = ["logpmf", "pmf", "cdf", "ppf"]
+
+
+def logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
+    """`xlogy(k, p) + xlog1py(1 - k, -p)` for k in {0, 1} (shifted by loc), -inf elsewhere.
+
+    Example: `fst.bernoulli.logpmf(0.0, 0.5)` is `-log 2`.
+    """
+    k, p, loc = _inexact("stats.bernoulli.logpmf", k, p, loc)
+    k = k - loc
+    ok = fnp.logical_or(k == 0, k == 1)
+    ks = fnp.where(ok, k, 0.0)
+    return fnp.where(ok, fsp.xlogy(ks, p) + fsp.xlog1py(1.0 - ks, -p), -np.inf)
+
+
+def pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
+    """Probability mass.
+
+    Example: `fst.bernoulli.pmf(1.0, 0.3)` is `0.3`.
+    """
+    return fnp.exp(logpmf(k, p, loc))
+
+
+def cdf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
+    """0 for k < 0, 1 - p for 0 <= k < 1, 1 for k >= 1.
+
+    Example: `fst.bernoulli.cdf(0.0, 0.3)` is `0.7`.
+    """
+    k, p, loc = _inexact("stats.bernoulli.cdf", k, p, loc)
+    k = k - loc
+    return fnp.where(k < 0, 0.0, fnp.where(k < 1, 1.0 - p, 1.0))
+
+
+def ppf(q: ArrayLike, p: ArrayLike) -> Array:
+    """The smallest k in {0, 1} with cdf(k) >= q (nan outside 0 <= q <= 1); no derivative.
+
+    Example: `fst.bernoulli.ppf(0.9, 0.3)` is `1.0`.
+    """
+    q, p = _inexact("stats.bernoulli.ppf", q, p)
+    k = fnp.where(q > 1.0 - p, 1.0, 0.0)
+    bad = fnp.logical_or(fnp.logical_or(q < 0, q > 1), fnp.logical_or(p < 0, p > 1))
+    return fnp.where(bad, np.nan, fnp.where(q == 0, -1.0, k))

@@ -1,0 +1,39 @@
+"""The binomial distribution (`scipy.stats.binom`): functions of k (integer-valued),
+differentiable in n (through gammaln) and the success probability `p`.
+
+Example:
+    >>> import fungrad.scipy.stats as fst
+    >>> float(fst.binom.pmf(1.0, 2.0, 0.5))
+    0.5
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import numpy as fnp
+from .. import special as fsp
+from ._util import Array, ArrayLike, inexact as _inexact, integer_support as _integer_support
+
+__all__ = ["logpmf", "pmf"]
+
+
+def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
+    """`log C(n, k) + xlogy(k, p) + xlog1py(n - k, -p)` for integers 0 <= k <= n (k shifted
+    by loc), -inf elsewhere.
+
+    Example: `fst.binom.logpmf(0.0, 1.0, 0.5)` is `-log 2`.
+    """
+    k, n, p, loc = _inexact("stats.binom.logpmf", k, n, p, loc)
+    k = k - loc
+    ok = fnp.logical_and(_integer_support(k, 0), k <= n)
+    ks = fnp.where(ok, k, 0.0)
+    comb = fsp.gammaln(n + 1.0) - fsp.gammaln(ks + 1.0) - fsp.gammaln(n - ks + 1.0)
+    return fnp.where(ok, comb + fsp.xlogy(ks, p) + fsp.xlog1py(n - ks, -p), -np.inf)
+
+
+def pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
+    """Probability mass.
+
+    Example: `fst.binom.pmf(1.0, 2.0, 0.5)` is `0.5`.
+    """
+    return fnp.exp(logpmf(k, n, p, loc))

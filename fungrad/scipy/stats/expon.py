@@ -1,0 +1,92 @@
+"""The exponential distribution (`scipy.stats.expon`), differentiable in x (or q), loc and
+scale.
+
+Example:
+    >>> import fungrad.scipy.stats as fst
+    >>> float(fst.expon.logpdf(2.0))
+    -2.0
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import numpy as fnp
+from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
+
+
+def _y(fname, x, loc, scale):
+    """(x - loc) / scale clipped at 0 (the support's edge), the mask y >= 0, and log(scale)."""
+    y, log_scale = _standardize(fname, x, loc, scale)
+    inside = y >= 0
+    return fnp.where(inside, y, 0.0), inside, log_scale
+
+
+def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """`-y - log(scale)` for y = (x - loc) / scale >= 0, -inf below.
+
+    Example: `fst.expon.logpdf(2.0)` is `-2.0`.
+    """
+    y, inside, log_scale = _y("stats.expon.logpdf", x, loc, scale)
+    return fnp.where(inside, -y - log_scale, -np.inf)
+
+
+def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """Density.
+
+    Example: `fst.expon.pdf(0.0)` is `1.0`.
+    """
+    return fnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """`-expm1(-y)` (0 below the support).
+
+    Example: `fst.expon.cdf(0.0)` is `0.0`.
+    """
+    y, _, _ = _y("stats.expon.cdf", x, loc, scale)
+    return -fnp.expm1(-y)
+
+
+def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """`log(1 - exp(-y))`: `log(-expm1(-y))` for y <= log 2, `log1p(-exp(-y))` above (each
+    accurate on its side); -inf at and below the support's edge.
+
+    Example: `fst.expon.logcdf(1.0)` is `log(1 - 1/e)`.
+    """
+    y, _, _ = _y("stats.expon.logcdf", x, loc, scale)
+    pos = y > 0
+    ys = fnp.where(pos, y, 1.0)
+    far = ys > math.log(2.0)
+    val = fnp.where(far, fnp.log1p(-fnp.exp(-ys)), fnp.log(-fnp.expm1(-fnp.where(far, 1.0, ys))))
+    return fnp.where(pos, val, -np.inf)
+
+
+def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """`exp(-y)` (1 below the support).
+
+    Example: `fst.expon.sf(1.0)` is `1/e`.
+    """
+    y, _, _ = _y("stats.expon.sf", x, loc, scale)
+    return fnp.exp(-y)
+
+
+def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """`-y` (0 below the support).
+
+    Example: `fst.expon.logsf(2.0)` is `-2.0`.
+    """
+    y, _, _ = _y("stats.expon.logsf", x, loc, scale)
+    return -y
+
+
+def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """`loc - scale * log1p(-q)`.
+
+    Example: `fst.expon.ppf(0.0)` is `0.0`.
+    """
+    q, loc, scale = _inexact("stats.expon.ppf", q, loc, scale)
+    return loc - scale * fnp.log1p(-q)

@@ -1,0 +1,52 @@
+"""The uniform distribution on [loc, loc + scale] (`scipy.stats.uniform`), differentiable
+in x (or q), loc and scale.
+
+Example:
+    >>> import fungrad.scipy.stats as fst
+    >>> float(fst.uniform.pdf(0.5, 0.0, 2.0))
+    0.5
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import numpy as fnp
+from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
+
+__all__ = ["logpdf", "pdf", "cdf", "ppf"]
+
+
+def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """`-log(scale)` on [loc, loc + scale], -inf outside.
+
+    Example: `fst.uniform.logpdf(0.5, 0.0, 2.0)` is `-log 2`.
+    """
+    y, log_scale = _standardize("stats.uniform.logpdf", x, loc, scale)
+    inside = fnp.logical_and(y >= 0, y <= 1)
+    return fnp.where(inside, -log_scale + 0.0 * y, -np.inf)
+
+
+def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """Density.
+
+    Example: `fst.uniform.pdf(0.5, 0.0, 2.0)` is `0.5`.
+    """
+    return fnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """`clip((x - loc) / scale, 0, 1)`.
+
+    Example: `fst.uniform.cdf(0.5, 0.0, 2.0)` is `0.25`.
+    """
+    y, _ = _standardize("stats.uniform.cdf", x, loc, scale)
+    return fnp.clip(y, 0.0, 1.0)
+
+
+def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
+    """`loc + q * scale` for 0 <= q <= 1, nan outside.
+
+    Example: `fst.uniform.ppf(0.25, 0.0, 2.0)` is `0.5`.
+    """
+    q, loc, scale = _inexact("stats.uniform.ppf", q, loc, scale)
+    return fnp.where(fnp.logical_and(q >= 0, q <= 1), loc + q * scale, np.nan)
