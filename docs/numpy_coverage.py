@@ -36,7 +36,8 @@ VALUE_ONLY = {
         "logical_or", "logical_xor", "logical_not", "isfinite", "isnan", "any", "all")},
     **{n: _INT_OUT for n in (
         "argmax", "argmin", "argsort", "searchsorted", "argpartition", "argwhere", "flatnonzero",
-        "lexsort", "nanargmax", "nanargmin", "digitize", "count_nonzero")},
+        "lexsort", "nanargmax", "nanargmin", "digitize", "count_nonzero", "ravel_multi_index",
+        "unravel_index")},
     "isin": _BOOL_OUT,
     **{n: _STEP for n in ("sign", "floor", "ceil", "round", "around", "floor_divide")},
     **{n: _BITS for n in (
@@ -50,6 +51,8 @@ NOT_PROVIDED: dict = {
     "bmat": "np.matrix is discouraged by NumPy itself; use fnp.block",
     "frompyfunc": "makes a NumPy ufunc object from a Python function: use fg.vmap",
     "nested_iters": "NumPy's iterator objects work on memory, not on traced values",
+    "packbits": "bit-level packing into uint8 storage; use np.packbits on concrete arrays",
+    "unpackbits": "bit-level unpacking of uint8 storage; use np.unpackbits on concrete arrays",
 }
 
 # differentiable functions whose spec draws some cases without a derivative
@@ -80,9 +83,9 @@ def fnp_function(name: str):
     obj = fnp
     for part in name.split("."):
         obj = getattr(obj, part, None)
-        if obj is None or (isinstance(obj, types.ModuleType) and part == name.split(".")[-1]):
+        if obj is None:
             return None
-    return obj
+    return None if isinstance(obj, types.ModuleType) else obj
 
 
 def status(name: str) -> tuple:

@@ -58,3 +58,19 @@ def test_asarray_chkfinite_checks_concrete_values_and_names_checkify_inside_jit(
         fg.grad(lambda x: fnp.sum(fnp.asarray_chkfinite(x * np.inf)))(x)
     with pytest.raises(ConcretizationError, match="fg.checkify.checkify"):
         fg.jit(fnp.asarray_chkfinite)(x)
+
+
+def test_ravel_multi_index_raise_mode_names_the_other_modes_inside_jit():
+    from fungrad.errors import ConcretizationError
+    i, j = np.array([0, 3]), np.array([1, 1])
+    with pytest.raises(ValueError, match="invalid entry"):
+        fnp.ravel_multi_index((i, j), (3, 4))
+    with pytest.raises(ConcretizationError, match="mode='wrap' or mode='clip'"):
+        fg.jit(lambda i, j: fnp.ravel_multi_index((i, j), (3, 4)))(i, j)
+    np.testing.assert_array_equal(
+        fg.jit(lambda i, j: fnp.ravel_multi_index((i, j), (3, 4), mode="wrap"))(i, j), [1, 1])
+
+
+def test_unravel_index_clamps_inside_jit_like_jax():
+    got = fg.jit(lambda k: fnp.unravel_index(k, (3, 4)))(np.array([-1, 12]))
+    np.testing.assert_array_equal(np.stack(got), [[0, 2], [0, 3]])

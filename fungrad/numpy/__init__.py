@@ -46,6 +46,7 @@ from ._host import (array2string, array_repr, array_str, base_repr, binary_repr,
                     savetxt, savez, savez_compressed, set_printoptions, setbufsize, seterr,
                     seterrcall, shares_memory, show_config, show_runtime, typename)
 from ._apply import apply_along_axis, apply_over_axes, vectorize
+from ._index_math import ravel_multi_index, unravel_index
 from ._conversions import (asanyarray, asarray_chkfinite, ascontiguousarray, asfortranarray,
                            require)
 from ._statistics import (diff, ediff1d, gradient, cumulative_sum, cumulative_prod, partition,
@@ -107,6 +108,7 @@ __all__ = [
     "true_divide", "uint16", "uint32", "uint64", "uint8", "var", "vdot", "where", "zeros",
     "zeros_like",
 ]
+__all__ += ["ravel_multi_index", "unravel_index"]
 __all__ += ["apply_along_axis", "apply_over_axes", "vectorize", "asanyarray",
             "asarray_chkfinite", "ascontiguousarray", "asfortranarray", "require"]
 __all__ += [  # NumPy's own (fungrad/numpy/_host.py)

@@ -1,10 +1,12 @@
 """Specs of fnp.apply_along_axis, apply_over_axes, vectorize (fungrad/numpy/_apply.py) and of
-the layout-only conversions (fungrad/numpy/_conversions.py)."""
+the layout-only conversions (fungrad/numpy/_conversions.py) and of ravel_multi_index /
+unravel_index (fungrad/numpy/_index_math.py)."""
+import numpy as np
 from hypothesis import strategies as st
 
 import fungrad.numpy as fnp
 
-from .registry import FNP, Case, spec
+from .registry import FNP, Case, int_arrays, spec
 from .strategies import NONSCALAR, SHAPES, arrays
 
 # per-slice functions: to a scalar, to a vector of the same length, to a matrix
@@ -46,3 +48,22 @@ def _vectorize(draw, name):
 def _conversion(draw, name):
     dtype = draw(st.sampled_from([None, "float64"]))
     return Case(lambda x: getattr(fnp, name)(x * 1.5, dtype), (draw(arrays(draw(SHAPES))),))
+
+
+@spec(FNP, "ravel_multi_index")
+def _ravel_multi_index(draw, name):
+    dims = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    n = draw(st.integers(1, 4))
+    mode = draw(st.sampled_from(["wrap", "clip"]))
+    order = draw(st.sampled_from("CF"))
+    idx = tuple(draw(int_arrays((n,), -2, d + 2)) for d in dims)
+    return Case(lambda *i: fnp.ravel_multi_index(i, dims, mode=mode, order=order), idx,
+                diff=False)
+
+
+@spec(FNP, "unravel_index")
+def _unravel_index(draw, name):
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    order = draw(st.sampled_from("CF"))
+    k = draw(int_arrays(draw(SHAPES), 0, int(np.prod(shape))))
+    return Case(lambda k: fnp.unravel_index(k, shape, order=order), (k,), diff=False)
