@@ -17,12 +17,14 @@ from .associative import associative_scan
 from .loops import LOOP_PRIMITIVES, fori_loop, map, scan, while_loop
 from .while_tape import TAPE_PRIMITIVES
 from .remat import REMAT_PRIMITIVES
+from .linalg import LINALG_PRIMITIVES
 
 ALL_PRIMITIVES = (ELEMENTWISE_PRIMITIVES + REDUCE_PRIMITIVES + SHAPE_PRIMITIVES
                   + INDEXING_PRIMITIVES + [dot_general_p] + MISC_PRIMITIVES + RANDOM_PRIMITIVES
                   + CONV_PRIMITIVES + DEBUG_PRIMITIVES + [jit_call_p] + SLICING_PRIMITIVES
                   + CONTROL_FLOW_PRIMITIVES + LOOP_PRIMITIVES + TAPE_PRIMITIVES
-                  + REMAT_PRIMITIVES)
+                  + REMAT_PRIMITIVES
+                  + LINALG_PRIMITIVES)
 
 # the functions re-exported above as fg.lax.* (listed, so pyflakes counts them as used)
 __all__ = ["ALL_PRIMITIVES", "conv", "conv_general_dilated", "conv_general_dilated_p",

@@ -36,6 +36,7 @@ from ._creation import (array, asarray, zeros, ones, empty, full, zeros_like, on
 from ._indexing import (take, take_along_axis, argsort, sort, repeat, diagonal, nonzero, compress,
                         searchsorted)
 from . import _operators
+from . import linalg
 
 __all__ = [
     "abs", "absolute", "add", "all", "amax", "amin", "any", "arange", "arccos", "arccosh",
@@ -60,5 +61,6 @@ __all__ = [
     "true_divide", "uint16", "uint32", "uint64", "uint8", "var", "vdot", "where", "zeros",
     "zeros_like",
 ]
+__all__ += ["linalg"]
 
 _operators.install(__import__(__name__, fromlist=["_"]))
