@@ -141,11 +141,13 @@ def _eye_like(x, n=None):
 
 
 def hermitian_from(dA, lower: bool):
-    """The Hermitian matrix whose `lower` (or upper) triangle is that of `dA`: what NumPy's
-    cholesky / eigh read of their input."""
-    part = tril(dA) if lower else triu(dA)
+    """The Hermitian matrix whose strict `lower` (or upper) triangle is that of `dA` and whose
+    diagonal is Re(diag dA): what LAPACK's cholesky / eigh read of their input."""
     strict = tril(dA, -1) if lower else triu(dA, 1)
-    return add(part, mH(strict))
+    d = diag(dA)
+    if _is_complex(dA):
+        d = convert_element_type(real(d), _aval(dA).dtype)
+    return add(add(strict, mH(strict)), diag_embed(d))
 
 
 def inverse_gaps(w):
