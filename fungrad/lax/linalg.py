@@ -747,3 +747,60 @@ LINALG_PRIMITIVES = [solve_p, triangular_solve_p, cholesky_p, det_p, slogdet_p, 
 # helpers the numpy / scipy layers compose with
 __all__ = ["LINALG_PRIMITIVES", "solve", "triangular_solve", "mm", "mT", "mH", "tril", "triu",
            "diag", "diag_embed", "exp", "log", "_abs"]
+
+
+# --------------------------------------------------------------------------- lu (SciPy's)
+def _lu_impl(a):
+    """[lu, piv, p]: LAPACK's packed LU (unit-lower L below the diagonal, U on and above),
+    its row pivots, and the permutation matrix p with p a = L U (for the derivative)."""
+    sl = _scipy_linalg()
+    lu, piv = sl.lu_factor(a, check_finite=False)
+    perm = pivots_to_permutation_impl(piv, a.shape[-2])
+    p = np.eye(a.shape[-2], dtype=a.dtype)[perm]
+    return [lu, piv.astype(np.int32), p]
+
+
+def pivots_to_permutation_impl(piv, n):
+    """The row order LAPACK's sequential swaps (row i <-> row piv[i]) give: rows of a in the
+    order they appear in L U."""
+    piv = np.asarray(piv)
+    perm = np.broadcast_to(np.arange(n), piv.shape[:-1] + (n,)).copy()
+    for i in range(piv.shape[-1]):
+        j = piv[..., i]
+        idx = np.indices(piv.shape[:-1])
+        pi, pj = perm[(*idx, i)].copy(), perm[(*idx, j)].copy()
+        perm[(*idx, i)], perm[(*idx, j)] = pj, pi
+    return perm
+
+
+def _lu_aval(a):
+    _square_aval("lu_factor", a)
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], np.dtype(np.int32)),
+            ShapedArray(a.shape, a.dtype)]
+
+
+def _lu_jvp(primals, tangents):
+    """p a = L U: with M = L^-1 p dA U^-1, dL = L tril(M, -1), dU = triu(M) U."""
+    (a,), (da,) = primals, tangents
+    lu, piv, p = outs = lu_p.bind(a)
+    y = triangular_solve(lu, mm(p, da), lower=True, unit_diagonal=True)   # L^-1 p dA
+    M = solve_right_upper(y, lu)                                            # ... U^-1
+    dlu = add(_lu_dl(lu, M), mm(triu(M), triu(lu)))
+    return outs, [dlu, ZERO, ZERO]
+
+
+def _lu_dl(lu, M):
+    """L tril(M, -1) with L = I + tril(lu, -1) (strictly lower)."""
+    lm = tril(M, -1)
+    return add(lm, mm(tril(lu, -1), lm))
+
+
+lu_p = _primitive("lu", _lu_impl, _lu_aval, _lu_jvp, multiple_results=True)
+
+pivots_to_permutation_p = _primitive(
+    "lu_pivots_to_permutation",
+    lambda piv, n: pivots_to_permutation_impl(piv, n).astype(np.int32),
+    lambda piv, n: ShapedArray(piv.shape[:-1] + (n,), np.dtype(np.int32)),
+    lambda primals, tangents, n: (pivots_to_permutation_p.bind(primals[0], n=n), ZERO))
+
+LINALG_PRIMITIVES += [lu_p, pivots_to_permutation_p]
