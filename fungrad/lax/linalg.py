@@ -174,9 +174,26 @@ def _square_aval(name, a):
         raise ValueError(f"{name}: expected square matrices (..., n, n), got {a.str_short()}")
 
 
+def _reject_narrow(name, dtypes):
+    for dt in dtypes:
+        if dt.kind == "V" or (dt.kind == "f" and dt.itemsize < 4):
+            raise TypeError(f"{name}: array type {dt} is unsupported in linalg (as in NumPy's "
+                            "LAPACK routines); convert to float32 first")
+
+
+def _checked(name, rule, dtype_of):
+    """`rule` after rejecting float16 / bfloat16 operands."""
+    def checked(*args, **params):
+        _reject_narrow(name, [dtype_of(a) for a in args if hasattr(a, "dtype")])
+        return rule(*args, **params)
+    return checked
+
+
 def _primitive(name, impl, aval, jvp, multiple_results=False):
     p = Primitive(name, multiple_results=multiple_results)
-    p.impl, p.abstract_eval, p.jvp = impl, aval, jvp
+    p.impl = _checked(name, impl, lambda a: np.dtype(a.dtype))
+    p.abstract_eval = _checked(name, aval, lambda a: a.dtype)
+    p.jvp = jvp
     p.batch = front_batch(p)
     return p
 

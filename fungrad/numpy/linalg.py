@@ -177,8 +177,9 @@ def tensorinv(a, ind=2):
 
 # --------------------------------------------------------------------------- factorizations
 def cholesky(a, /, *, upper=False):
-    """`numpy.linalg.cholesky`: lower L with a = L L^H (upper=True: U = L^H). Only the
-    lower triangle of `a` is read, so the derivative is that of NumPy's function.
+    """`numpy.linalg.cholesky`: lower L with a = L L^H (upper=True: U with a = U^H U).
+    Only the lower (upper) triangle of `a` is read, as by NumPy, and the derivative is that
+    of NumPy's function.
 
     Example: `fnp.linalg.cholesky(a)`
     """
@@ -186,8 +187,10 @@ def cholesky(a, /, *, upper=False):
     if not is_traced(a):
         with _named_errors("linalg.cholesky", a=a):
             return np.linalg.cholesky(a, upper=upper)
-    low = L.cholesky_p.bind(_square("cholesky", a))
-    return L.mH(low) if upper else low
+    a = _square("cholesky", a)
+    if upper:  # NumPy reads the upper triangle then: U = L^H for L of a^H's lower one
+        return L.mH(L.cholesky_p.bind(L.mH(a)))
+    return L.cholesky_p.bind(a)
 
 
 def qr(a, mode="reduced"):

@@ -15,8 +15,24 @@ from ..numpy._base import cast, dtype_of, is_traced, lift, shape_of
 from ..numpy._shape import concatenate, reshape
 from ..numpy._indexing import take
 from ..numpy._indexing import argsort
-from ..numpy._elementwise import add
-from ..numpy.linalg import _float_operand, _square
+from ..numpy._elementwise import add, exp, sqrt
+from ..numpy.linalg import _float_operand as _fnp_float_operand, _square as _fnp_square
+
+
+def _widen(a):
+    """SciPy computes float16 in float32 (and so fungrad, bfloat16 included)."""
+    dt = dtype_of(a)
+    if dt.kind == "V" or (dt.kind == "f" and dt.itemsize < 4):
+        return cast(a, np.dtype(np.float32))
+    return a
+
+
+def _float_operand(fname, a, min_ndim=2):
+    return _fnp_float_operand(fname, _widen(a), min_ndim)
+
+
+def _square(fname, a):
+    return _fnp_square(fname, _widen(a))
 
 
 def _sl():
@@ -165,6 +181,8 @@ def expm(A):
     A = lift(A)
     if not is_traced(A):
         return _sl().expm(A)
+    if shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: exp, in the input's dtype
+        return exp(_fnp_square("expm", A))
     return L.expm_p.bind(_square("expm", A))
 
 
@@ -178,6 +196,8 @@ def sqrtm(A):
     A = lift(A)
     if not is_traced(A):
         return _sl().sqrtm(A)
+    if shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: sqrt, in the input's dtype
+        return sqrt(_fnp_square("sqrtm", A))
     return L.sqrtm_p.bind(_square("sqrtm", A))
 
 

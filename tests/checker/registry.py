@@ -1054,3 +1054,4 @@ def _prim_remat(draw, name):
 # Each area of fungrad.numpy / fungrad.scipy keeps its specs in its own module, which
 # registers into FNP / PRIM / COMPLEX_CASES on import (spec names of submodule functions
 # carry their path: "linalg.solve", "fft.rfft", "scipy.special.gammaln").
+from . import specs_linalg  # noqa: E402,F401
