@@ -76,7 +76,7 @@ def _float_operand(fname, a, min_ndim=2):
         a = cast(a, np.dtype(np.float64))
     elif dt.itemsize < 4 or dt.kind == "V":
         raise TypeError(f"linalg.{fname}: array type {dt} is unsupported in linalg (as in "
-                        f"NumPy); convert first: fnp.linalg.{fname}(x.astype(fnp.float32))")
+                        "NumPy); convert the operand first: x.astype(fnp.float32)")
     if len(shape_of(a)) < min_ndim:
         raise LinAlgError(f"linalg.{fname}: {len(shape_of(a))}-dimensional array given, array "
                           f"must be at least {min_ndim}-dimensional (shape {shape_of(a)})")

@@ -182,7 +182,7 @@ def expm(A):
     if not is_traced(A):
         return _sl().expm(A)
     if shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: exp, in the input's dtype
-        return exp(_fnp_square("expm", A))
+        return exp(A)
     return L.expm_p.bind(_square("expm", A))
 
 
@@ -197,7 +197,7 @@ def sqrtm(A):
     if not is_traced(A):
         return _sl().sqrtm(A)
     if shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: sqrt, in the input's dtype
-        return sqrt(_fnp_square("sqrtm", A))
+        return sqrt(A)
     return L.sqrtm_p.bind(_square("sqrtm", A))
 
 

@@ -158,7 +158,11 @@ def _eig_specs(draw, name):
     a = with_complex_pair(draw, b, n)
     if name == "linalg.eigvals":
         return Case(_ri(fnp.linalg.eigvals), (a,))
-    return Case(lambda a: tuple(_ri(lambda x: o)(a) for o in fnp.linalg.eig(a)), (a,))
+    # order2=False: LAPACK's eigenvector phase (largest component real, by a rotation whose
+    # sign can flip with rounding) is not continuous everywhere, and finite differences of
+    # the first derivative straddle such flips on some draws
+    return Case(lambda a: tuple(_ri(lambda x: o)(a) for o in fnp.linalg.eig(a)), (a,),
+                order2=False)
 
 
 @spec(FNP, "linalg.norm", "linalg.matrix_norm", "linalg.vector_norm")
@@ -337,7 +341,7 @@ def _prim_specs(draw, name):
         return Case(lambda a: LL.qr_p.bind(a, mode="reduced"), (a,))
     if name == "eig":
         return Case(lambda a: tuple(_ri(lambda x: o)(a) for o in LL.eig_p.bind(a)),
-                    (with_complex_pair(draw, b, 2),))
+                    (with_complex_pair(draw, b, 2),), order2=False)  # as linalg.eig's
     if name == "pinv":
         return Case(lambda a: LL.pinv_p.bind(a, rcond=1e-15, hermitian=False), (a,))
     if name == "expm_frechet":
