@@ -6,7 +6,7 @@ primitives of `fungrad.lax.linalg` (closed-form derivatives: see its docstring);
 `(*B, m, n)` broadcast their leading dims as NumPy does.
 
 Not the same as NumPy on traced values: `eig`/`eigvals` of a real matrix are always
-complex (NumPy returns real ones when every eigenvalue is real, a value-dependent dtype:
+complex (NumPy returns real ones when every eigenvalue is real as _real, a value-dependent dtype:
 JAX's choice); `lstsq`'s residuals have shape (k,) whenever m > n (NumPy's are empty when
 `a` is rank-deficient, a value-dependent shape). float16 inputs raise TypeError as in NumPy.
 
@@ -16,19 +16,27 @@ JAX's choice); `lstsq`'s residuals have shape (k,) whenever m > n (NumPy's are e
 from __future__ import annotations
 
 import contextlib
-from typing import NamedTuple
+from typing import NamedTuple as _NamedTuple
 
 import numpy as np
 
 from ..core import dtypes as _dtypes
 from ..lax import linalg as L
-from ._base import broadcast_shapes, broadcast_to_shape, cast, dtype_of, is_traced, lift, shape_of
+from ._base import (broadcast_shapes as _broadcast_shapes,
+                    broadcast_to_shape as _broadcast_to_shape,
+                    cast as _cast, dtype_of as _dtype_of, is_traced as _is_traced, lift as _lift,
+                    shape_of as _shape_of)
 from ._contract import matmul as _matmul, outer as _outer, tensordot
-from ._elementwise import (abs as _abs, add, conj, divide, greater, imag, multiply, power, real,
-                           sign, subtract)
-from ._indexing import argsort, diagonal as _diagonal, take_along_axis
-from ._reductions import _sqrt_zero_slope_at_zero, amax, amin, sum as _sum, trace as _trace
-from ._shape import expand_dims, moveaxis, reshape, swapaxes, transpose, flip, stack
+from ._elementwise import (abs as _abs, add as _add, conj as _conj, divide as _divide,
+                           greater as _greater, imag as _imag, multiply as _multiply,
+                           power as _power, real as _real, sign as _sign, subtract as _subtract)
+from ._indexing import (argsort as _argsort, diagonal as _diagonal,
+                        take_along_axis as _take_along_axis)
+from ._reductions import (_sqrt_zero_slope_at_zero, amax as _amax, amin as _amin, sum as _sum,
+                          trace as _trace)
+from ._shape import (expand_dims as _expand_dims, moveaxis as _moveaxis, reshape as _reshape,
+                     swapaxes as _swapaxes, transpose as _transpose, flip as _flip,
+                     stack as _stack)
 
 LinAlgError = np.linalg.LinAlgError
 
@@ -40,7 +48,7 @@ def _result_type(name, fields):
         from numpy.linalg import _linalg
         return getattr(_linalg, name)
     except (ImportError, AttributeError):  # pragma: no cover - NumPy 1.x
-        return NamedTuple(name, [(f, object) for f in fields])
+        return _NamedTuple(name, [(f, object) for f in fields])
 
 
 EigResult = _result_type("EigResult", ("eigenvalues", "eigenvectors"))
@@ -58,7 +66,7 @@ def _named_errors(fname, **arrays):
     try:
         yield
     except LinAlgError as e:
-        shapes = ", ".join(f"{k} of shape {shape_of(v)}" for k, v in arrays.items())
+        shapes = ", ".join(f"{k} of shape {_shape_of(v)}" for k, v in arrays.items())
         raise LinAlgError(f"{fname}: {e} ({shapes}); check that the matrix is well-conditioned"
                           f" (fnp.linalg.cond) or use fnp.linalg.lstsq / pinv") from None
 
@@ -71,21 +79,21 @@ def _numpy(fname, np_fn, *args, **kwargs):
 def _float_operand(fname, a, min_ndim=2):
     """A traced linalg operand: ints become float64 (NumPy's rule); narrow floats are
     rejected as NumPy's LAPACK routines reject them; at least `min_ndim` dims."""
-    dt = dtype_of(a)
+    dt = _dtype_of(a)
     if _dtypes.kind(dt) in "biu":
-        a = cast(a, np.dtype(np.float64))
+        a = _cast(a, np.dtype(np.float64))
     elif dt.itemsize < 4 or dt.kind == "V":
         raise TypeError(f"linalg.{fname}: array type {dt} is unsupported in linalg (as in "
                         "NumPy); convert the operand first: x.astype(fnp.float32)")
-    if len(shape_of(a)) < min_ndim:
-        raise LinAlgError(f"linalg.{fname}: {len(shape_of(a))}-dimensional array given, array "
-                          f"must be at least {min_ndim}-dimensional (shape {shape_of(a)})")
+    if len(_shape_of(a)) < min_ndim:
+        raise LinAlgError(f"linalg.{fname}: {len(_shape_of(a))}-dimensional array given, array "
+                          f"must be at least {min_ndim}-dimensional (shape {_shape_of(a)})")
     return a
 
 
 def _square(fname, a):
     a = _float_operand(fname, a)
-    s = shape_of(a)
+    s = _shape_of(a)
     if s[-1] != s[-2]:
         raise LinAlgError(f"linalg.{fname}: last 2 dimensions of the array must be square, got "
                           f"shape {s}")
@@ -93,8 +101,8 @@ def _square(fname, a):
 
 
 def _promote(fname, a, b):
-    dt = np.result_type(dtype_of(a), dtype_of(b))
-    return cast(a, dt), cast(b, dt)
+    dt = np.result_type(_dtype_of(a), _dtype_of(b))
+    return _cast(a, dt), _cast(b, dt)
 
 
 # --------------------------------------------------------------------------- solve / inv
@@ -104,24 +112,24 @@ def solve(a, b):
 
     Example: `fnp.linalg.solve(a, b)`
     """
-    a, b = lift(a), lift(b)
-    if not is_traced(a, b):
+    a, b = _lift(a), _lift(b)
+    if not _is_traced(a, b):
         with _named_errors("linalg.solve", a=a, b=b):
             return np.linalg.solve(a, b)
     a = _square("solve", a)
     b = _float_operand("solve", b, 1)
     a, b = _promote("solve", a, b)
-    sa, sb = shape_of(a), shape_of(b)
+    sa, sb = _shape_of(a), _shape_of(b)
     vec = len(sb) == 1
     if vec:
-        b = reshape(b, (sb[0], 1))
-    sbm = shape_of(b)
+        b = _reshape(b, (sb[0], 1))
+    sbm = _shape_of(b)
     if sbm[-2] != sa[-1]:
         raise ValueError(f"linalg.solve: a of shape {sa} and b of shape {sb} do not match: "
                          f"b needs {sa[-1]} rows (b is (..., n, k), or 1-D (n,))")
-    batch = broadcast_shapes("linalg.solve", ("a batch", sa[:-2]), ("b batch", sbm[:-2]))
-    x = L.solve(broadcast_to_shape(a, batch + sa[-2:]), broadcast_to_shape(b, batch + sbm[-2:]))
-    return reshape(x, batch + (sa[-1],)) if vec else x
+    batch = _broadcast_shapes("linalg.solve", ("a batch", sa[:-2]), ("b batch", sbm[:-2]))
+    x = L.solve(_broadcast_to_shape(a, batch + sa[-2:]), _broadcast_to_shape(b, batch + sbm[-2:]))
+    return _reshape(x, batch + (sa[-1],)) if vec else x
 
 
 def inv(a):
@@ -129,12 +137,12 @@ def inv(a):
 
     Example: `fnp.linalg.inv(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return _numpy("linalg.inv", np.linalg.inv, a)
     a = _square("inv", a)
-    s = shape_of(a)
-    return L.solve(a, np.broadcast_to(np.eye(s[-1], dtype=dtype_of(a)), s))
+    s = _shape_of(a)
+    return L.solve(a, np.broadcast_to(np.eye(s[-1], dtype=_dtype_of(a)), s))
 
 
 def tensorsolve(a, b, axes=None):
@@ -142,21 +150,21 @@ def tensorsolve(a, b, axes=None):
 
     Example: `fnp.linalg.tensorsolve(a, b)`
     """
-    a, b = lift(a), lift(b)
-    if not is_traced(a, b):
+    a, b = _lift(a), _lift(b)
+    if not _is_traced(a, b):
         return _numpy("linalg.tensorsolve", np.linalg.tensorsolve, a, b, axes=axes)
-    nd = len(shape_of(a))
+    nd = len(_shape_of(a))
     if axes is not None:
         allaxes = [i for i in range(nd) if i not in [ax % nd for ax in axes]]
-        a = transpose(a, allaxes + [ax % nd for ax in axes])
-    sb = shape_of(b)
-    xshape = shape_of(a)[-(nd - len(sb)):] if nd > len(sb) else ()
+        a = _transpose(a, allaxes + [ax % nd for ax in axes])
+    sb = _shape_of(b)
+    xshape = _shape_of(a)[-(nd - len(sb)):] if nd > len(sb) else ()
     n = int(np.prod(sb, dtype=np.int64))
     if int(np.prod(xshape, dtype=np.int64)) != n:
-        raise LinAlgError(f"linalg.tensorsolve: a of shape {shape_of(a)} does not give a "
+        raise LinAlgError(f"linalg.tensorsolve: a of shape {_shape_of(a)} does not give a "
                           f"square system for b of shape {sb}")
-    x = solve(reshape(a, (n, n)), reshape(b, (n,)))
-    return reshape(x, xshape)
+    x = solve(_reshape(a, (n, n)), _reshape(b, (n,)))
+    return _reshape(x, xshape)
 
 
 def tensorinv(a, ind=2):
@@ -164,15 +172,15 @@ def tensorinv(a, ind=2):
 
     Example: `fnp.linalg.tensorinv(a, ind=2)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return _numpy("linalg.tensorinv", np.linalg.tensorinv, a, ind=ind)
-    s = shape_of(a)
+    s = _shape_of(a)
     if ind <= 0:
         raise ValueError(f"linalg.tensorinv: ind must be a positive integer, got {ind}")
     inv_shape = s[ind:] + s[:ind]
     n = int(np.prod(s[ind:], dtype=np.int64))
-    return reshape(inv(reshape(a, (-1, n) if n else (0, 0))), inv_shape)
+    return _reshape(inv(_reshape(a, (-1, n) if n else (0, 0))), inv_shape)
 
 
 # --------------------------------------------------------------------------- factorizations
@@ -183,8 +191,8 @@ def cholesky(a, /, *, upper=False):
 
     Example: `fnp.linalg.cholesky(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         with _named_errors("linalg.cholesky", a=a):
             return np.linalg.cholesky(a, upper=upper)
     a = _square("cholesky", a)
@@ -199,8 +207,8 @@ def qr(a, mode="reduced"):
 
     Example: `q, r = fnp.linalg.qr(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return np.linalg.qr(a, mode=mode)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"linalg.qr: mode {mode!r} is not supported on traced values (use "
@@ -217,8 +225,8 @@ def eigh(a, UPLO="L"):
 
     Example: `w, v = fnp.linalg.eigh(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return np.linalg.eigh(a, UPLO=UPLO)
     return EighResult(*L.eigh_p.bind(_square("eigh", a), lower=_uplo(UPLO)))
 
@@ -235,8 +243,8 @@ def eigvalsh(a, UPLO="L"):
 
     Example: `fnp.linalg.eigvalsh(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return np.linalg.eigvalsh(a, UPLO=UPLO)
     return L.eigvalsh_p.bind(_square("eigvalsh", a), lower=_uplo(UPLO))
 
@@ -247,8 +255,8 @@ def eig(a):
 
     Example: `w, v = fnp.linalg.eig(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return np.linalg.eig(a)
     return EigResult(*L.eig_p.bind(_square("eig", a)))
 
@@ -258,8 +266,8 @@ def eigvals(a):
 
     Example: `fnp.linalg.eigvals(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return np.linalg.eigvals(a)
     return L.eigvals_p.bind(_square("eigvals", a))
 
@@ -270,8 +278,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
     Example: `u, s, vh = fnp.linalg.svd(a, full_matrices=False)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
                              hermitian=hermitian)
     a = _float_operand("svd", a)
@@ -285,19 +293,19 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 def _hermitian_svd(a, compute_uv):
     """NumPy's svd(hermitian=True): from eigh, |w| descending, signs moved into Vh."""
     if not compute_uv:
-        return flip(_sorted_abs(eigvalsh(a)), -1)
+        return _flip(_sorted_abs(eigvalsh(a)), -1)
     w, v = eigh(a)
-    sgn, s = sign(w), _abs(w)
-    idx = flip(argsort(s, axis=-1), -1)
-    sgn, s = take_along_axis(sgn, idx, -1), take_along_axis(s, idx, -1)
-    u = take_along_axis(v, expand_dims(idx, -2), -1)
-    vh = conj(swapaxes(multiply(u, expand_dims(cast(sgn, dtype_of(u)), -2)), -1, -2))
+    sgn, s = _sign(w), _abs(w)
+    idx = _flip(_argsort(s, axis=-1), -1)
+    sgn, s = _take_along_axis(sgn, idx, -1), _take_along_axis(s, idx, -1)
+    u = _take_along_axis(v, _expand_dims(idx, -2), -1)
+    vh = _conj(_swapaxes(_multiply(u, _expand_dims(_cast(sgn, _dtype_of(u)), -2)), -1, -2))
     return SVDResult(u, s, vh)
 
 
 def _sorted_abs(w):
     s = _abs(w)
-    return take_along_axis(s, argsort(s, axis=-1), -1)
+    return _take_along_axis(s, _argsort(s, axis=-1), -1)
 
 
 def svdvals(x, /):
@@ -305,8 +313,8 @@ def svdvals(x, /):
 
     Example: `fnp.linalg.svdvals(x)`
     """
-    x = lift(x)
-    if not is_traced(x):
+    x = _lift(x)
+    if not _is_traced(x):
         return np.linalg.svdvals(x)
     return L.svdvals_p.bind(_float_operand("svdvals", x))
 
@@ -316,8 +324,8 @@ def det(a):
 
     Example: `fnp.linalg.det(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return np.linalg.det(a)
     return L.det_p.bind(_square("det", a))
 
@@ -327,8 +335,8 @@ def slogdet(a):
 
     Example: `sign, logdet = fnp.linalg.slogdet(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return np.linalg.slogdet(a)
     return SlogdetResult(*L.slogdet_p.bind(_square("slogdet", a)))
 
@@ -353,11 +361,11 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NOVALUE):
 
     Example: `fnp.linalg.pinv(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return np.linalg.pinv(a, rcond=rcond, hermitian=hermitian, rtol=rtol)
     a = _float_operand("pinv", a)
-    r = _pinv_rcond(shape_of(a), dtype_of(a), rcond, rtol)
+    r = _pinv_rcond(_shape_of(a), _dtype_of(a), rcond, rtol)
     if not isinstance(r, (int, float)):
         raise TypeError("linalg.pinv: a traced matrix needs a scalar rcond/rtol (got "
                         f"{type(r).__name__})")
@@ -371,34 +379,34 @@ def lstsq(a, b, rcond=None):
 
     Example: `x, res, rank, s = fnp.linalg.lstsq(a, b)`
     """
-    a, b = lift(a), lift(b)
-    if not is_traced(a, b):
+    a, b = _lift(a), _lift(b)
+    if not _is_traced(a, b):
         return np.linalg.lstsq(a, b, rcond=rcond)
     a = _float_operand("lstsq", a)
     b = _float_operand("lstsq", b, 1)
     a, b = _promote("lstsq", a, b)
-    sa, sb = shape_of(a), shape_of(b)
+    sa, sb = _shape_of(a), _shape_of(b)
     if len(sa) != 2 or len(sb) > 2 or sb[0] != sa[0]:
         raise LinAlgError(f"linalg.lstsq: a must be 2-D (m, n) and b (m,) or (m, k) with the "
                           f"same m; got a of shape {sa}, b of shape {sb}")
     m, n = sa
-    cutoff = float(np.finfo(dtype_of(a)).eps) * max(m, n) if rcond is None else float(rcond)
+    cutoff = float(np.finfo(_dtype_of(a)).eps) * max(m, n) if rcond is None else float(rcond)
     x = _matmul(L.pinv_p.bind(a, rcond=cutoff, hermitian=False), b)
     s = svdvals(a)
-    rank = _count_axis(greater(s, multiply(amax(s), cutoff)), None).astype(np.int32)
+    rank = _count_axis(_greater(s, _multiply(_amax(s), cutoff)), None).astype(np.int32)
     if m > n:
-        r = subtract(_matmul(a, x), b)
+        r = _subtract(_matmul(a, x), b)
         resid = _sum(_abs2(r), axis=0)
-        resid = reshape(resid, (1,)) if len(sb) == 1 else resid
+        resid = _reshape(resid, (1,)) if len(sb) == 1 else resid
     else:
-        resid = np.zeros((0,), np.finfo(dtype_of(a)).dtype)
+        resid = np.zeros((0,), np.finfo(_dtype_of(a)).dtype)
     return x, resid, rank, s
 
 
 def _abs2(x):
-    if dtype_of(x).kind != "c":
-        return multiply(x, x)
-    return add(multiply(real(x), real(x)), multiply(imag(x), imag(x)))
+    if _dtype_of(x).kind != "c":
+        return _multiply(x, x)
+    return _add(_multiply(_real(x), _real(x)), _multiply(_imag(x), _imag(x)))
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
@@ -406,21 +414,21 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
 
     Example: `fnp.linalg.matrix_rank(a)`
     """
-    A = lift(A)
-    if not is_traced(A):
+    A = _lift(A)
+    if not _is_traced(A):
         return np.linalg.matrix_rank(A, tol=tol, hermitian=hermitian, rtol=rtol)
     from ..lax.misc import stop_gradient
     A = stop_gradient(_float_operand("matrix_rank", A, 1))
-    if len(shape_of(A)) < 2:
-        return _count_axis(greater(_abs(A), 0.0), None)
+    if len(_shape_of(A)) < 2:
+        return _count_axis(_greater(_abs(A), 0.0), None)
     S = _abs(eigvalsh(A)) if hermitian else svdvals(A)
-    smax = amax(S, axis=-1, keepdims=True)
+    smax = _amax(S, axis=-1, keepdims=True)
     if tol is None:
-        r = max(shape_of(A)[-2:]) * float(np.finfo(dtype_of(S)).eps) if rtol is None else rtol
-        tol = multiply(smax, r)
+        r = max(_shape_of(A)[-2:]) * float(np.finfo(_dtype_of(S)).eps) if rtol is None else rtol
+        tol = _multiply(smax, r)
     else:
-        tol = expand_dims(tol, -1) if np.ndim(tol) else tol
-    return _count_axis(greater(S, tol), -1)
+        tol = _expand_dims(tol, -1) if np.ndim(tol) else tol
+    return _count_axis(_greater(S, tol), -1)
 
 
 def _count_axis(mask, axis):
@@ -434,32 +442,32 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
     Example: `fnp.linalg.vector_norm(x, ord=1, axis=-1)`
     """
-    x = lift(x)
-    if not is_traced(x):
+    x = _lift(x)
+    if not _is_traced(x):
         return np.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
-    if _dtypes.kind(dtype_of(x)) in "biu":
-        x = cast(x, np.dtype(np.float64))
+    if _dtypes.kind(_dtype_of(x)) in "biu":
+        x = _cast(x, np.dtype(np.float64))
     if axis is None:
-        nd = len(shape_of(x))
-        y = _vector_norm(reshape(x, (-1,)), 0, ord)
-        return reshape(y, (1,) * nd) if keepdims else y
+        nd = len(_shape_of(x))
+        y = _vector_norm(_reshape(x, (-1,)), 0, ord)
+        return _reshape(y, (1,) * nd) if keepdims else y
     return _vector_norm(x, axis, ord, keepdims)
 
 
 def _vector_norm(x, axis, ord, keepdims=False):
     a = _abs(x)
     if ord == np.inf:
-        return amax(a, axis=axis, keepdims=keepdims)
+        return _amax(a, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
-        return amin(a, axis=axis, keepdims=keepdims)
+        return _amin(a, axis=axis, keepdims=keepdims)
     if ord == 0:
-        return _sum(cast(greater(a, 0.0), dtype_of(a)), axis=axis, keepdims=keepdims)
+        return _sum(_cast(_greater(a, 0.0), _dtype_of(a)), axis=axis, keepdims=keepdims)
     if ord == 1:
         return _sum(a, axis=axis, keepdims=keepdims)
     if ord is None or ord == 2:
         return _sqrt_zero_slope_at_zero(_sum(_abs2(x), axis=axis, keepdims=keepdims))
     p = float(ord)
-    return power(_sum(power(a, p), axis=axis, keepdims=keepdims), 1.0 / p)
+    return _power(_sum(_power(a, p), axis=axis, keepdims=keepdims), 1.0 / p)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -468,8 +476,8 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 
     Example: `fnp.linalg.matrix_norm(x, ord='nuc')`
     """
-    x = lift(x)
-    if not is_traced(x):
+    x = _lift(x)
+    if not _is_traced(x):
         return np.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
@@ -477,19 +485,19 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 def _matrix_norm(x, ord, row, col):
     """Matrix norm of axes (row, col) (non-negative, distinct), reduced away."""
     if ord in (2, -2, "nuc"):
-        s = svdvals(_float_operand("norm", moveaxis(x, (row, col), (-2, -1))))
-        return {2: lambda: amax(s, axis=-1), -2: lambda: amin(s, axis=-1),
+        s = svdvals(_float_operand("norm", _moveaxis(x, (row, col), (-2, -1))))
+        return {2: lambda: _amax(s, axis=-1), -2: lambda: _amin(s, axis=-1),
                 "nuc": lambda: _sum(s, axis=-1)}[ord]()
     if ord in ("fro", "f"):
         return _sqrt_zero_slope_at_zero(_sum(_abs2(x), axis=(row, col)))
     if ord in (1, -1):
         s = _sum(_abs(x), axis=row)
         c = col - 1 if col > row else col
-        return amax(s, axis=c) if ord == 1 else amin(s, axis=c)
+        return _amax(s, axis=c) if ord == 1 else _amin(s, axis=c)
     if ord in (np.inf, -np.inf):
         s = _sum(_abs(x), axis=col)
         r = row - 1 if row > col else row
-        return amax(s, axis=r) if ord == np.inf else amin(s, axis=r)
+        return _amax(s, axis=r) if ord == np.inf else _amin(s, axis=r)
     raise ValueError(f"linalg.norm: invalid norm order {ord!r} for matrices (use None, "
                      "'fro', 'nuc', inf, -inf, 1, -1, 2 or -2)")
 
@@ -499,19 +507,19 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
     Example: `fnp.linalg.norm(x, ord=2, axis=(0, 1))`
     """
-    x = lift(x)
-    if not is_traced(x):
+    x = _lift(x)
+    if not _is_traced(x):
         return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
-    if _dtypes.kind(dtype_of(x)) in "biu":
-        x = cast(x, np.dtype(np.float64))
-    nd = len(shape_of(x))
+    if _dtypes.kind(_dtype_of(x)) in "biu":
+        x = _cast(x, np.dtype(np.float64))
+    nd = len(_shape_of(x))
     if axis is None:
         if ord is None or (ord in ("fro", "f") and nd == 2):
             y = _sqrt_zero_slope_at_zero(_sum(_abs2(x)))
-            return reshape(y, (1,) * nd) if keepdims else y
+            return _reshape(y, (1,) * nd) if keepdims else y
         if nd not in (1, 2):
             raise ValueError(f"linalg.norm: improper number of dimensions to norm: ord={ord!r} "
-                             f"needs a 1-D or 2-D array (got shape {shape_of(x)}) or axis=")
+                             f"needs a 1-D or 2-D array (got shape {_shape_of(x)}) or axis=")
         axis = tuple(range(nd))
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     axes = tuple(int(a) % nd for a in axes)
@@ -527,7 +535,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         raise ValueError(f"linalg.norm: improper number of dimensions to norm (axis={axis!r})")
     if keepdims:
         for a in sorted(axes):
-            y = expand_dims(y, a)
+            y = _expand_dims(y, a)
     return y
 
 
@@ -537,15 +545,15 @@ def cond(x, p=None):
 
     Example: `fnp.linalg.cond(a)`
     """
-    x = lift(x)
-    if not is_traced(x):
+    x = _lift(x)
+    if not _is_traced(x):
         return np.linalg.cond(x, p)
     x = _float_operand("cond", x)
     if p is None or p in (2, -2):
         s = svdvals(x)
-        r = divide(s[..., 0], s[..., -1])
-        return divide(1.0, r) if p == -2 else r
-    return multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+        r = _divide(s[..., 0], s[..., -1])
+        return _divide(1.0, r) if p == -2 else r
+    return _multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
 
 
 # --------------------------------------------------------------------------- products
@@ -554,17 +562,17 @@ def matrix_power(a, n):
 
     Example: `fnp.linalg.matrix_power(a, 3)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return np.linalg.matrix_power(a, n)
-    s = shape_of(a)
+    s = _shape_of(a)
     if len(s) < 2 or s[-1] != s[-2]:
         raise LinAlgError(f"linalg.matrix_power: last 2 dimensions of the array must be "
                           f"square, got shape {s}")
     n = int(n)
     if n == 0:
         from ._creation import zeros_like
-        return zeros_like(a) + np.broadcast_to(np.eye(s[-1], dtype=dtype_of(a)), s)
+        return zeros_like(a) + np.broadcast_to(np.eye(s[-1], dtype=_dtype_of(a)), s)
     if n < 0:
         a, n = inv(a), -n
     result, z = None, a
@@ -582,8 +590,8 @@ def multi_dot(arrays, *, out=None):
 
     Example: `fnp.linalg.multi_dot([a, b, c])`
     """
-    arrays = [lift(a) for a in arrays]
-    if not is_traced(*arrays):
+    arrays = [_lift(a) for a in arrays]
+    if not _is_traced(*arrays):
         return np.linalg.multi_dot(arrays, out=out)
     if out is not None:
         raise TypeError("linalg.multi_dot: out= is not supported on traced values; write "
@@ -591,20 +599,20 @@ def multi_dot(arrays, *, out=None):
     n = len(arrays)
     if n < 2:
         raise ValueError("linalg.multi_dot: expecting at least two arrays")
-    first, last = shape_of(arrays[0]), shape_of(arrays[-1])
+    first, last = _shape_of(arrays[0]), _shape_of(arrays[-1])
     if len(first) == 1:
-        arrays[0] = reshape(arrays[0], (1, -1))
+        arrays[0] = _reshape(arrays[0], (1, -1))
     if len(last) == 1:
-        arrays[-1] = reshape(arrays[-1], (-1, 1))
+        arrays[-1] = _reshape(arrays[-1], (-1, 1))
     if n == 2:
         out_ = _matmul(arrays[0], arrays[1])
     else:
-        order = _chain_order([shape_of(a) for a in arrays])
+        order = _chain_order([_shape_of(a) for a in arrays])
         out_ = _chain(arrays, order, 0, n - 1)
     if len(first) == 1 and len(last) == 1:
-        return reshape(out_, ())
+        return _reshape(out_, ())
     if len(first) == 1 or len(last) == 1:
-        return reshape(out_, (-1,))
+        return _reshape(out_, (-1,))
     return out_
 
 
@@ -637,19 +645,19 @@ def cross(x1, x2, /, *, axis=-1):
 
     Example: `fnp.linalg.cross(u, v)`
     """
-    x1, x2 = lift(x1), lift(x2)
-    if not is_traced(x1, x2):
+    x1, x2 = _lift(x1), _lift(x2)
+    if not _is_traced(x1, x2):
         return np.linalg.cross(x1, x2, axis=axis)
-    if shape_of(x1)[axis] != 3 or shape_of(x2)[axis] != 3:
+    if _shape_of(x1)[axis] != 3 or _shape_of(x2)[axis] != 3:
         raise ValueError(f"linalg.cross: both inputs must be 3-vectors along axis {axis}, got "
-                         f"shapes {shape_of(x1)} and {shape_of(x2)}")
-    a, b = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
+                         f"shapes {_shape_of(x1)} and {_shape_of(x2)}")
+    a, b = _moveaxis(x1, axis, -1), _moveaxis(x2, axis, -1)
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    c = stack([subtract(multiply(a1, b2), multiply(a2, b1)),
-               subtract(multiply(a2, b0), multiply(a0, b2)),
-               subtract(multiply(a0, b1), multiply(a1, b0))], axis=-1)
-    return moveaxis(c, -1, axis)
+    c = _stack([_subtract(_multiply(a1, b2), _multiply(a2, b1)),
+               _subtract(_multiply(a2, b0), _multiply(a0, b2)),
+               _subtract(_multiply(a0, b1), _multiply(a1, b0))], axis=-1)
+    return _moveaxis(c, -1, axis)
 
 
 def outer(x1, x2, /):
@@ -657,12 +665,12 @@ def outer(x1, x2, /):
 
     Example: `fnp.linalg.outer(u, v)`
     """
-    x1, x2 = lift(x1), lift(x2)
-    if not is_traced(x1, x2):
+    x1, x2 = _lift(x1), _lift(x2)
+    if not _is_traced(x1, x2):
         return np.linalg.outer(x1, x2)
-    if len(shape_of(x1)) != 1 or len(shape_of(x2)) != 1:
-        raise ValueError(f"linalg.outer: inputs must be 1-D, got shapes {shape_of(x1)} and "
-                         f"{shape_of(x2)}")
+    if len(_shape_of(x1)) != 1 or len(_shape_of(x2)) != 1:
+        raise ValueError(f"linalg.outer: inputs must be 1-D, got shapes {_shape_of(x1)} and "
+                         f"{_shape_of(x2)}")
     return _outer(x1, x2)
 
 
@@ -671,8 +679,8 @@ def trace(x, /, *, offset=0, dtype=None):
 
     Example: `fnp.linalg.trace(x)`
     """
-    x = lift(x)
-    if not is_traced(x):
+    x = _lift(x)
+    if not _is_traced(x):
         return np.linalg.trace(x, offset=offset, dtype=dtype)
     return _trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
@@ -682,8 +690,8 @@ def diagonal(x, /, *, offset=0):
 
     Example: `fnp.linalg.diagonal(x, offset=1)`
     """
-    x = lift(x)
-    if not is_traced(x):
+    x = _lift(x)
+    if not _is_traced(x):
         return np.linalg.diagonal(x, offset=offset)
     return _diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
@@ -693,24 +701,24 @@ def matrix_transpose(x, /):
 
     Example: `fnp.linalg.matrix_transpose(x)`
     """
-    x = lift(x)
-    if not is_traced(x):
+    x = _lift(x)
+    if not _is_traced(x):
         return np.linalg.matrix_transpose(x)
-    if len(shape_of(x)) < 2:
+    if len(_shape_of(x)) < 2:
         raise ValueError(f"linalg.matrix_transpose: input must be at least 2-D, got shape "
-                         f"{shape_of(x)}")
-    return swapaxes(x, -1, -2)
+                         f"{_shape_of(x)}")
+    return _swapaxes(x, -1, -2)
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """`numpy.linalg.vecdot`: sum(conj(x1) * x2) along `axis` (broadcasting).
+    """`numpy.linalg.vecdot`: sum(_conj(x1) * x2) along `axis` (broadcasting).
 
     Example: `fnp.linalg.vecdot(u, v)`
     """
-    x1, x2 = lift(x1), lift(x2)
-    if not is_traced(x1, x2):
+    x1, x2 = _lift(x1), _lift(x2)
+    if not _is_traced(x1, x2):
         return np.linalg.vecdot(x1, x2, axis=axis)
-    return _sum(multiply(conj(x1), x2), axis=axis)
+    return _sum(_multiply(_conj(x1), x2), axis=axis)
 
 
 def matmul(x1, x2, /):

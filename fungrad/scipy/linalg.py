@@ -11,19 +11,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..lax import linalg as L
-from ..numpy._base import cast, dtype_of, is_traced, lift, shape_of
-from ..numpy._shape import concatenate, reshape
-from ..numpy._indexing import take
-from ..numpy._indexing import argsort
-from ..numpy._elementwise import add, exp, sqrt
+from ..numpy._base import (cast as _cast, dtype_of as _dtype_of, is_traced as _is_traced,
+                           lift as _lift, shape_of as _shape_of)
+from ..numpy._shape import concatenate as _concatenate, reshape as _reshape
+from ..numpy._indexing import argsort as _argsort, take as _take
+from ..numpy._elementwise import add as _add, exp as _exp, sqrt as _sqrt
 from ..numpy.linalg import _float_operand as _fnp_float_operand, _square as _fnp_square
 
 
 def _widen(a):
     """SciPy computes float16 in float32 (and so fungrad, bfloat16 included)."""
-    dt = dtype_of(a)
+    dt = _dtype_of(a)
     if dt.kind == "V" or (dt.kind == "f" and dt.itemsize < 4):
-        return cast(a, np.dtype(np.float32))
+        return _cast(a, np.dtype(np.float32))
     return a
 
 
@@ -46,18 +46,18 @@ _TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, 
 
 def _as_matrix_rhs(b):
     """b as (..., n, k) and whether it was a vector."""
-    return (reshape(b, shape_of(b) + (1,)), True) if len(shape_of(b)) == 1 else (b, False)
+    return (_reshape(b, _shape_of(b) + (1,)), True) if len(_shape_of(b)) == 1 else (b, False)
 
 
 def _check_rhs(fname, a, b):
-    if shape_of(b)[:1] != shape_of(a)[-1:] and shape_of(b)[-2:-1] != shape_of(a)[-1:]:
-        raise ValueError(f"scipy.linalg.{fname}: shapes of a {shape_of(a)} and b "
-                         f"{shape_of(b)} are incompatible (b needs {shape_of(a)[-1]} rows)")
+    if _shape_of(b)[:1] != _shape_of(a)[-1:] and _shape_of(b)[-2:-1] != _shape_of(a)[-1:]:
+        raise ValueError(f"scipy.linalg.{fname}: shapes of a {_shape_of(a)} and b "
+                         f"{_shape_of(b)} are incompatible (b needs {_shape_of(a)[-1]} rows)")
 
 
 def _promote(a, b):
-    dt = np.result_type(dtype_of(a), dtype_of(b))
-    return cast(a, dt), cast(b, dt)
+    dt = np.result_type(_dtype_of(a), _dtype_of(b))
+    return _cast(a, dt), _cast(b, dt)
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
@@ -66,8 +66,8 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 
     Example: `fg.scipy.linalg.solve_triangular(l, b, lower=True)`
     """
-    a, b = lift(a), lift(b)
-    if not is_traced(a, b):
+    a, b = _lift(a), _lift(b)
+    if not _is_traced(a, b):
         return _sl().solve_triangular(a, b, trans=trans, lower=lower,
                                       unit_diagonal=unit_diagonal, overwrite_b=overwrite_b,
                                       check_finite=check_finite)
@@ -82,7 +82,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     bm, vec = _as_matrix_rhs(b)
     x = L.triangular_solve(a, bm, lower=lower, transpose_a=t, conjugate_a=c,
                            unit_diagonal=unit_diagonal)
-    return reshape(x, shape_of(b)) if vec else x
+    return _reshape(x, _shape_of(b)) if vec else x
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
@@ -91,15 +91,15 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 
     Example: `c, low = fg.scipy.linalg.cho_factor(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return _sl().cho_factor(a, lower=lower, overwrite_a=overwrite_a,
                                 check_finite=check_finite)
     a = _square("cho_factor", a)
     if lower:
-        return add(L.cholesky_p.bind(a), L.triu(a, 1)), True
+        return _add(L.cholesky_p.bind(a), L.triu(a, 1)), True
     # the upper triangle of a: U = L^H for L = cholesky of a^H (read on its lower triangle)
-    return add(L.mH(L.cholesky_p.bind(L.mH(a))), L.tril(a, -1)), False
+    return _add(L.mH(L.cholesky_p.bind(L.mH(a))), L.tril(a, -1)), False
 
 
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
@@ -108,8 +108,8 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     Example: `fg.scipy.linalg.cho_solve(fg.scipy.linalg.cho_factor(a), b)`
     """
     c, lower = c_and_lower
-    c, b = lift(c), lift(b)
-    if not is_traced(c, b):
+    c, b = _lift(c), _lift(b)
+    if not _is_traced(c, b):
         return _sl().cho_solve((c, lower), b, overwrite_b=overwrite_b,
                                check_finite=check_finite)
     c = _square("cho_solve", c)
@@ -123,7 +123,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     else:       # U^H U x = b
         y = L.triangular_solve(c, bm, lower=False, transpose_a=True, conjugate_a=True)
         x = L.triangular_solve(c, y, lower=False)
-    return reshape(x, shape_of(b)) if vec else x
+    return _reshape(x, _shape_of(b)) if vec else x
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
@@ -132,8 +132,8 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 
     Example: `lu, piv = fg.scipy.linalg.lu_factor(a)`
     """
-    a = lift(a)
-    if not is_traced(a):
+    a = _lift(a)
+    if not _is_traced(a):
         return _sl().lu_factor(a, overwrite_a=overwrite_a, check_finite=check_finite)
     lu, piv, _ = L.lu_p.bind(_square("lu_factor", a))
     return lu, piv
@@ -145,8 +145,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     Example: `fg.scipy.linalg.lu_solve(fg.scipy.linalg.lu_factor(a), b)`
     """
     lu, piv = lu_and_piv
-    lu, b = lift(lu), lift(b)
-    if not is_traced(lu, b, piv):
+    lu, b = _lift(lu), _lift(b)
+    if not _is_traced(lu, b, piv):
         return _sl().lu_solve((lu, piv), b, trans=trans, overwrite_b=overwrite_b,
                               check_finite=check_finite)
     if trans not in _TRANS:
@@ -156,20 +156,20 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     b = _float_operand("lu_solve", b, 1)
     _check_rhs("lu_solve", lu, b)
     lu, b = _promote(lu, b)
-    n = shape_of(lu)[-1]
-    perm = L.pivots_to_permutation_p.bind(piv, n=n) if is_traced(piv) else \
+    n = _shape_of(lu)[-1]
+    perm = L.pivots_to_permutation_p.bind(piv, n=n) if _is_traced(piv) else \
         L.pivots_to_permutation_impl(np.asarray(piv), n).astype(np.int32)
     bm, vec = _as_matrix_rhs(b)
     t, c = _TRANS[trans]
     if not t:   # L U x = P b
-        y = L.triangular_solve(lu, take(bm, perm, axis=-2), lower=True, unit_diagonal=True)
+        y = L.triangular_solve(lu, _take(bm, perm, axis=-2), lower=True, unit_diagonal=True)
         x = L.triangular_solve(lu, y, lower=False)
     else:       # op(U) op(L) P x = b
         y = L.triangular_solve(lu, bm, lower=False, transpose_a=True, conjugate_a=c)
         y = L.triangular_solve(lu, y, lower=True, transpose_a=True, conjugate_a=c,
                                unit_diagonal=True)
-        x = take(y, argsort(perm), axis=-2)
-    return reshape(x, shape_of(b)) if vec else x
+        x = _take(y, _argsort(perm), axis=-2)
+    return _reshape(x, _shape_of(b)) if vec else x
 
 
 def expm(A):
@@ -178,11 +178,11 @@ def expm(A):
 
     Example: `fg.scipy.linalg.expm(a)`
     """
-    A = lift(A)
-    if not is_traced(A):
+    A = _lift(A)
+    if not _is_traced(A):
         return _sl().expm(A)
-    if shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: exp, in the input's dtype
-        return exp(A)
+    if _shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: exp, in the input's dtype
+        return _exp(A)
     return L.expm_p.bind(_square("expm", A))
 
 
@@ -193,11 +193,11 @@ def sqrtm(A):
 
     Example: `fg.scipy.linalg.sqrtm(a)`
     """
-    A = lift(A)
-    if not is_traced(A):
+    A = _lift(A)
+    if not _is_traced(A):
         return _sl().sqrtm(A)
-    if shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: sqrt, in the input's dtype
-        return sqrt(A)
+    if _shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: sqrt, in the input's dtype
+        return _sqrt(A)
     return L.sqrtm_p.bind(_square("sqrtm", A))
 
 
@@ -206,24 +206,24 @@ def block_diag(*arrs):
 
     Example: `fg.scipy.linalg.block_diag(a, b)`
     """
-    arrs = [lift(a) for a in arrs]
-    if not is_traced(*arrs):
+    arrs = [_lift(a) for a in arrs]
+    if not _is_traced(*arrs):
         return _sl().block_diag(*arrs)
-    mats = [reshape(a, (1, -1) if len(shape_of(a)) < 2 else shape_of(a)) for a in arrs]
+    mats = [_reshape(a, (1, -1) if len(_shape_of(a)) < 2 else _shape_of(a)) for a in arrs]
     for a, m in zip(arrs, mats):
-        if len(shape_of(m)) != 2:
+        if len(_shape_of(m)) != 2:
             raise ValueError(f"scipy.linalg.block_diag: arguments must have 2 or fewer "
-                             f"dimensions, got shape {shape_of(a)}")
-    dt = np.result_type(*[dtype_of(m) for m in mats])
-    mats = [cast(m, dt) for m in mats]
-    width = sum(shape_of(m)[1] for m in mats)
+                             f"dimensions, got shape {_shape_of(a)}")
+    dt = np.result_type(*[_dtype_of(m) for m in mats])
+    mats = [_cast(m, dt) for m in mats]
+    width = sum(_shape_of(m)[1] for m in mats)
     rows, col = [], 0
     for m in mats:
-        r, c = shape_of(m)
+        r, c = _shape_of(m)
         parts = [np.zeros((r, col), dt), m, np.zeros((r, width - col - c), dt)]
-        rows.append(concatenate(parts, axis=1))
+        rows.append(_concatenate(parts, axis=1))
         col += c
-    return concatenate(rows, axis=0)
+    return _concatenate(rows, axis=0)
 
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "expm", "lu_factor", "lu_solve",
