@@ -30,7 +30,7 @@ from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
 from .dot import dot_general
 from .elementwise import (add, conj, convert_element_type, div, eq, imag, mul, neg, real,
-                          reciprocal, select, sub, abs as _abs, exp, log)
+                          reciprocal, select, sub, abs as _abs)
 from .reduce import reduce_max, reduce_sum
 from .shape import bdim_at_front, broadcast_in_dim, concatenate, transpose
 from .indexing import slice_along
@@ -763,7 +763,7 @@ LINALG_PRIMITIVES = [solve_p, triangular_solve_p, cholesky_p, det_p, slogdet_p, 
 
 # helpers the numpy / scipy layers compose with
 __all__ = ["LINALG_PRIMITIVES", "solve", "triangular_solve", "mm", "mT", "mH", "tril", "triu",
-           "diag", "diag_embed", "exp", "log", "_abs"]
+           "diag", "diag_embed"]
 
 
 # --------------------------------------------------------------------------- lu (SciPy's)
