@@ -84,6 +84,7 @@ from ._ufuncs import (angle, deg2rad, rad2deg, radians, degrees, sinc, unwrap, h
                       isneginf, isclose, allclose, array_equal, array_equiv, bitwise_count,
                       concat, permute_dims, matrix_transpose, vecdot, matvec, vecmat)
 from . import fft
+from . import linalg
 
 __all__ = [
     "abs", "absolute", "add", "all", "amax", "amin", "any", "arange", "arccos", "arccosh",
@@ -165,5 +166,6 @@ __all__ += [
     "isposinf", "isneginf", "isclose", "allclose", "array_equal", "array_equiv", "bitwise_count",
     "concat", "permute_dims", "matrix_transpose", "vecdot", "matvec", "vecmat",
 ]
+__all__ += ["linalg"]
 
 _operators.install(__import__(__name__, fromlist=["_"]))

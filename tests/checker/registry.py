@@ -1063,3 +1063,4 @@ from . import specs_manipulation  # noqa: E402,F401
 from . import specs_fft  # noqa: E402,F401
 from . import specs_elementwise  # noqa: E402,F401
 from . import specs_scipy  # noqa: E402,F401
+from . import specs_linalg  # noqa: E402,F401

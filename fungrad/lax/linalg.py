@@ -1,0 +1,823 @@
+"""Linear-algebra primitives (under `fnp.linalg` and `fg.scipy.linalg`).
+
+Every primitive takes stacked matrices `(*B, m, n)` whose leading batch dims are equal across
+operands (fnp broadcasts first), so a vmap rule only moves the batch axis to the front.
+Derivatives are closed forms written with primitives (so they differentiate again), never
+the differentiated algorithm:
+
+- `solve(a, b)` is linear in `b`; its JVP is `solve(a, db - da x)`: the tangent is one more
+  solve with the same matrix, and a batch of tangents (jacfwd, vmap of jvp) is one solve with
+  more right-hand sides (JAX's custom_linear_solve idea); its transpose solves with `a^T`.
+- `cholesky`: `dL = L Phi(L^-1 dA L^-H)` (Phi: the lower triangle, half the diagonal).
+- `eigh`: `dw = diag(V^H dA V)`, `dV = V (F o V^H dA V)` with `F_ij = 1/(w_j - w_i)`;
+  degenerate eigenvalues (`w_i == w_j`) get `F_ij = 0`, the derivative of any function
+  invariant within the degenerate eigenspace (eigenvalues, projections onto the whole
+  space); the eigenvectors themselves have no derivative there.
+- `svd`, `qr`, `eig`, `slogdet`, `det`, `pinv`: the analogous formulas (below).
+NumPy's `cholesky` / `eigh` read one triangle only, so their tangents are first made
+Hermitian from that triangle: the derivative of the function NumPy computes (for a Hermitian
+input built symmetrically, the same as symmetrizing).
+
+Complex inputs follow the rest of fungrad (transpose, never conjugate: docs/design.md).
+float16 / bfloat16 are rejected, as NumPy's LAPACK routines reject them (fnp checks first).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.ir import ShapedArray, aval_of
+from ..core.primitive import Primitive
+from ..core.ad_util import ZERO
+from .dot import dot_general
+from .elementwise import (add, conj, convert_element_type, div, eq, imag, mul, neg, real,
+                          reciprocal, select, sub, abs as _abs)
+from .reduce import reduce_max, reduce_sum
+from .shape import bdim_at_front, broadcast_in_dim, concatenate, transpose
+from .indexing import slice_along
+
+
+# --------------------------------------------------------------------------- helpers
+def _aval(x):
+    return aval_of(x)
+
+
+def _is_complex(x) -> bool:
+    return _aval(x).dtype.kind == "c"
+
+
+def _real_dtype(dt):
+    return np.finfo(dt).dtype if np.dtype(dt).kind == "c" else np.dtype(dt)
+
+
+def _complex_dtype(dt):
+    return np.result_type(dt, np.complex64)
+
+
+def _to(x, dtype):
+    """`x` in `dtype` (a cast only when it differs)."""
+    return x if _aval(x).dtype == dtype else convert_element_type(x, np.dtype(dtype))
+
+
+def mT(x):
+    """Swap the last two axes."""
+    nd = _aval(x).ndim
+    return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def mH(x):
+    """Conjugate transpose of the last two axes."""
+    return conj(mT(x)) if _is_complex(x) else mT(x)
+
+
+def cj(x):
+    return conj(x) if _is_complex(x) else x
+
+
+def re(x):
+    return real(x) if _is_complex(x) else x
+
+
+def mm(a, b):
+    """Stacked matrix product `a @ b` (equal leading dims; dtypes promoted)."""
+    dt = np.result_type(_aval(a).dtype, _aval(b).dtype)
+    a, b = _to(a, dt), _to(b, dt)
+    nb = _aval(a).ndim - 2
+    batch = tuple(range(nb))
+    return dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)))
+
+
+def _const_like(x, mask):
+    """A NumPy constant `mask` (m, n) broadcast to x's shape in x's dtype."""
+    av = _aval(x)
+    return np.broadcast_to(np.asarray(mask, av.dtype), av.shape)
+
+
+def tril(x, k=0):
+    m, n = _aval(x).shape[-2:]
+    return mul(x, _const_like(x, np.tri(m, n, k)))
+
+
+def triu(x, k=0):
+    m, n = _aval(x).shape[-2:]
+    return mul(x, _const_like(x, 1 - np.tri(m, n, k - 1)))
+
+
+def diag(x):
+    """(..., n, n) -> (..., n): the diagonal."""
+    n = _aval(x).shape[-1]
+    return reduce_sum(mul(x, _const_like(x, np.eye(n))), axes=(_aval(x).ndim - 2,))
+
+
+def _along(d, shape, axis_from_end):
+    """Broadcast `d` (..., n) to `shape` (..., n, n) placing its last axis at -1 or -2."""
+    nd = len(shape)
+    dims = tuple(range(nd - 2)) + ((nd - 1,) if axis_from_end == 1 else (nd - 2,))
+    return broadcast_in_dim(d, shape, dims)
+
+
+def diag_embed(d):
+    av = _aval(d)
+    n = av.shape[-1]
+    shape = av.shape + (n,)
+    return mul(_along(d, shape, 1), np.broadcast_to(np.eye(n, dtype=av.dtype), shape))
+
+
+def scale_cols(x, d):
+    """x * d[..., None, :]"""
+    dt = np.result_type(_aval(x).dtype, _aval(d).dtype)
+    return mul(_to(x, dt), _to(_along(d, _aval(x).shape, 1), dt))
+
+
+def scale_rows(x, d):
+    """x * d[..., :, None]"""
+    dt = np.result_type(_aval(x).dtype, _aval(d).dtype)
+    return mul(_to(x, dt), _to(_along(d, _aval(x).shape, 2), dt))
+
+
+def _eye_like(x, n=None):
+    av = _aval(x)
+    n = av.shape[-1] if n is None else n
+    return np.broadcast_to(np.eye(n, dtype=av.dtype), av.shape[:-2] + (n, n))
+
+
+def hermitian_from(dA, lower: bool):
+    """The Hermitian matrix whose strict `lower` (or upper) triangle is that of `dA` and whose
+    diagonal is Re(diag dA): what LAPACK's cholesky / eigh read of their input."""
+    strict = tril(dA, -1) if lower else triu(dA, 1)
+    d = diag(dA)
+    if _is_complex(dA):
+        d = convert_element_type(real(d), _aval(dA).dtype)
+    return add(add(strict, mH(strict)), diag_embed(d))
+
+
+def inverse_gaps(w):
+    """F[..., i, j] = 1 / (w_j - w_i) off the diagonal, 0 where w_i == w_j (degenerate)."""
+    shape = _aval(w).shape + (_aval(w).shape[-1],)
+    gaps = sub(_along(w, shape, 1), _along(w, shape, 2))
+    zero = eq(gaps, 0.0)
+    return select(zero, np.zeros(shape, _aval(w).dtype), reciprocal(select(zero, 1.0, gaps)))
+
+
+def front_batch(prim):
+    """vmap rule of a stacked-matrix primitive: every operand gets the batch axis first (an
+    unbatched one by a broadcast view), so the batch is one more leading dim."""
+    def batch(vals, dims, axis_size, **params):
+        vals = [bdim_at_front(v, d, axis_size) if not isinstance(v, (int, float)) else v
+                for v, d in zip(vals, dims)]
+        out = prim.bind(*vals, **params)
+        return out, ([0] * len(out) if prim.multiple_results else 0)
+    return batch
+
+
+def _square_aval(name, a):
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{name}: expected square matrices (..., n, n), got {a.str_short()}")
+
+
+def _reject_narrow(name, dtypes):
+    for dt in dtypes:
+        if dt.kind == "V" or (dt.kind == "f" and dt.itemsize < 4):
+            raise TypeError(f"{name}: array type {dt} is unsupported in linalg (as in NumPy's "
+                            "LAPACK routines); convert to float32 first")
+
+
+def _checked(name, rule, dtype_of):
+    """`rule` after rejecting float16 / bfloat16 operands."""
+    def checked(*args, **params):
+        _reject_narrow(name, [dtype_of(a) for a in args if hasattr(a, "dtype")])
+        return rule(*args, **params)
+    return checked
+
+
+def _primitive(name, impl, aval, jvp, multiple_results=False):
+    p = Primitive(name, multiple_results=multiple_results)
+    p.impl = _checked(name, impl, lambda a: np.dtype(a.dtype))
+    p.abstract_eval = _checked(name, aval, lambda a: a.dtype)
+    p.jvp = jvp
+    p.batch = front_batch(p)
+    return p
+
+
+# --------------------------------------------------------------------------- solve
+def _solve_impl(a, b):
+    return np.linalg.solve(a, b)
+
+
+def _solve_aval(a, b):
+    _square_aval("solve", a)
+    if b.shape[:-2] != a.shape[:-2] or b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"solve: a {a.str_short()} and b {b.str_short()} do not match "
+                         "(b must be (..., n, k) with a's leading dims)")
+    return ShapedArray(b.shape, b.dtype)
+
+
+def _solve_jvp(primals, tangents):
+    a, b = primals
+    da, db = tangents
+    x = solve_p.bind(a, b)
+    if da is ZERO and db is ZERO:
+        return x, ZERO
+    rhs = db if da is ZERO else (neg(mm(da, x)) if db is ZERO else sub(db, mm(da, x)))
+    return x, solve_p.bind(a, rhs)
+
+
+def _solve_transpose(ct, a, b):
+    return [None, solve_p.bind(mT(a), ct)]
+
+
+solve_p = _primitive("linalg_solve", _solve_impl, _solve_aval, _solve_jvp)
+solve_p.transpose = _solve_transpose
+
+
+def solve(a, b):
+    """x with a @ x == b for a (*B, n, n), b (*B, n, k)."""
+    return solve_p.bind(a, b)
+
+
+# --------------------------------------------------------------------------- triangular_solve
+def _scipy_linalg():
+    """SciPy's linalg when installed (imported on first use: `import fungrad` stays
+    NumPy-only), else None."""
+    try:
+        import scipy.linalg
+    except ImportError:  # pragma: no cover - the test extra installs SciPy
+        return None
+    return scipy.linalg
+
+
+def _op(a, transpose_a, conjugate_a):
+    a = a.swapaxes(-1, -2) if transpose_a else a
+    return a.conj() if conjugate_a else a
+
+
+def _triangular_solve_impl(a, b, lower, transpose_a, conjugate_a, unit_diagonal):
+    """op(a) x = b, a triangular (only its `lower`/upper triangle is read)."""
+    sl = _scipy_linalg()
+    if a.ndim == 2 and sl is not None and a.dtype.kind != "V":
+        trans = {(False, False): 0, (True, False): 1, (True, True): 2}.get(
+            (transpose_a, conjugate_a))
+        if trans is not None:
+            return sl.solve_triangular(a, b, trans=trans, lower=lower,
+                                       unit_diagonal=unit_diagonal, check_finite=False)
+    n = a.shape[-1]
+    t = np.tril(a) if lower else np.triu(a)
+    if unit_diagonal:
+        t = t - t * np.eye(n) + np.eye(n, dtype=a.dtype)
+    if a.ndim > 2 and sl is not None:
+        out = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:],
+                       np.result_type(a, b))
+        flat_a = t.reshape((-1, n, n))
+        flat_b, flat_o = b.reshape((-1,) + b.shape[-2:]), out.reshape((-1,) + b.shape[-2:])
+        for i in range(flat_a.shape[0]):
+            flat_o[i] = _triangular_solve_impl(flat_a[i], flat_b[i], lower, transpose_a,
+                                               conjugate_a, unit_diagonal)
+        return out
+    return np.linalg.solve(_op(t, transpose_a, conjugate_a), b)
+
+
+def _triangular_solve_aval(a, b, lower, transpose_a, conjugate_a, unit_diagonal):
+    _square_aval("triangular_solve", a)
+    if b.shape[:-2] != a.shape[:-2] or b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"triangular_solve: a {a.str_short()} and b {b.str_short()} do not "
+                         "match (b must be (..., n, k) with a's leading dims)")
+    return ShapedArray(b.shape, np.result_type(a.dtype, b.dtype))
+
+
+def _triangle(x, lower, unit_diagonal):
+    k = -1 if unit_diagonal else 0
+    return tril(x, k) if lower else triu(x, -k)
+
+
+def _triangular_solve_jvp(primals, tangents, **params):
+    a, b = primals
+    da, db = tangents
+    x = triangular_solve_p.bind(a, b, **params)
+    if da is ZERO and db is ZERO:
+        return x, ZERO
+    rhs = db
+    if da is not ZERO:  # d(op(A)^-1) b = -op(A)^-1 op(dA) x, dA read on A's triangle only
+        dop = _triangle(da, params["lower"], params["unit_diagonal"])
+        dop = mT(dop) if params["transpose_a"] else dop
+        dop = conj(dop) if params["conjugate_a"] and _is_complex(dop) else dop
+        t = neg(mm(dop, x))
+        rhs = t if db is ZERO else add(_to(db, _aval(t).dtype), t)
+    return x, triangular_solve_p.bind(a, rhs, **params)
+
+
+def _triangular_solve_transpose(ct, a, b, lower, transpose_a, conjugate_a, unit_diagonal):
+    # b -> op(A)^-1 b transposes to ct -> op(A)^-T ct (no conjugation: docs/design.md)
+    return [None, triangular_solve_p.bind(a, ct, lower=lower, transpose_a=not transpose_a,
+                                          conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)]
+
+
+triangular_solve_p = _primitive("triangular_solve", _triangular_solve_impl,
+                                _triangular_solve_aval, _triangular_solve_jvp)
+triangular_solve_p.transpose = _triangular_solve_transpose
+
+
+def triangular_solve(a, b, lower=True, transpose_a=False, conjugate_a=False,
+                     unit_diagonal=False):
+    """x with op(a) @ x == b, op = identity / transpose / conjugate (transpose)."""
+    dt = np.result_type(_aval(a).dtype, _aval(b).dtype)
+    return triangular_solve_p.bind(_to(a, dt), _to(b, dt), lower=bool(lower),
+                                   transpose_a=bool(transpose_a),
+                                   conjugate_a=bool(conjugate_a) and dt.kind == "c",
+                                   unit_diagonal=bool(unit_diagonal))
+
+
+def solve_right_upper(x, r):
+    """x @ r^-1 for upper-triangular r."""
+    return mT(triangular_solve(r, mT(x), lower=False, transpose_a=True))
+
+
+# --------------------------------------------------------------------------- cholesky
+def _cholesky_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    L = cholesky_p.bind(a)
+    dA = hermitian_from(da, lower=True)
+    y = triangular_solve(L, dA, lower=True)                      # L^-1 dA
+    phi = mH(triangular_solve(L, mH(y), lower=True))             # L^-1 dA L^-H
+    Phi = add(tril(phi, -1), mul(diag_embed(diag(phi)), 0.5))
+    return L, mm(L, Phi)
+
+
+def _cholesky_aval(a):
+    _square_aval("cholesky", a)
+    return ShapedArray(a.shape, a.dtype)
+
+
+cholesky_p = _primitive("cholesky", lambda a: np.linalg.cholesky(a), _cholesky_aval,
+                        _cholesky_jvp)
+
+
+# --------------------------------------------------------------------------- det / slogdet
+def _logdet_tangent(a, da):
+    """tr(a^-1 da)."""
+    return diag_sum(solve(a, _to(da, _aval(a).dtype)))
+
+
+def diag_sum(x):
+    n = _aval(x).shape[-1]
+    return reduce_sum(mul(x, _const_like(x, np.eye(n))), axes=(_aval(x).ndim - 2,
+                                                             _aval(x).ndim - 1))
+
+
+def _det_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    d = det_p.bind(a)
+    return d, mul(d, _logdet_tangent(a, da))
+
+
+def _det_aval(a):
+    _square_aval("det", a)
+    return ShapedArray(a.shape[:-2], a.dtype)
+
+
+det_p = _primitive("det", lambda a: np.linalg.det(a), _det_aval, _det_jvp)
+
+
+def _slogdet_impl(a):
+    sign, logabs = np.linalg.slogdet(a)
+    return [sign, logabs]
+
+
+def _slogdet_aval(a):
+    _square_aval("slogdet", a)
+    return [ShapedArray(a.shape[:-2], a.dtype), ShapedArray(a.shape[:-2], _real_dtype(a.dtype))]
+
+
+def _slogdet_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    sign, logabs = slogdet_p.bind(a)
+    t = _logdet_tangent(a, da)
+    if not _is_complex(a):
+        return [sign, logabs], [ZERO, t]
+    # sign = det / |det| turns with the imaginary part of tr(a^-1 da)
+    return [sign, logabs], [mul(sign, mul(convert_element_type(imag(t), _aval(a).dtype), 1j)),
+                            real(t)]
+
+
+slogdet_p = _primitive("slogdet", _slogdet_impl, _slogdet_aval, _slogdet_jvp,
+                       multiple_results=True)
+
+
+# --------------------------------------------------------------------------- eigh
+def _eigh_impl(a, lower):
+    w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
+    return [w, v]
+
+
+def _eigh_aval(a, lower):
+    _square_aval("eigh", a)
+    return [ShapedArray(a.shape[:-1], _real_dtype(a.dtype)), ShapedArray(a.shape, a.dtype)]
+
+
+def _eigh_jvp(primals, tangents, lower):
+    (a,), (da,) = primals, tangents
+    w, v = eigh_p.bind(a, lower=lower)
+    c = mm(mH(v), mm(hermitian_from(da, lower), v))              # V^H dA V
+    dw = re(diag(c))
+    dv = mm(v, mul(c, _to(inverse_gaps(w), _aval(c).dtype)))
+    return [w, v], [dw, dv]
+
+
+eigh_p = _primitive("eigh", _eigh_impl, _eigh_aval, _eigh_jvp, multiple_results=True)
+
+
+def _eigvalsh_jvp(primals, tangents, lower):
+    (a,), (da,) = primals, tangents
+    w = eigvalsh_p.bind(a, lower=lower)
+    _, v = eigh_p.bind(a, lower=lower)
+    # dw_i = Re(v_i^H dA v_i): finite for degenerate eigenvalues too
+    dv = mm(hermitian_from(da, lower), v)
+    return w, re(reduce_sum(mul(cj(v), dv), axes=(_aval(v).ndim - 2,)))
+
+
+eigvalsh_p = _primitive("eigvalsh", lambda a, lower: np.linalg.eigvalsh(
+    a, UPLO="L" if lower else "U"), lambda a, lower: _eigh_aval(a, lower)[0], _eigvalsh_jvp)
+
+
+# --------------------------------------------------------------------------- svd
+def _svd_impl(a, full_matrices):
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return [u, s, vh]
+
+
+def _svd_aval(a, full_matrices):
+    if a.ndim < 2:
+        raise ValueError(f"svd: expected matrices (..., m, n), got {a.str_short()}")
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    b = a.shape[:-2]
+    mu, nv = (m, n) if full_matrices else (k, k)
+    return [ShapedArray(b + (m, mu), a.dtype), ShapedArray(b + (k,), _real_dtype(a.dtype)),
+            ShapedArray(b + (nv, n), a.dtype)]
+
+
+def _svd_jvp(primals, tangents, full_matrices):
+    (a,), (da,) = primals, tangents
+    u, s, vh = outs = svd_p.bind(a, full_matrices=full_matrices)
+    m, n = _aval(a).shape[-2:]
+    if full_matrices and m != n:
+        raise NotImplementedError(
+            f"the derivative of svd(full_matrices=True) of a non-square {m}x{n} matrix is not "
+            "defined (the extra singular vectors are not unique); use full_matrices=False")
+    v = mH(vh)
+    dp = mm(mH(u), mm(da, v))                                     # U^H dA V (k x k)
+    ds = re(diag(dp))
+    f = inverse_gaps(mul(s, s))                                    # 1 / (s_j^2 - s_i^2)
+    cdt = _aval(dp).dtype
+    f = _to(f, cdt)
+    s_c = _to(s, cdt)
+    inv_s = _to(reciprocal(s), cdt)
+    du = mm(u, mul(f, add(scale_cols(dp, s_c), scale_rows(mH(dp), s_c))))
+    dv = mm(v, mul(f, add(scale_rows(dp, s_c), scale_cols(mH(dp), s_c))))
+    if m > n:   # the part of dA outside U's columns
+        du = add(du, scale_cols(sub(mm(da, v), mm(u, dp)), inv_s))
+    if n > m:
+        dv = add(dv, scale_cols(sub(mm(mH(da), u), mm(v, mH(dp))), inv_s))
+    if _is_complex(a):  # the phase both U's and V's columns turn by (NumPy's U, V pair)
+        du = add(du, scale_cols(u, mul(convert_element_type(imag(diag(dp)), cdt),
+                                       mul(inv_s, 1j))))
+    return outs, [du, ds, mH(dv)]
+
+
+svd_p = _primitive("svd", _svd_impl, _svd_aval, _svd_jvp, multiple_results=True)
+
+
+def _svdvals_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    s = svdvals_p.bind(a)
+    u, _, vh = svd_p.bind(a, full_matrices=False)
+    # ds_i = Re(u_i^H dA v_i)
+    return s, re(reduce_sum(mul(cj(u), mm(da, mH(vh))), axes=(_aval(u).ndim - 2,)))
+
+
+svdvals_p = _primitive("svdvals", lambda a: np.linalg.svd(a, compute_uv=False),
+                       lambda a: _svd_aval(a, False)[1], _svdvals_jvp)
+
+
+# --------------------------------------------------------------------------- qr
+def _qr_impl(a, mode):
+    out = np.linalg.qr(a, mode=mode)
+    return [out] if mode == "r" else [out[0], out[1]]
+
+
+def _qr_aval(a, mode):
+    if a.ndim < 2:
+        raise ValueError(f"qr: expected matrices (..., m, n), got {a.str_short()}")
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    b = a.shape[:-2]
+    r = ShapedArray(b + ((m if mode == "complete" else k), n), a.dtype)
+    if mode == "r":
+        return [ShapedArray(b + (k, n), a.dtype)]
+    return [ShapedArray(b + (m, m if mode == "complete" else k), a.dtype), r]
+
+
+def _qr_tall_jvp(q, r, da):
+    """Reduced QR of a tall (m >= n) a = q r: with M = q^H dA r^-1, dq^H q = Omega is
+    skew-Hermitian, its strict lower triangle that of M, its diagonal i Im(diag M) (r has a
+    real diagonal); dr = (M - Omega) r, dq = dA r^-1 - q (M - Omega)."""
+    dar = solve_right_upper(_to(da, _aval(q).dtype), r)           # dA r^-1
+    M = mm(mH(q), dar)
+    low = tril(M, -1)
+    omega = sub(low, mH(low))
+    if _is_complex(M):
+        omega = add(omega, diag_embed(mul(convert_element_type(imag(diag(M)),
+                                                               _aval(M).dtype), 1j)))
+    mo = sub(M, omega)
+    return sub(dar, mm(q, mo)), triu(mm(mo, r))
+
+
+def _qr_jvp(primals, tangents, mode):
+    (a,), (da,) = primals, tangents
+    outs = qr_p.bind(a, mode=mode)
+    m, n = _aval(a).shape[-2:]
+    if mode == "complete" and m > n:
+        raise NotImplementedError(
+            f"the derivative of qr(mode='complete') of a tall {m}x{n} matrix is not defined "
+            "(the extra columns of Q are not unique); use mode='reduced'")
+    q, r = qr_p.bind(a, mode="reduced") if mode == "r" else outs
+    if m >= n:
+        dq, dr = _qr_tall_jvp(q, r, da)
+    else:  # a = q [r1 | r2]: the square part's QR, and r2 = q^H a2
+        nd = _aval(a).ndim
+        r1 = slice_along(r, nd - 1, 0, m)
+        dq, dr1 = _qr_tall_jvp(q, r1, slice_along(da, nd - 1, 0, m))
+        a2, da2 = slice_along(a, nd - 1, m, n), slice_along(da, nd - 1, m, n)
+        dr2 = add(mm(mH(dq), a2), mm(mH(q), da2))
+        dr = concatenate([dr1, _to(dr2, _aval(dr1).dtype)], nd - 1)
+    return outs, ([dr] if mode == "r" else [dq, dr])
+
+
+qr_p = _primitive("qr", _qr_impl, _qr_aval, _qr_jvp, multiple_results=True)
+
+
+# --------------------------------------------------------------------------- eig
+def _eig_impl(a):
+    w, v = np.linalg.eig(a)
+    dt = _complex_dtype(a.dtype)
+    return [w.astype(dt, copy=False), v.astype(dt, copy=False)]
+
+
+def _eig_aval(a):
+    _square_aval("eig", a)
+    dt = _complex_dtype(a.dtype)
+    return [ShapedArray(a.shape[:-1], dt), ShapedArray(a.shape, dt)]
+
+
+def _eig_coefficients(a, da, v):
+    """C = V^-1 dA V (complex)."""
+    dt = _aval(v).dtype
+    return solve(v, mm(_to(da, dt), v))
+
+
+def _eig_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    w, v = eig_p.bind(a)
+    c = _eig_coefficients(a, da, v)
+    dw = diag(c)
+    dv = mm(v, mul(c, inverse_gaps(w)))
+    # NumPy's (LAPACK's) gauge: unit norm and the largest component real. Add v (alpha + i
+    # beta) per column: alpha = -Re(v^H dv) keeps the norm, beta zeroes Im(dv_k).
+    nd = _aval(v).ndim
+    alpha = neg(real(reduce_sum(mul(conj(v), dv), axes=(nd - 2,))))
+    mag = _abs(v)
+    biggest = _along(reduce_max(mag, axes=(nd - 2,)), _aval(v).shape, 1)
+    pick = convert_element_type(eq(mag, biggest), _aval(v).dtype)  # the largest component
+    vk = real(reduce_sum(mul(v, pick), axes=(nd - 2,)))
+    dvk = imag(reduce_sum(mul(dv, pick), axes=(nd - 2,)))
+    beta = neg(div(dvk, vk))
+    dt = _aval(v).dtype
+    shift = add(convert_element_type(alpha, dt), mul(convert_element_type(beta, dt), 1j))
+    return [w, v], [dw, add(dv, scale_cols(v, shift))]
+
+
+eig_p = _primitive("eig", _eig_impl, _eig_aval, _eig_jvp, multiple_results=True)
+
+
+def _eigvals_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    w = eigvals_p.bind(a)
+    _, v = eig_p.bind(a)
+    return w, diag(_eig_coefficients(a, da, v))
+
+
+eigvals_p = _primitive("eigvals", lambda a: _eig_impl(a)[0], lambda a: _eig_aval(a)[0],
+                       _eigvals_jvp)
+
+
+# --------------------------------------------------------------------------- pinv
+def _pinv_jvp(primals, tangents, rcond, hermitian):
+    """Golub & Pereyra (constant rank): dA+ = -A+ dA A+ + A+ A+^H dA^H (I - A A+)
+    + (I - A+ A) dA^H A+^H A+."""
+    (a,), (da,) = primals, tangents
+    p = pinv_p.bind(a, rcond=rcond, hermitian=hermitian)
+    dah = mH(da)
+    ph = mH(p)
+    left = sub(_eye_like(a, _aval(a).shape[-2]), mm(a, p))    # I - A A+ (m x m)
+    right = sub(_eye_like(a, _aval(a).shape[-1]), mm(p, a))   # I - A+ A (n x n)
+    t = neg(mm(p, mm(da, p)))
+    t = add(t, mm(mm(p, ph), mm(dah, left)))
+    t = add(t, mm(right, mm(dah, mm(ph, p))))
+    return p, t
+
+
+def _pinv_aval(a, rcond, hermitian):
+    if a.ndim < 2:
+        raise ValueError(f"pinv: expected matrices (..., m, n), got {a.str_short()}")
+    return ShapedArray(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype)
+
+
+pinv_p = _primitive("pinv", lambda a, rcond, hermitian: np.linalg.pinv(
+    a, rcond=rcond, hermitian=hermitian), _pinv_aval, _pinv_jvp)
+
+
+# --------------------------------------------------------------------------- expm (SciPy's)
+def _expm_impl(a):
+    return _scipy_linalg().expm(a)
+
+
+def _expm_frechet_impl(a, e):
+    """L(a, e) = d/dt expm(a + t e): the top-right block of expm([[a, e], [0, a]])."""
+    n = a.shape[-1]
+    block = _block2(a, e)
+    return _scipy_linalg().expm(block)[..., :n, n:]
+
+
+def _block2(a, e):
+    z = np.zeros_like(a)
+    return np.concatenate([np.concatenate([a, e], -1), np.concatenate([z, a], -1)], -2)
+
+
+def _traced_block2(a, e):
+    nd = _aval(a).ndim
+    z = np.zeros(_aval(a).shape, np.result_type(_aval(a).dtype, _aval(e).dtype))
+    dt = z.dtype
+    return concatenate([concatenate([_to(a, dt), _to(e, dt)], nd - 1),
+                        concatenate([z, _to(a, dt)], nd - 1)], nd - 2)
+
+
+def _expm_aval(a):
+    _square_aval("expm", a)
+    return ShapedArray(a.shape, a.dtype)
+
+
+def _expm_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    return expm_p.bind(a), expm_frechet_p.bind(a, da)
+
+
+expm_p = _primitive("expm", _expm_impl, _expm_aval, _expm_jvp)
+
+
+def _expm_frechet_jvp(primals, tangents):
+    a, e = primals
+    da, de = tangents
+    out = expm_frechet_p.bind(a, e)
+    t = ZERO if de is ZERO else expm_frechet_p.bind(a, de)
+    if da is not ZERO:
+        # L(a, e) is the top-right block of expm(B), B = [[a, e], [0, a]]; along da it moves
+        # as the top-right block of L(B, [[da, 0], [0, da]])
+        n = _aval(a).shape[-1]
+        nd = _aval(a).ndim
+        big = expm_frechet_p.bind(_traced_block2(a, e), _diag_block(da))
+        second = slice_along(slice_along(big, nd - 2, 0, n), nd - 1, n, 2 * n)
+        t = second if t is ZERO else add(t, second)
+    return out, t
+
+
+def _diag_block(d):
+    """[[d, 0], [0, d]] (linear in d)."""
+    nd = _aval(d).ndim
+    z = np.zeros(_aval(d).shape, _aval(d).dtype)
+    return concatenate([concatenate([d, z], nd - 1), concatenate([z, d], nd - 1)], nd - 2)
+
+
+def _expm_frechet_transpose(ct, a, e):
+    # <ct, L(a, e)> = <L(a^T, ct), e> (no conjugation)
+    return [None, expm_frechet_p.bind(mT(a), ct)]
+
+
+expm_frechet_p = _primitive("expm_frechet", _expm_frechet_impl,
+                            lambda a, e: _expm_aval(a), _expm_frechet_jvp)
+expm_frechet_p.transpose = _expm_frechet_transpose
+
+
+# --------------------------------------------------------------------------- sylvester
+def _sylvester_impl(x, c):
+    """y with x y + y x = c (SciPy's Bartels-Stewart)."""
+    sl = _scipy_linalg()
+    if x.ndim == 2:
+        return sl.solve_sylvester(x, x, c)
+    out = np.empty(c.shape, np.result_type(x, c))
+    for idx in np.ndindex(*x.shape[:-2]):
+        out[idx] = sl.solve_sylvester(x[idx], x[idx], c[idx])
+    return out
+
+
+def _sylvester_jvp(primals, tangents):
+    x, c = primals
+    dx, dc = tangents
+    y = sylvester_p.bind(x, c)
+    rhs = dc
+    if dx is not ZERO:
+        t = neg(add(mm(dx, y), mm(y, dx)))
+        rhs = t if dc is ZERO else add(dc, t)
+    return y, sylvester_p.bind(x, rhs)
+
+
+def _sylvester_transpose(ct, x, c):
+    # S(y) = x y + y x has S^T(z) = x^T z + z x^T
+    return [None, sylvester_p.bind(mT(x), ct)]
+
+
+sylvester_p = _primitive("sylvester", _sylvester_impl,
+                         lambda x, c: ShapedArray(c.shape, c.dtype), _sylvester_jvp)
+sylvester_p.transpose = _sylvester_transpose
+
+
+def _sqrtm_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    x = sqrtm_p.bind(a)
+    return x, sylvester_p.bind(x, _to(da, _aval(x).dtype))   # x dx + dx x = da
+
+
+def _sqrtm_impl(a):
+    sl = _scipy_linalg()
+    if a.ndim == 2:
+        return np.asarray(sl.sqrtm(a))
+    out = np.empty(a.shape, a.dtype)
+    for idx in np.ndindex(*a.shape[:-2]):
+        out[idx] = sl.sqrtm(a[idx])
+    return out
+
+
+sqrtm_p = _primitive("sqrtm", _sqrtm_impl, _expm_aval, _sqrtm_jvp)
+
+
+LINALG_PRIMITIVES = [solve_p, triangular_solve_p, cholesky_p, det_p, slogdet_p, eigh_p,
+                     eigvalsh_p, svd_p, svdvals_p, qr_p, eig_p, eigvals_p, pinv_p, expm_p,
+                     expm_frechet_p, sylvester_p, sqrtm_p]
+
+# helpers the numpy / scipy layers compose with
+__all__ = ["LINALG_PRIMITIVES", "solve", "triangular_solve", "mm", "mT", "mH", "tril", "triu",
+           "diag", "diag_embed"]
+
+
+# --------------------------------------------------------------------------- lu (SciPy's)
+def _lu_impl(a):
+    """[lu, piv, p]: LAPACK's packed LU (unit-lower L below the diagonal, U on and above),
+    its row pivots, and the permutation matrix p with p a = L U (for the derivative)."""
+    sl = _scipy_linalg()
+    lu, piv = sl.lu_factor(a, check_finite=False)
+    perm = pivots_to_permutation_impl(piv, a.shape[-2])
+    p = np.eye(a.shape[-2], dtype=a.dtype)[perm]
+    return [lu, piv.astype(np.int32), p]
+
+
+def pivots_to_permutation_impl(piv, n):
+    """The row order LAPACK's sequential swaps (row i <-> row piv[i]) give: rows of a in the
+    order they appear in L U."""
+    piv = np.asarray(piv)
+    perm = np.broadcast_to(np.arange(n), piv.shape[:-1] + (n,)).copy()
+    for i in range(piv.shape[-1]):
+        j = piv[..., i]
+        idx = np.indices(piv.shape[:-1])
+        pi, pj = perm[(*idx, i)].copy(), perm[(*idx, j)].copy()
+        perm[(*idx, i)], perm[(*idx, j)] = pj, pi
+    return perm
+
+
+def _lu_aval(a):
+    _square_aval("lu_factor", a)
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], np.dtype(np.int32)),
+            ShapedArray(a.shape, a.dtype)]
+
+
+def _lu_jvp(primals, tangents):
+    """p a = L U: with M = L^-1 p dA U^-1, dL = L tril(M, -1), dU = triu(M) U."""
+    (a,), (da,) = primals, tangents
+    lu, piv, p = outs = lu_p.bind(a)
+    y = triangular_solve(lu, mm(p, da), lower=True, unit_diagonal=True)   # L^-1 p dA
+    M = solve_right_upper(y, lu)                                            # ... U^-1
+    dlu = add(_lu_dl(lu, M), mm(triu(M), triu(lu)))
+    return outs, [dlu, ZERO, ZERO]
+
+
+def _lu_dl(lu, M):
+    """L tril(M, -1) with L = I + tril(lu, -1) (strictly lower)."""
+    lm = tril(M, -1)
+    return add(lm, mm(tril(lu, -1), lm))
+
+
+lu_p = _primitive("lu", _lu_impl, _lu_aval, _lu_jvp, multiple_results=True)
+
+pivots_to_permutation_p = _primitive(
+    "lu_pivots_to_permutation",
+    lambda piv, n: pivots_to_permutation_impl(piv, n).astype(np.int32),
+    lambda piv, n: ShapedArray(piv.shape[:-1] + (n,), np.dtype(np.int32)),
+    lambda primals, tangents, n: (pivots_to_permutation_p.bind(primals[0], n=n), ZERO))
+
+LINALG_PRIMITIVES += [lu_p, pivots_to_permutation_p]

@@ -1,0 +1,230 @@
+"""fungrad.scipy.linalg: `scipy.linalg`'s triangular / Cholesky / LU solvers, expm, sqrtm
+and block_diag, differentiable (closed forms in fungrad.lax.linalg).
+
+Values come from SciPy (imported on first use). On plain arrays each function is SciPy's own.
+
+    >>> fg.grad(lambda a: fnp.trace(fg.scipy.linalg.expm(a)))(np.zeros((2, 2)))
+    array([[1., 0.], [0., 1.]])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..lax import linalg as L
+from ..numpy._base import (cast as _cast, dtype_of as _dtype_of, is_traced as _is_traced,
+                           lift as _lift, shape_of as _shape_of)
+from ..numpy._shape import concatenate as _concatenate, reshape as _reshape
+from ..numpy._indexing import argsort as _argsort, take as _take
+from ..numpy._elementwise import add as _add, exp as _exp, sqrt as _sqrt
+from ..numpy.linalg import _float_operand as _fnp_float_operand, _square as _fnp_square
+
+
+def _widen(a):
+    """SciPy computes float16 in float32 (and so fungrad, bfloat16 included)."""
+    dt = _dtype_of(a)
+    if dt.kind == "V" or (dt.kind == "f" and dt.itemsize < 4):
+        return _cast(a, np.dtype(np.float32))
+    return a
+
+
+def _float_operand(fname, a, min_ndim=2):
+    return _fnp_float_operand(fname, _widen(a), min_ndim)
+
+
+def _square(fname, a):
+    return _fnp_square(fname, _widen(a))
+
+
+def _sl():
+    import scipy.linalg
+    return scipy.linalg
+
+
+_TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False),
+          2: (True, True), "C": (True, True)}
+
+
+def _as_matrix_rhs(b):
+    """b as (..., n, k) and whether it was a vector."""
+    return (_reshape(b, _shape_of(b) + (1,)), True) if len(_shape_of(b)) == 1 else (b, False)
+
+
+def _check_rhs(fname, a, b):
+    if _shape_of(b)[:1] != _shape_of(a)[-1:] and _shape_of(b)[-2:-1] != _shape_of(a)[-1:]:
+        raise ValueError(f"scipy.linalg.{fname}: shapes of a {_shape_of(a)} and b "
+                         f"{_shape_of(b)} are incompatible (b needs {_shape_of(a)[-1]} rows)")
+
+
+def _promote(a, b):
+    dt = np.result_type(_dtype_of(a), _dtype_of(b))
+    return _cast(a, dt), _cast(b, dt)
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     check_finite=True):
+    """`scipy.linalg.solve_triangular`: x with op(a) x = b, reading one triangle of `a`.
+
+    Example: `fg.scipy.linalg.solve_triangular(l, b, lower=True)`
+    """
+    a, b = _lift(a), _lift(b)
+    if not _is_traced(a, b):
+        return _sl().solve_triangular(a, b, trans=trans, lower=lower,
+                                      unit_diagonal=unit_diagonal, overwrite_b=overwrite_b,
+                                      check_finite=check_finite)
+    if trans not in _TRANS:
+        raise ValueError(f"scipy.linalg.solve_triangular: trans must be 0/1/2 or 'N'/'T'/'C', "
+                         f"got {trans!r}")
+    a = _square("solve_triangular", a)
+    b = _float_operand("solve_triangular", b, 1)
+    _check_rhs("solve_triangular", a, b)
+    a, b = _promote(a, b)
+    t, c = _TRANS[trans]
+    bm, vec = _as_matrix_rhs(b)
+    x = L.triangular_solve(a, bm, lower=lower, transpose_a=t, conjugate_a=c,
+                           unit_diagonal=unit_diagonal)
+    return _reshape(x, _shape_of(b)) if vec else x
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """`scipy.linalg.cho_factor`: (c, lower), the Cholesky factor in c's `lower` (or
+    upper) triangle; the other triangle holds a's entries, as SciPy leaves them.
+
+    Example: `c, low = fg.scipy.linalg.cho_factor(a)`
+    """
+    a = _lift(a)
+    if not _is_traced(a):
+        return _sl().cho_factor(a, lower=lower, overwrite_a=overwrite_a,
+                                check_finite=check_finite)
+    a = _square("cho_factor", a)
+    if lower:
+        return _add(L.cholesky_p.bind(a), L.triu(a, 1)), True
+    # the upper triangle of a: U = L^H for L = cholesky of a^H (read on its lower triangle)
+    return _add(L.mH(L.cholesky_p.bind(L.mH(a))), L.tril(a, -1)), False
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """`scipy.linalg.cho_solve`: x with a x = b from cho_factor's (c, lower).
+
+    Example: `fg.scipy.linalg.cho_solve(fg.scipy.linalg.cho_factor(a), b)`
+    """
+    c, lower = c_and_lower
+    c, b = _lift(c), _lift(b)
+    if not _is_traced(c, b):
+        return _sl().cho_solve((c, lower), b, overwrite_b=overwrite_b,
+                               check_finite=check_finite)
+    c = _square("cho_solve", c)
+    b = _float_operand("cho_solve", b, 1)
+    _check_rhs("cho_solve", c, b)
+    c, b = _promote(c, b)
+    bm, vec = _as_matrix_rhs(b)
+    if lower:   # L L^H x = b
+        y = L.triangular_solve(c, bm, lower=True)
+        x = L.triangular_solve(c, y, lower=True, transpose_a=True, conjugate_a=True)
+    else:       # U^H U x = b
+        y = L.triangular_solve(c, bm, lower=False, transpose_a=True, conjugate_a=True)
+        x = L.triangular_solve(c, y, lower=False)
+    return _reshape(x, _shape_of(b)) if vec else x
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """`scipy.linalg.lu_factor`: (lu, piv), LAPACK's packed LU with partial pivoting;
+    derivative dL = L tril(M, -1), dU = triu(M) U for M = L^-1 P dA U^-1.
+
+    Example: `lu, piv = fg.scipy.linalg.lu_factor(a)`
+    """
+    a = _lift(a)
+    if not _is_traced(a):
+        return _sl().lu_factor(a, overwrite_a=overwrite_a, check_finite=check_finite)
+    lu, piv, _ = L.lu_p.bind(_square("lu_factor", a))
+    return lu, piv
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """`scipy.linalg.lu_solve`: x with op(a) x = b from lu_factor's (lu, piv).
+
+    Example: `fg.scipy.linalg.lu_solve(fg.scipy.linalg.lu_factor(a), b)`
+    """
+    lu, piv = lu_and_piv
+    lu, b = _lift(lu), _lift(b)
+    if not _is_traced(lu, b, piv):
+        return _sl().lu_solve((lu, piv), b, trans=trans, overwrite_b=overwrite_b,
+                              check_finite=check_finite)
+    if trans not in _TRANS:
+        raise ValueError(f"scipy.linalg.lu_solve: trans must be 0/1/2 or 'N'/'T'/'C', got "
+                         f"{trans!r}")
+    lu = _square("lu_solve", lu)
+    b = _float_operand("lu_solve", b, 1)
+    _check_rhs("lu_solve", lu, b)
+    lu, b = _promote(lu, b)
+    n = _shape_of(lu)[-1]
+    perm = L.pivots_to_permutation_p.bind(piv, n=n) if _is_traced(piv) else \
+        L.pivots_to_permutation_impl(np.asarray(piv), n).astype(np.int32)
+    bm, vec = _as_matrix_rhs(b)
+    t, c = _TRANS[trans]
+    if not t:   # L U x = P b
+        y = L.triangular_solve(lu, _take(bm, perm, axis=-2), lower=True, unit_diagonal=True)
+        x = L.triangular_solve(lu, y, lower=False)
+    else:       # op(U) op(L) P x = b
+        y = L.triangular_solve(lu, bm, lower=False, transpose_a=True, conjugate_a=c)
+        y = L.triangular_solve(lu, y, lower=True, transpose_a=True, conjugate_a=c,
+                               unit_diagonal=True)
+        x = _take(y, _argsort(perm), axis=-2)
+    return _reshape(x, _shape_of(b)) if vec else x
+
+
+def expm(A):
+    """`scipy.linalg.expm` (Pade with scaling and squaring); its derivative is the Frechet
+    derivative L(A, dA), the top-right block of expm([[A, dA], [0, A]]).
+
+    Example: `fg.scipy.linalg.expm(a)`
+    """
+    A = _lift(A)
+    if not _is_traced(A):
+        return _sl().expm(A)
+    if _shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: exp, in the input's dtype
+        return _exp(A)
+    return L.expm_p.bind(_square("expm", A))
+
+
+def sqrtm(A):
+    """`scipy.linalg.sqrtm`: the principal square root X; dX solves X dX + dX X = dA (a
+    Sylvester equation, SciPy's solver). Traced inputs keep their dtype, so a real matrix
+    needs a real square root (e.g. symmetric positive definite).
+
+    Example: `fg.scipy.linalg.sqrtm(a)`
+    """
+    A = _lift(A)
+    if not _is_traced(A):
+        return _sl().sqrtm(A)
+    if _shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: sqrt, in the input's dtype
+        return _sqrt(A)
+    return L.sqrtm_p.bind(_square("sqrtm", A))
+
+
+def block_diag(*arrs):
+    """`scipy.linalg.block_diag`: the arrays (scalars and 1-D as one row) on the diagonal.
+
+    Example: `fg.scipy.linalg.block_diag(a, b)`
+    """
+    arrs = [_lift(a) for a in arrs]
+    if not _is_traced(*arrs):
+        return _sl().block_diag(*arrs)
+    mats = [_reshape(a, (1, -1) if len(_shape_of(a)) < 2 else _shape_of(a)) for a in arrs]
+    for a, m in zip(arrs, mats):
+        if len(_shape_of(m)) != 2:
+            raise ValueError(f"scipy.linalg.block_diag: arguments must have 2 or fewer "
+                             f"dimensions, got shape {_shape_of(a)}")
+    dt = np.result_type(*[_dtype_of(m) for m in mats])
+    mats = [_cast(m, dt) for m in mats]
+    width = sum(_shape_of(m)[1] for m in mats)
+    rows, col = [], 0
+    for m in mats:
+        r, c = _shape_of(m)
+        parts = [np.zeros((r, col), dt), m, np.zeros((r, width - col - c), dt)]
+        rows.append(_concatenate(parts, axis=1))
+        col += c
+    return _concatenate(rows, axis=0)
+
+
+__all__ = ["block_diag", "cho_factor", "cho_solve", "expm", "lu_factor", "lu_solve",
+           "solve_triangular", "sqrtm"]
