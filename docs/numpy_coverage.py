@@ -39,6 +39,10 @@ VALUE_ONLY = {
         "lexsort", "nanargmax", "nanargmin", "digitize", "count_nonzero", "ravel_multi_index",
         "unravel_index")},
     "isin": _BOOL_OUT,
+    **{n: "makes a constant array from shapes and scalars: nothing to differentiate" for n in (
+        "arange", "empty", "eye", "identity", "ones", "zeros", "tri", "indices", "bartlett",
+        "blackman", "hamming", "hanning", "kaiser")},
+    "roots": "eigenvalues of the companion matrix, on concrete values (raises under grad)",
     **{n: _STEP for n in ("sign", "floor", "ceil", "round", "around", "floor_divide")},
     **{n: _BITS for n in (
         "invert", "bitwise_not", "bitwise_invert", "bitwise_and", "bitwise_or", "bitwise_xor",
