@@ -418,3 +418,14 @@ def test_plain_arrays_are_numpy_own():
     assert type(fnp.tile(V5, 2)) is np.ndarray
     out = fnp.pad(I34, 1, "mean")
     _same(out, np.pad(I34, 1, "mean"))
+
+
+def test_put_with_traced_repeated_indices_keeps_the_last_write_like_numpy():
+    a, ind, v = np.zeros(5), np.array([1, 3, 1]), np.array([10.0, 20.0, 30.0])
+    want = a.copy()
+    np.put(want, ind, v)
+    got = fg.jit(lambda a, i, v: fnp.put(a, i, v, mode="wrap", inplace=False))(a, ind, v)
+    np.testing.assert_array_equal(got, want)
+    # the overwritten value gets no gradient
+    g = fg.grad(lambda v: fnp.sum(fnp.put(a, ind, v, inplace=False) * np.arange(5.0)))(v)
+    np.testing.assert_array_equal(g, [0.0, 3.0, 1.0])

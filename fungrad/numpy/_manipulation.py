@@ -15,11 +15,12 @@ import numpy as np
 from ..core.trace import Tracer
 from ..errors import ConcretizationError
 from ..lax import shape as S
-from ..lax.indexing import getitem_p, scatter_add_p
+from ..lax.indexing import getitem_p
+from ..lax.scatter import scatter_p
 from ..lax.slicing import dynamic_slice_in_dim, select_n
 from ._base import (broadcast_shapes as _broadcast_shapes, broadcast_to_shape, cast, dtype_of,
                     has_tracer, is_traced, is_weak, lift, normalize_axis, result_type, shape_of)
-from ._elementwise import (add, greater, less, multiply, negative, remainder, subtract,
+from ._elementwise import (add, less, multiply, negative, remainder, subtract,
                            where, clip)
 from ._indexing import getitem, take
 from ._reductions import cumsum
@@ -123,27 +124,10 @@ def _in_place_error(fname, fix):
 
 
 def _flat_set(a_flat, idx, vals):
-    """`a_flat` with `vals[j]` at position `idx[j]` (a new array). Concrete `idx` keeps
-    NumPy's last-write-wins for repeated positions; a traced `idx` is a scatter whose repeated
-    positions get the sum of their values (use unique indices)."""
-    n = shape_of(a_flat)[0]
-    dt = dtype_of(a_flat)
-    vals = cast(vals, dt)
-    if not isinstance(idx, Tracer):
-        idx = np.asarray(idx, np.intp).ravel()
-        rev_first = np.unique(idx[::-1], return_index=True)[1]
-        keep = np.sort(len(idx) - 1 - rev_first)
-        if len(keep) != len(idx):
-            vals = take(vals, keep)
-            idx = idx[keep]
-        mask = np.zeros(n, bool)
-        mask[idx] = True
-    else:
-        ones = np.ones(shape_of(idx), np.int32)
-        mask = greater(scatter_add_p.bind(np.zeros(n, np.int32), ones, idx,
-                                          spec=(("array", 0),)), 0)
-    placed = scatter_add_p.bind(np.zeros(n, dt), vals, idx, spec=(("array", 0),))
-    return where(mask, placed, a_flat)
+    """`a_flat` with `vals[j]` at position `idx[j]` (a new array); repeated positions keep
+    the last write, as NumPy's (concrete or traced `idx`: the `scatter` primitive)."""
+    vals = cast(vals, dtype_of(a_flat))
+    return scatter_p.bind(a_flat, vals, idx, spec=(("array", 0),), unique=False)
 
 
 def _check_inplace(fname, inplace, fix):
