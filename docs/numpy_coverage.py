@@ -33,7 +33,9 @@ _BITS = "integer-only (bitwise)"
 VALUE_ONLY = {
     **{n: _BOOL_OUT for n in (
         "less", "less_equal", "equal", "not_equal", "greater", "greater_equal", "logical_and",
-        "logical_or", "logical_xor", "logical_not", "isfinite", "isnan", "any", "all")},
+        "logical_or", "logical_xor", "logical_not", "isfinite", "isnan", "any", "all",
+        "allclose", "array_equal", "array_equiv", "isclose", "iscomplex", "isreal", "isinf",
+        "isneginf", "isposinf", "signbit")},
     **{n: _INT_OUT for n in (
         "argmax", "argmin", "argsort", "searchsorted", "argpartition", "argwhere", "flatnonzero",
         "lexsort", "nanargmax", "nanargmin", "digitize", "count_nonzero", "ravel_multi_index",
@@ -43,7 +45,10 @@ VALUE_ONLY = {
         "arange", "empty", "eye", "identity", "ones", "zeros", "tri", "indices", "bartlett",
         "blackman", "hamming", "hanning", "kaiser")},
     "roots": "eigenvalues of the companion matrix, on concrete values (raises under grad)",
-    **{n: _STEP for n in ("sign", "floor", "ceil", "round", "around", "floor_divide")},
+    **{n: _STEP for n in ("sign", "floor", "ceil", "round", "around", "floor_divide", "fix",
+                          "rint", "trunc", "spacing")},
+    **{n: "integer-only (number theory / bit counts)" for n in ("gcd", "lcm", "bitwise_count")},
+    "linalg.matrix_rank": "integer output (a count of singular values above a tolerance)",
     **{n: _BITS for n in (
         "invert", "bitwise_not", "bitwise_invert", "bitwise_and", "bitwise_or", "bitwise_xor",
         "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift")},
@@ -63,6 +68,9 @@ NOT_PROVIDED: dict = {
 PARTLY_DIFFERENTIABLE = {
     "imag": "zero for real input; its complex spec checks the derivative",
     "bincount": "differentiable in `weights`; counts alone have none",
+    "heaviside": "a step in x1; differentiable in x2 (its value where x1 == 0)",
+    "angle": "piecewise constant for real input; its complex spec checks the derivative",
+    "linalg.matrix_power": "differentiable; for n = 0 the result is the constant identity",
     "histogram_bin_edges": "differentiable in the data's min/max when `range` is not given",
     **{n: "the values picked are differentiable; indices, counts and masks are not"
        for n in ("unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
