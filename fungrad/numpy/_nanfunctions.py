@@ -13,8 +13,8 @@ from ._base import cast, dtype_of, is_traced, lift, shape_of
 from ._elementwise import isnan, logical_and, logical_not, logical_or, where
 from ._reductions import (_NoValue, all as _all, argmax, argmin, cumprod, cumsum, max, mean, min,
                           prod, reject_out, std, sum, var, where_mask)
-from ._statistics import (_axes_last, _as_operand, _no_weights, check_quantile_args,
-                          quantile_dtype, quantile_sorted)
+from ._statistics import (_axes_last, _as_operand, check_quantile_args, quantile_dtype,
+                          quantile_function, quantile_sorted)
 
 
 def _has_nan(a) -> bool:
@@ -203,35 +203,18 @@ def _nanquantile(name, np_fn, a, q, axis, method, keepdims, scale):
     return cast(res, out_dt)
 
 
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, weights=None):
-    """`numpy.nanquantile`: `quantile` of the non-NaN elements of each slice (NaN where a
-    slice has none); NaN entries get no derivative.
+nanquantile = quantile_function("nanquantile", np.nanquantile, _nanquantile, 1, """`numpy.nanquantile`.
+
+    `quantile` of the non-NaN elements of each slice (NaN where a slice has none); NaN
+    entries get no derivative.
 
     Example: `fnp.nanquantile(x, 0.9, axis=0)`
-    """
-    a = lift(a)
-    if not is_traced(a, q):
-        return np.nanquantile(a, q, axis, out, overwrite_input, method, keepdims,
-                              weights=weights)
-    reject_out("nanquantile", out)
-    _no_weights("nanquantile", weights)
-    return _nanquantile("nanquantile", np.nanquantile, a, q, axis, method, keepdims, 1)
-
-
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, weights=None):
-    """`numpy.nanpercentile`: `nanquantile` of q / 100.
+    """)
+nanpercentile = quantile_function("nanpercentile", np.nanpercentile, _nanquantile, 100,
+                                  """`numpy.nanpercentile`: `nanquantile` of q / 100.
 
     Example: `fnp.nanpercentile(x, 50, axis=1)`
-    """
-    a = lift(a)
-    if not is_traced(a, q):
-        return np.nanpercentile(a, q, axis, out, overwrite_input, method, keepdims,
-                                weights=weights)
-    reject_out("nanpercentile", out)
-    _no_weights("nanpercentile", weights)
-    return _nanquantile("nanpercentile", np.nanpercentile, a, q, axis, method, keepdims, 100)
+    """)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):

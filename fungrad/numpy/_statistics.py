@@ -453,36 +453,36 @@ def _no_weights(name, weights):
                                   "concrete arrays with numpy")
 
 
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, weights=None):
-    """`numpy.quantile` with all 13 NumPy methods; differentiable in `a` (through the sort:
-    the selected elements, weighted by the interpolation) and in `q` for the continuous
-    methods. `q`'s shape comes first in the result.
+def quantile_function(name: str, np_fn, impl, scale: int, doc: str):
+    """A NumPy quantile-family function (`quantile`, `percentile`, the nan- ones): NumPy's
+    own on plain arrays, else `impl(name, np_fn, a, q, axis, method, keepdims, scale)`
+    (`scale`: 1 for fractions, 100 for percents)."""
+    def fn(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+           keepdims=False, *, weights=None):
+        a = lift(a)
+        if not is_traced(a, q):
+            return np_fn(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
+        reject_out(name, out)
+        _no_weights(name, weights)
+        return impl(name, np_fn, a, q, axis, method, keepdims, scale)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+quantile = quantile_function("quantile", np.quantile, _quantile, 1, """`numpy.quantile`.
+
+    All 13 NumPy methods; differentiable in `a` (through the sort: the selected elements,
+    weighted by the interpolation) and in `q` for the continuous methods. `q`'s shape comes
+    first in the result.
 
     Example: `fnp.quantile(x, [0.25, 0.75], axis=0, method="hazen")`
-    """
-    a = lift(a)
-    if not is_traced(a, q):
-        return np.quantile(a, q, axis, out, overwrite_input, method, keepdims,
-                           weights=weights)
-    reject_out("quantile", out)
-    _no_weights("quantile", weights)
-    return _quantile("quantile", np.quantile, a, q, axis, method, keepdims, 1)
-
-
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, weights=None):
-    """`numpy.percentile`: `quantile` of q / 100.
+    """)
+percentile = quantile_function("percentile", np.percentile, _quantile, 100,
+                               """`numpy.percentile`: `quantile` of q / 100.
 
     Example: `fnp.percentile(x, 90, axis=1)`
-    """
-    a = lift(a)
-    if not is_traced(a, q):
-        return np.percentile(a, q, axis, out, overwrite_input, method, keepdims,
-                             weights=weights)
-    reject_out("percentile", out)
-    _no_weights("percentile", weights)
-    return _quantile("percentile", np.percentile, a, q, axis, method, keepdims, 100)
+    """)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
