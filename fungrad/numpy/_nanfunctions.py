@@ -13,8 +13,8 @@ from ._base import cast, dtype_of, is_traced, lift, shape_of
 from ._elementwise import isnan, logical_and, logical_not, logical_or, where
 from ._reductions import (_NoValue, all as _all, argmax, argmin, cumprod, cumsum, max, mean, min,
                           prod, reject_out, std, sum, var, where_mask)
-from ._statistics import (_axes_last, _as_operand, check_quantile_args, quantile_dtype,
-                          quantile_function, quantile_sorted)
+from ._statistics import (_as_operand, quantile_function, quantile_operands,
+                          quantile_sorted)
 
 
 def _has_nan(a) -> bool:
@@ -181,15 +181,8 @@ nanstd = _nan_moment("nanstd", np.nanstd, std)
 
 
 def _nanquantile(name, np_fn, a, q, axis, method, keepdims, scale):
-    from ._elementwise import divide
     from ._indexing import sort
-    check_quantile_args(name, q, method, scale)
-    a = _as_operand(a)
-    out_dt = quantile_dtype(np_fn, a, q, method)
-    q = _as_operand(q)
-    if scale != 1:
-        q = divide(q, float(scale))
-    flat, keep_shape = _axes_last(name, a, axis)
+    flat, keep_shape, q, out_dt = quantile_operands(name, np_fn, a, q, axis, method, scale)
     s = sort(flat, axis=-1)  # NaN sorts last: the first n of each row are its valid values
     n = shape_of(flat)[-1]
     if _has_nan(a):

@@ -423,7 +423,9 @@ def quantile_dtype(np_fn, a, q, method):
     return dt if narrow and out == np.float16 else out
 
 
-def _quantile(name, np_fn, a, q, axis, method, keepdims, scale):
+def quantile_operands(name, np_fn, a, q, axis, method, scale) -> tuple:
+    """The quantile family's checked operands: (`a` with the reduced axes last and merged,
+    the kept shape, `q` as fractions, NumPy's result dtype)."""
     check_quantile_args(name, q, method, scale)
     a = _as_operand(a)
     out_dt = quantile_dtype(np_fn, a, q, method)
@@ -431,6 +433,11 @@ def _quantile(name, np_fn, a, q, axis, method, keepdims, scale):
     if scale != 1:
         q = divide(q, float(scale))
     flat, keep_shape = _axes_last(name, a, axis)
+    return flat, keep_shape, q, out_dt
+
+
+def _quantile(name, np_fn, a, q, axis, method, keepdims, scale):
+    flat, keep_shape, q, out_dt = quantile_operands(name, np_fn, a, q, axis, method, scale)
     n = shape_of(flat)[-1]
     if n == 0:
         raise ValueError(f"{name}: cannot take quantiles of an empty reduction (shape "
