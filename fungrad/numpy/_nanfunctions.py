@@ -32,6 +32,13 @@ def _passthrough_kwargs(**kw):
     return {k: v for k, v in kw.items() if v is not _NoValue}
 
 
+def _named(nanfn, name, identity):
+    nanfn.__name__ = nanfn.__qualname__ = name
+    nanfn.__doc__ = (f"`numpy.{name}`: NaN counts as {identity} (and gets no derivative).\n\n"
+                     f"    Example: `fnp.{name}(x, axis=0)`")
+    return nanfn
+
+
 def _nan_identity_reduction(name, np_fn, fn, identity):
     def nanfn(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
               where=True):
@@ -42,10 +49,7 @@ def _nan_identity_reduction(name, np_fn, fn, identity):
         reject_out(name, out)
         return fn(_filled(_as_operand(a), identity), axis=axis, dtype=dtype,
                   keepdims=keepdims, initial=initial, where=where)
-    nanfn.__name__ = nanfn.__qualname__ = name
-    nanfn.__doc__ = (f"`numpy.{name}`: NaN counts as {identity} (and gets no derivative).\n\n"
-                     f"    Example: `fnp.{name}(x, axis=0)`")
-    return nanfn
+    return _named(nanfn, name, identity)
 
 
 nansum = _nan_identity_reduction("nansum", np.nansum, sum, 0)
@@ -59,10 +63,7 @@ def _nan_cumulative(name, np_fn, fn, identity):
             return np_fn(a, axis=axis, dtype=dtype, out=out)
         reject_out(name, out)
         return fn(_filled(a, identity), axis=axis, dtype=dtype)
-    nanfn.__name__ = nanfn.__qualname__ = name
-    nanfn.__doc__ = (f"`numpy.{name}`: NaN counts as {identity} (and gets no derivative).\n\n"
-                     f"    Example: `fnp.{name}(x, axis=0)`")
-    return nanfn
+    return _named(nanfn, name, identity)
 
 
 nancumsum = _nan_cumulative("nancumsum", np.nancumsum, cumsum, 0)

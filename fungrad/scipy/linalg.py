@@ -60,6 +60,17 @@ def _promote(a, b):
     return _cast(a, dt), _cast(b, dt)
 
 
+def _matrix_and_rhs(name, a, b, trans):
+    """The checked, promoted (square matrix, right-hand side) of a triangular-type solve."""
+    if trans not in _TRANS:
+        raise ValueError(f"scipy.linalg.{name}: trans must be 0/1/2 or 'N'/'T'/'C', got "
+                         f"{trans!r}")
+    a = _square(name, a)
+    b = _float_operand(name, b, 1)
+    _check_rhs(name, a, b)
+    return _promote(a, b)
+
+
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      check_finite=True):
     """`scipy.linalg.solve_triangular`: x with op(a) x = b, reading one triangle of `a`.
@@ -71,13 +82,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
         return _sl().solve_triangular(a, b, trans=trans, lower=lower,
                                       unit_diagonal=unit_diagonal, overwrite_b=overwrite_b,
                                       check_finite=check_finite)
-    if trans not in _TRANS:
-        raise ValueError(f"scipy.linalg.solve_triangular: trans must be 0/1/2 or 'N'/'T'/'C', "
-                         f"got {trans!r}")
-    a = _square("solve_triangular", a)
-    b = _float_operand("solve_triangular", b, 1)
-    _check_rhs("solve_triangular", a, b)
-    a, b = _promote(a, b)
+    a, b = _matrix_and_rhs("solve_triangular", a, b, trans)
     t, c = _TRANS[trans]
     bm, vec = _as_matrix_rhs(b)
     x = L.triangular_solve(a, bm, lower=lower, transpose_a=t, conjugate_a=c,
@@ -149,13 +154,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     if not _is_traced(lu, b, piv):
         return _sl().lu_solve((lu, piv), b, trans=trans, overwrite_b=overwrite_b,
                               check_finite=check_finite)
-    if trans not in _TRANS:
-        raise ValueError(f"scipy.linalg.lu_solve: trans must be 0/1/2 or 'N'/'T'/'C', got "
-                         f"{trans!r}")
-    lu = _square("lu_solve", lu)
-    b = _float_operand("lu_solve", b, 1)
-    _check_rhs("lu_solve", lu, b)
-    lu, b = _promote(lu, b)
+    lu, b = _matrix_and_rhs("lu_solve", lu, b, trans)
     n = _shape_of(lu)[-1]
     perm = L.pivots_to_permutation_p.bind(piv, n=n) if _is_traced(piv) else \
         L.pivots_to_permutation_impl(np.asarray(piv), n).astype(np.int32)
