@@ -394,3 +394,29 @@ def test_batched_cond_prints_only_the_taken_branch(capsys):
     for run in (fg.vmap(f), fg.jit(fg.vmap(f))):
         np.testing.assert_allclose(run(np.array([1.0, -2.0, 3.0])), [1.0, 2.0, 3.0])
         assert capsys.readouterr().out.split("\n")[:-1] == ["pos 1.0", "pos 3.0"]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_batched_while_checks_only_the_trips_each_example_makes(jit):
+    """vmap with a per-example predicate: each lane divides by its own counter and stops
+    before it reaches zero. The lane-masked loop would run the body again for finished lanes
+    (dividing by zero there) and report it."""
+    def f(n):
+        return fg.lax.while_loop(lambda c: c[0] > 0,
+                                 lambda c: (c[0] - 1.0, c[1] + 1.0 / c[0]), (n, 0.0))
+    run = fg.vmap(ck.checkify(f, errors=ck.div_checks))
+    err, (_, total) = (fg.jit(run) if jit else run)(np.array([1.0, 3.0]))
+    assert err.get() is None
+    np.testing.assert_allclose(total, [1.0, 1.0 + 1 / 2 + 1 / 3])
+
+
+def test_batched_while_prints_only_the_trips_each_example_makes(capsys):
+    def f(n):
+        def body(c):
+            fg.debug.print("trip {}", c)
+            return c - 1.0
+        return fg.lax.while_loop(lambda c: c > 0, body, n)
+    for run in (fg.vmap(f), fg.jit(fg.vmap(f))):
+        np.testing.assert_allclose(run(np.array([1.0, 2.0])), [0.0, 0.0])
+        assert capsys.readouterr().out.split("\n")[:-1] == ["trip 1.0", "trip 2.0", "trip 1.0"]

@@ -33,7 +33,7 @@ from ..config import config
 from ..core.ad_util import ZERO, add_any
 from ..core.check import check_graph
 from ..core.ir import (Eqn, Graph, HeldGraph, HeldGraphs, Literal, ShapedArray, Var,
-                       aval_of)
+                       aval_of, held_graphs_have_effects)
 from ..core.trace import Tracer
 from .debug import GraphHoldingPrimitive
 from ..transforms.ad import backward_pass
@@ -741,6 +741,8 @@ def _while_batch(vals, dims, axis_size, graphs, checkpoint=0):
     key = ("batch", tuple(b), axis_size)
     bg, b_h, per_lane = graphs.derived(key, lambda: _batch_while(graphs, b_q, b_b, b_h,
                                                                  axis_size))
+    if per_lane and held_graphs_have_effects({"graphs": graphs}):
+        return _while_per_example(vals, dims, axis_size, graphs, checkpoint)
     q = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals[:nq], dims[:nq])]
     bc = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals[nq:nq + nb],
                                                                  dims[nq:nq + nb])]
@@ -748,6 +750,21 @@ def _while_batch(vals, dims, axis_size, graphs, checkpoint=0):
          for v, d, f in zip(vals[nq + nb:], dims[nq + nb:], b_h)]
     outs = while_p.bind(*q, *(q if per_lane else []), *bc, *h, graphs=bg, checkpoint=checkpoint)
     return outs, [0 if f else None for f in b_h]
+
+
+def _while_per_example(vals, dims, axis_size, graphs, checkpoint):
+    """A per-example predicate with an effectful cond or body (a print, a checkify check):
+    a loop over the batch in which each example makes only its own trips. The lane-masked
+    loop would run the body again for lanes that have finished, and masking hides their
+    values but not their prints or failed checks."""
+    mapped = [bdim_at_front(x, d, axis_size) for x, d in zip(vals, dims) if d is not None]
+
+    def one_example(xs):
+        per_example = iter(xs)
+        return while_p.bind(*[x if d is None else next(per_example) for x, d in zip(vals, dims)],
+                            graphs=graphs, checkpoint=checkpoint)
+    outs = map(one_example, mapped)  # fg.lax.map, defined below
+    return outs, [0] * len(outs)
 
 
 while_p.batch = _while_batch
