@@ -313,6 +313,13 @@ def test_make_ir_can_show_the_optimized_ir():
     assert str(fg.make_ir(f, optimize=True)(X)).count("=") == 0
 
 
+def test_the_gradient_seed_of_ones_is_not_multiplied():
+    """grad seeds the backward pass with a constant 1.0 array; x * ones is x."""
+    src = fg.jit(fg.grad(lambda x: (3.0 * x + 2.0) ** 2)).lower(1.0).source
+    assert src.count("np.multiply") == 3, src  # 3x, the square's 2c, the chain's 3
+    assert fg.jit(fg.grad(lambda x: (3.0 * x + 2.0) ** 2))(1.0) == 30.0
+
+
 def test_higher_order_through_jit():
     f = lambda x: fnp.sum(fnp.sin(x) ** 3)
     x = X[0]

@@ -192,3 +192,8 @@ def test_lexsort_matches_numpy():
     keys = np.array([[1, 0, 1, 0, 2], [3, 3, 1, 1, 1]])
     same(fg.jit(fnp.lexsort)(keys), np.lexsort(keys))
     same(fg.jit(lambda k: fnp.lexsort(k, axis=0))(keys.T), np.lexsort(keys.T, axis=0))
+
+
+def test_nonzero_without_size_under_jit_names_size():
+    with pytest.raises(fg.errors.ConcretizationError, match=r"fnp\.nonzero.*size="):
+        fg.jit(fnp.nonzero)(np.array([0.0, 2.0]))

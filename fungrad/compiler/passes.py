@@ -57,13 +57,14 @@ def is_scalar_const(v, value) -> bool:
     return type(x) in (int, float) and x == value
 
 
-def is_zero_array(v) -> bool:
-    """A constant float/complex array of zeros (what symbolic zeros leave behind)."""
+def is_const_array(v, value) -> bool:
+    """A small constant float/complex array whose every element is `value`: the zeros that
+    symbolic zeros leave behind, the ones of a gradient's seed cotangent."""
     if type(v) is not Literal or isinstance(v.value, Tracer):
         return False
     x = v.value
     return (type(x) is np.ndarray and is_inexact(x.dtype) and x.size <= _FOLD_MAX_SIZE
-            and not x.any())
+            and bool((x == value).all()))
 
 
 def _foldable(eqn) -> bool:

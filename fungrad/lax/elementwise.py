@@ -17,7 +17,7 @@ from ..core.ir import PY_SCALARS, Eqn, Literal, ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
 from ..core.trace import Tracer
-from ..compiler.passes import can_stand_for, is_scalar_const, is_zero_array, simplify_rules
+from ..compiler.passes import can_stand_for, is_const_array, is_scalar_const, simplify_rules
 from .shape import broadcast_in_dim, moveaxis
 
 _BOOL = np.dtype(bool)
@@ -704,14 +704,15 @@ convert_element_type_p.emit = _convert_emit
 
 
 # --------------------------------------------------------------------------- jit simplifications
-def _drop_identity(identity, zero_arrays: bool, positions):
-    """`x op identity -> x` for an identity operand at one of `positions` (x*1, x+0, x/1);
-    `zero_arrays`: an all-zero constant array (left by symbolic zeros) counts as 0."""
+def _drop_identity(identity, positions):
+    """`x op identity -> x` for an identity operand at one of `positions` (x*1, x+0, x/1),
+    a weak scalar or a constant array of it (symbolic zeros leave zeros, a gradient's seed
+    is ones); `can_stand_for` checks that x already has the output's shape and dtype."""
     def rule(eqn, ins, producers):
         out = eqn.outputs[0]
         for k in positions:
             c, other = ins[k], ins[1 - k]
-            if ((is_scalar_const(c, identity) or zero_arrays and is_zero_array(c))
+            if ((is_scalar_const(c, identity) or is_const_array(c, identity))
                     and can_stand_for(other, out)):
                 return other
         return None
@@ -723,10 +724,10 @@ def _neg_of_neg(eqn, ins, producers):
     return prev.inputs[0] if prev is not None and prev.prim is neg_p else None
 
 
-simplify_rules[mul_p] = _drop_identity(1, False, (1, 0))
-simplify_rules[add_p] = _drop_identity(0, True, (1, 0))
-simplify_rules[sub_p] = _drop_identity(0, True, (1,))
-simplify_rules[div_p] = _drop_identity(1, False, (1,))
+simplify_rules[mul_p] = _drop_identity(1, (1, 0))
+simplify_rules[add_p] = _drop_identity(0, (1, 0))
+simplify_rules[sub_p] = _drop_identity(0, (1,))
+simplify_rules[div_p] = _drop_identity(1, (1,))
 simplify_rules[neg_p] = _neg_of_neg
 simplify_rules[convert_element_type_p] = lambda eqn, ins, producers: (
     ins[0] if can_stand_for(ins[0], eqn.outputs[0]) else None)

@@ -157,7 +157,8 @@ def install(fnp):
 
     def setitem(self, idx, value):
         raise TypeError(f"traced arrays are immutable ({self.aval.str_short()}): x[idx] = v is "
-                        "not supported; build a new array (fnp.where, fnp.concatenate) instead")
+                        "not supported; write y = x.at[idx].set(v) (JAX's functional update; "
+                        "also .add, .multiply, .min, .max), or build a new array with fnp.where")
 
     def in_place(method, fix):
         def raise_(self, *args, **kwargs):

@@ -118,6 +118,8 @@ def nonzero(a, *, size: int | None = None, fill_value=None):
     Example: `rows, cols = fnp.nonzero(x > 0)`; `fnp.nonzero(x > 0, size=3)`
     """
     if size is None:
+        if isinstance(a, Tracer):
+            a = _concrete(a, _size_hint("nonzero"))
         return _nonzero_concrete(a)
     return nonzero_sized(a, size, fill_value)
 
