@@ -10,6 +10,20 @@ from ..core.trace import Tracer
 from ..errors import ConcretizationError
 from ._base import has_tracer
 from ._creation import asarray
+from ._elementwise import doc_example
+
+
+# The docstring example of each factory-made function (doc_example): doctest source lines
+# alternating with their expected output, checked by tests/test_docstrings.py.
+EXAMPLES = {
+    "asanyarray": ("fnp.asanyarray([1.0, 2.0])", "array([1., 2.])",
+                   "fg.grad(lambda x: fnp.sum(fnp.asanyarray([x, x])))(1.0)", "array(2.)"),
+    "ascontiguousarray": ("fnp.ascontiguousarray(np.ones((2, 3)).T).flags.c_contiguous", "True",
+                          "fnp.ascontiguousarray(5.0)", "array([5.])"),
+    "asfortranarray": ("fnp.asfortranarray(np.ones((2, 3))).flags.f_contiguous", "True",
+                       "fg.grad(lambda x: fnp.sum(fnp.asfortranarray(x)))(np.ones(2))",
+                       "array([1., 1.])"),
+}
 
 
 def _as_array(np_fn, min_ndim=0):
@@ -20,7 +34,7 @@ def _as_array(np_fn, min_ndim=0):
         return out.reshape((1,)) if out.ndim < min_ndim else out
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     fn.__doc__ = (f"`numpy.{np_fn.__name__}`; a traced value has no memory layout, so on one "
-                  f"it is `fnp.asarray(a, dtype)`.\n\n    Example: `fnp.{np_fn.__name__}(x)`")
+                  f"it is `fnp.asarray(a, dtype)`." + doc_example(EXAMPLES[np_fn.__name__]))
     return fn
 
 
@@ -31,7 +45,14 @@ asfortranarray = _as_array(np.asfortranarray, min_ndim=1)
 
 def require(a, dtype=None, requirements=None):
     """`numpy.require`; the memory requirements ('C', 'F', 'A', 'W', 'O', 'E') concern NumPy
-    buffers, so a traced value is `fnp.asarray(a, dtype)`. Example: `fnp.require(x, float)`"""
+    buffers, so a traced value is `fnp.asarray(a, dtype)`.
+
+    Example:
+        >>> fnp.require([1, 2], float)
+        array([1., 2.])
+        >>> fnp.require(np.ones((2, 3)).T, requirements='C').flags.c_contiguous
+        True
+    """
     if not has_tracer(a):
         return np.require(a, dtype, requirements)
     return asarray(a, dtype=dtype)
@@ -42,7 +63,15 @@ def asarray_chkfinite(a, dtype=None, order=None):
     Under `grad`/`jvp` the (concrete) primal values are checked; inside `jit`/`vmap` they are
     abstract, and a ConcretizationError names the run-time checks to use instead.
 
-    Example: `fnp.asarray_chkfinite(x)`
+    Example:
+        >>> fnp.asarray_chkfinite([1.0, 2.0])
+        array([1., 2.])
+        >>> fnp.asarray_chkfinite([1.0, np.nan])
+        Traceback (most recent call last):
+        ...
+        ValueError: array must not contain infs or NaNs
+        >>> fg.grad(lambda x: fnp.sum(fnp.asarray_chkfinite(x)))(np.ones(2))
+        array([1., 1.])
     """
     if not has_tracer(a):
         return np.asarray_chkfinite(a, dtype, order)

@@ -8,10 +8,18 @@ from ..core.trace import Tracer
 import operator
 
 from ._base import cast, has_tracer as _has_tracer, is_traced, lift, result_type, shape_of
+from ._elementwise import doc_example
 
 
 def array(object, dtype=None, copy=True):
-    """`numpy.array`; nested lists may hold traced values. Example: `fnp.array([x, 2 * x])`"""
+    """`numpy.array`; nested lists may hold traced values.
+
+    Example:
+        >>> fnp.array([1, 2.5])
+        array([1. , 2.5])
+        >>> fg.grad(lambda x: fnp.sum(fnp.array([x, 2 * x])))(1.0)
+        array(3.)
+    """
     if not _has_tracer(object):
         return np.array(object, dtype=dtype, copy=copy)
     if isinstance(object, Tracer):
@@ -23,10 +31,27 @@ def array(object, dtype=None, copy=True):
 
 
 def asarray(a, dtype=None):
-    """`numpy.asarray`; traced values pass through (cast if `dtype`). Example: `fnp.asarray(x)`"""
+    """`numpy.asarray`; traced values pass through (cast if `dtype`).
+
+    Example:
+        >>> fnp.asarray([1, 2], dtype=np.float32)
+        array([1., 2.], dtype=float32)
+        >>> fg.grad(lambda x: fnp.sum(fnp.asarray([x, x * x])))(3.0)
+        array(7.)
+    """
     if not _has_tracer(a):
         return np.asarray(a, dtype=dtype)
     return array(a, dtype=dtype)
+
+
+# The docstring example of each factory-made function (doc_example): doctest source lines
+# alternating with their expected output, checked by tests/test_docstrings.py.
+EXAMPLES = {
+    "zeros_like": ("fnp.zeros_like(np.array([1.5, 2.0]))", "array([0., 0.])",
+                   "fg.jit(fnp.zeros_like)(np.array([[1, 2]]))", "array([[0, 0]])"),
+    "ones_like": ("fnp.ones_like(np.array([1.5, 2.0]))", "array([1., 1.])",
+                  "fg.jit(fnp.ones_like)(np.array([[1, 2]]))", "array([[1, 1]])"),
+}
 
 
 def _like(fname, np_fn):
@@ -36,7 +61,8 @@ def _like(fname, np_fn):
         return np_fn(np.empty(a.shape if shape is None else shape,
                               a.dtype if dtype is None else dtype))
     fn.__name__ = fn.__qualname__ = fname
-    fn.__doc__ = f"`numpy.{fname}` (also for traced `a`: a constant). Example: `fnp.{fname}(x)`"
+    fn.__doc__ = (f"`numpy.{fname}` (also for traced `a`: a constant)." +
+                  doc_example(EXAMPLES[fname]))
     return fn
 
 
@@ -46,7 +72,14 @@ empty_like = zeros_like
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
-    """`numpy.full_like`. Example: `fnp.full_like(x, 2.0)`"""
+    """`numpy.full_like`.
+
+    Example:
+        >>> fnp.full_like(np.array([1, 2]), 7)
+        array([7, 7])
+        >>> fg.grad(lambda v: fnp.sum(fnp.full_like(np.zeros(3), v)))(2.0)
+        array(3.)
+    """
     if not is_traced(a) and not is_traced(fill_value):
         return np.full_like(a, fill_value, dtype=dtype, shape=shape)
     from ._shape import broadcast_to
@@ -61,7 +94,15 @@ arange, tri = np.arange, np.tri
 
 
 def full(shape, fill_value, dtype=None):
-    """`numpy.full`; a traced `fill_value` is broadcast. Example: `fnp.full((2, 3), 1.5)`"""
+    """`numpy.full`; a traced `fill_value` is broadcast.
+
+    Example:
+        >>> fnp.full((2, 3), 1.5)
+        array([[1.5, 1.5, 1.5],
+               [1.5, 1.5, 1.5]])
+        >>> fg.grad(lambda v: fnp.sum(fnp.full((2, 3), v)))(1.5)
+        array(6.)
+    """
     if not is_traced(fill_value):
         return np.full(shape, fill_value, dtype=dtype)
     from ._shape import broadcast_to
@@ -74,7 +115,11 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     """`numpy.linspace`, differentiable in `start` and `stop` (arrays broadcast; `num` is a
     concrete int).
 
-    Example: `fnp.linspace(0.0, a, 5)`
+    Example:
+        >>> fnp.linspace(0.0, 1.0, 5)
+        array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+        >>> fg.grad(lambda b: fnp.sum(fnp.linspace(0.0, b, 5)))(1.0)
+        array(2.5)
     """
     start, stop = lift(start), lift(stop)
     if not is_traced(start, stop):
@@ -109,7 +154,11 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
     """`numpy.logspace`: `base ** fnp.linspace(start, stop, ...)`, differentiable in `start`
     and `stop` (and a scalar `base`).
 
-    Example: `fnp.logspace(0.0, a, 4)`
+    Example:
+        >>> fnp.logspace(0.0, 2.0, 3)
+        array([  1.,  10., 100.])
+        >>> fg.grad(lambda b: fnp.logspace(0.0, b, 3)[-1])(2.0)  # 100 ln(10)
+        array(230.2585093)
     """
     start, stop, base = lift(start), lift(stop), lift(base)
     if not is_traced(start, stop, base):
@@ -124,7 +173,11 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
 def copy(a, order="K", subok=False):
     """`numpy.copy`; a traced value is returned as it is (traced values are immutable).
 
-    Example: `fnp.copy(x)`
+    Example:
+        >>> fnp.copy(np.array([1.0, 2.0]))
+        array([1., 2.])
+        >>> fg.grad(lambda x: fnp.sum(fnp.copy(x)))(np.array([1.0, 2.0]))
+        array([1., 1.])
     """
     a = lift(a)
     return a if is_traced(a) else np.copy(a, order=order, subok=subok)

@@ -21,14 +21,23 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
     ml_dtypes floats, exactly as fungrad.numpy promotes operands: a Python scalar never
     widens bfloat16, and bfloat16 with float16 gives float32.
 
-    Example: `fnp.result_type(ml_dtypes.bfloat16, 1.0)` is bfloat16.
+    Example:
+        >>> fnp.result_type(np.float32, 1.0)
+        dtype('float32')
+        >>> fnp.result_type(np.array([1, 2], np.int8), np.float16)
+        dtype('float16')
     """
     return _dtypes.result_type(*[_operand(x) for x in arrays_and_dtypes])
 
 
 def promote_types(type1, type2) -> np.dtype:
-    """`numpy.promote_types`, with ml_dtypes floats promoting like float16.
+    """`numpy.promote_types`, with ml_dtypes floats promoting like float16 (bfloat16 with
+    float16 gives float32).
 
-    Example: `fnp.promote_types(ml_dtypes.bfloat16, np.float16)` is float32.
+    Example:
+        >>> fnp.promote_types(np.float16, np.int16)
+        dtype('float32')
+        >>> fnp.promote_types(np.uint8, np.int8)
+        dtype('int16')
     """
     return _dtypes.result_type(np.dtype(type1), np.dtype(type2))

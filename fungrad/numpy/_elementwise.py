@@ -69,6 +69,14 @@ def _binary_dtype(x, y, ax, ay):
     return result_type(x, y)
 
 
+def doc_example(lines) -> str:
+    """The `Example:` section of a factory-made docstring: `lines` alternates doctest source
+    lines and their expected output ("" for none), as written in an examples table."""
+    body = [("        >>> " if i % 2 == 0 else "        ") + line.replace("\n", "\n        ")
+            for i, line in enumerate(lines) if line]
+    return "\n\n    Example:\n" + "\n".join(body) + "\n"
+
+
 def _make_unary(name, np_fn, prim):
     bind = prim.bind
 
@@ -84,7 +92,7 @@ def _make_unary(name, np_fn, prim):
         cdt = _compute_dtype(np_fn, dt, 1)
         return bind(x if cdt == dt else cast(x, cdt))
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Differentiable `numpy.{np_fn.__name__}`.\n\n    Example: `fnp.{name}(x)`"
+    fn.__doc__ = f"Differentiable `numpy.{np_fn.__name__}`." + doc_example(EXAMPLES[name])
     return fn
 
 
@@ -116,8 +124,8 @@ def _make_binary(name, np_fn, prim):
             y = broadcast_to_shape(y, shape)
         return bind(x, y)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Differentiable `numpy.{np_fn.__name__}` with broadcasting.\n\n" \
-                 f"    Example: `fnp.{name}(x, y)`"
+    fn.__doc__ = f"Differentiable `numpy.{np_fn.__name__}` with broadcasting." + \
+        doc_example(EXAMPLES[name])
     return fn
 
 
@@ -135,6 +143,146 @@ def _unary(name, np_fn, prim):
 def _binary(name, np_fn, prim):
     BINARY.append((name, np_fn, prim))
     return _make_binary(name, np_fn, prim)
+
+
+# Each row's docstring example (doc_example): doctest source lines alternating with their
+# expected output, checked by tests/test_docstrings.py.
+EXAMPLES = {
+    "negative": ("fnp.negative(np.array([1.0, -2.0]))", "array([-1.,  2.])",
+                 "fg.grad(fnp.negative)(3.0)", "array(-1.)"),
+    "sin": ("fnp.sin(np.array([0.0, np.pi / 2]))", "array([0., 1.])",
+            "fg.grad(fnp.sin)(0.0)", "array(1.)"),
+    "cos": ("fnp.cos(np.array([0.0, np.pi]))", "array([ 1., -1.])",
+            "fg.grad(fnp.cos)(np.pi / 2)", "array(-1.)"),
+    "tan": ("fnp.round(fnp.tan(np.array([0.0, np.pi / 4])), 6)", "array([0., 1.])",
+            "fg.grad(fnp.tan)(0.0)", "array(1.)"),
+    "arcsin": ("fnp.arcsin(np.array([0.0, 1.0]))", "array([0.        , 1.57079633])",
+               "fg.grad(fnp.arcsin)(0.0)", "array(1.)"),
+    "arccos": ("fnp.arccos(np.array([1.0, 0.0]))", "array([0.        , 1.57079633])",
+               "fg.grad(fnp.arccos)(0.0)", "array(-1.)"),
+    "arctan": ("fnp.arctan(np.array([0.0, 1.0]))", "array([0.        , 0.78539816])",
+               "fg.grad(fnp.arctan)(1.0)", "array(0.5)"),
+    "sinh": ("fnp.sinh(np.array([0.0, 1.0]))", "array([0.        , 1.17520119])",
+             "fg.grad(fnp.sinh)(0.0)", "array(1.)"),
+    "cosh": ("fnp.cosh(np.array([0.0, 1.0]))", "array([1.        , 1.54308063])",
+             "fg.grad(fnp.cosh)(0.0)", "array(0.)"),
+    "tanh": ("fnp.tanh(np.array([0.0, 1.0]))", "array([0.        , 0.76159416])",
+             "fg.grad(fnp.tanh)(0.0)", "array(1.)"),
+    "arcsinh": ("fnp.arcsinh(np.array([0.0, 1.0]))", "array([0.        , 0.88137359])",
+                "fg.grad(fnp.arcsinh)(0.0)", "array(1.)"),
+    "arccosh": ("fnp.arccosh(np.array([1.0, 2.0]))", "array([0.       , 1.3169579])",
+                "fg.grad(fnp.arccosh)(2.0)", "array(0.57735027)"),
+    "arctanh": ("fnp.arctanh(np.array([0.0, 0.5]))", "array([0.        , 0.54930614])",
+                "fg.grad(fnp.arctanh)(0.5)", "array(1.33333333)"),
+    "exp": ("fnp.exp(np.array([0.0, 1.0]))", "array([1.        , 2.71828183])",
+            "fg.grad(fnp.exp)(0.0)", "array(1.)"),
+    "exp2": ("fnp.exp2(np.array([0.0, 3.0]))", "array([1., 8.])",
+             "fg.grad(fnp.exp2)(0.0)", "array(0.69314718)"),
+    "expm1": ("fnp.expm1(np.array([0.0, 1e-10]))", "array([0.e+00, 1.e-10])",
+              "fg.grad(fnp.expm1)(0.0)", "array(1.)"),
+    "log": ("fnp.log(np.array([1.0, np.e]))", "array([0., 1.])",
+            "fg.grad(fnp.log)(2.0)", "array(0.5)"),
+    "log2": ("fnp.log2(np.array([1.0, 8.0]))", "array([0., 3.])",
+             "fg.grad(fnp.log2)(1.0)", "array(1.44269504)"),
+    "log10": ("fnp.log10(np.array([1.0, 1000.0]))", "array([0., 3.])",
+              "fg.grad(fnp.log10)(1.0)", "array(0.43429448)"),
+    "log1p": ("fnp.log1p(np.array([0.0, 1e-10]))", "array([0.e+00, 1.e-10])",
+              "fg.grad(fnp.log1p)(1.0)", "array(0.5)"),
+    "sqrt": ("fnp.sqrt(np.array([4.0, 9.0]))", "array([2., 3.])",
+             "fg.grad(fnp.sqrt)(4.0)", "array(0.25)"),
+    "square": ("fnp.square(np.array([2.0, -3.0]))", "array([4., 9.])",
+               "fg.grad(fnp.square)(3.0)", "array(6.)"),
+    "reciprocal": ("fnp.reciprocal(np.array([2.0, 4.0]))", "array([0.5 , 0.25])",
+                   "fg.grad(fnp.reciprocal)(2.0)", "array(-0.25)"),
+    "abs": ("fnp.abs(np.array([-2.0, 3.0]))", "array([2., 3.])",
+            "fg.grad(fnp.abs)(-2.0)", "array(-1.)", "fnp.abs(3 + 4j)", "np.float64(5.0)"),
+    "sign": ("fnp.sign(np.array([-2.0, 0.0, 3.0]))", "array([-1.,  0.,  1.])",
+             "fg.grad(fnp.sign)(3.0)", "array(0.)"),
+    "floor": ("fnp.floor(np.array([-1.5, 1.5]))", "array([-2.,  1.])",
+              "fg.grad(fnp.floor)(1.5)", "array(0.)"),
+    "ceil": ("fnp.ceil(np.array([-1.5, 1.5]))", "array([-1.,  2.])",
+             "fg.grad(fnp.ceil)(1.5)", "array(0.)"),
+    "logical_not": ("fnp.logical_not(np.array([True, False]))", "array([False,  True])",
+                    "fnp.logical_not(np.array([0.0, 2.0]))", "array([ True, False])"),
+    "isfinite": ("fnp.isfinite(np.array([1.0, np.inf, np.nan]))", "array([ True, False, False])"),
+    "isnan": ("fnp.isnan(np.array([1.0, np.inf, np.nan]))", "array([False, False,  True])"),
+    "invert": ("fnp.invert(np.array([0, 5], np.uint8))", "array([255, 250], dtype=uint8)",
+               "fnp.invert(np.array([True, False]))", "array([False,  True])"),
+    "fabs": ("fnp.fabs(np.array([-1.5, 2.0]))", "array([1.5, 2. ])",
+             "fg.grad(fnp.fabs)(-1.5)", "array(-1.)"),
+    "rint": ("fnp.rint(np.array([0.5, 1.5, 2.6]))", "array([0., 2., 3.])",
+             "fg.grad(fnp.rint)(2.6)", "array(0.)"),
+    "trunc": ("fnp.trunc(np.array([-1.7, 1.7]))", "array([-1.,  1.])",
+              "fg.grad(fnp.trunc)(1.7)", "array(0.)"),
+    "fix": ("fnp.fix(np.array([-1.7, 1.7]))", "array([-1.,  1.])",
+            "fg.grad(fnp.fix)(1.7)", "array(0.)"),
+    "cbrt": ("fnp.cbrt(np.array([8.0, -27.0]))", "array([ 2., -3.])",
+             "fg.grad(fnp.cbrt)(8.0)", "array(0.08333333)"),
+    "spacing": ("fnp.spacing(1.0) == np.finfo(np.float64).eps", "np.True_",
+                "fnp.spacing(np.float32(1.0))", "np.float32(1.1920929e-07)"),
+    "signbit": ("fnp.signbit(np.array([-1.0, 0.0, -0.0]))", "array([ True, False,  True])"),
+    "isinf": ("fnp.isinf(np.array([1.0, np.inf, -np.inf]))", "array([False,  True,  True])"),
+    "i0": ("fnp.i0(np.array([0.0, 1.0]))", "array([1.        , 1.26606588])",
+           "fg.grad(fnp.i0)(1.0)", "array(0.5651591)"),
+    "add": ("fnp.add(np.array([1.0, 2.0]), 10.0)", "array([11., 12.])",
+            "fg.grad(fnp.add, argnums=(0, 1))(1.0, 2.0)", "(array(1.), array(1.))"),
+    "subtract": ("fnp.subtract(np.array([1.0, 2.0]), 10.0)", "array([-9., -8.])",
+                 "fg.grad(fnp.subtract, argnums=(0, 1))(1.0, 2.0)", "(array(1.), array(-1.))"),
+    "multiply": ("fnp.multiply(np.array([1.0, 2.0]), np.array([3.0, 4.0]))", "array([3., 8.])",
+                 "fg.grad(fnp.multiply, argnums=(0, 1))(3.0, 4.0)", "(array(4.), array(3.))"),
+    "divide": ("fnp.divide(np.array([1.0, 3.0]), 2.0)", "array([0.5, 1.5])",
+               "fg.grad(fnp.divide, argnums=(0, 1))(1.0, 2.0)", "(array(0.5), array(-0.25))"),
+    "power": ("fnp.power(np.array([2.0, 3.0]), 2.0)", "array([4., 9.])",
+              "fg.grad(fnp.power, argnums=(0, 1))(2.0, 3.0)", "(array(12.), array(5.54517744))"),
+    "maximum": ("fnp.maximum(np.array([1.0, 5.0]), np.array([3.0, 2.0]))", "array([3., 5.])",
+                "fg.grad(fnp.maximum, argnums=(0, 1))(2.0, 2.0)", "(array(0.5), array(0.5))"),
+    "minimum": ("fnp.minimum(np.array([1.0, 5.0]), np.array([3.0, 2.0]))", "array([1., 2.])",
+                "fg.grad(fnp.minimum, argnums=(0, 1))(1.0, 3.0)", "(array(1.), array(0.))"),
+    "arctan2": ("fnp.arctan2(np.array([1.0, 0.0]), np.array([0.0, -1.0]))",
+                "array([1.57079633, 3.14159265])",
+                "fg.grad(fnp.arctan2, argnums=(0, 1))(1.0, 1.0)", "(array(0.5), array(-0.5))"),
+    "logaddexp": ("fnp.logaddexp(np.array([0.0, 1.0]), np.array([0.0, -np.inf]))",
+                  "array([0.69314718, 1.        ])",
+                  "fg.grad(fnp.logaddexp, argnums=(0, 1))(0.0, 0.0)", "(array(0.5), array(0.5))"),
+    "hypot": ("fnp.hypot(3.0, 4.0)", "np.float64(5.0)",
+              "fg.grad(fnp.hypot, argnums=(0, 1))(3.0, 4.0)", "(array(0.6), array(0.8))"),
+    "floor_divide": ("fnp.floor_divide(np.array([7.0, -7.0]), 2.0)", "array([ 3., -4.])",
+                     "fnp.floor_divide(np.array([7, -7]), 2)", "array([ 3, -4])"),
+    "less": ("fnp.less(np.array([1, 2, 3]), 2)", "array([ True, False, False])"),
+    "less_equal": ("fnp.less_equal(np.array([1, 2, 3]), 2)", "array([ True,  True, False])"),
+    "equal": ("fnp.equal(np.array([1, 2, 3]), 2)", "array([False,  True, False])"),
+    "not_equal": ("fnp.not_equal(np.array([1, 2, 3]), 2)", "array([ True, False,  True])"),
+    "greater": ("fnp.greater(np.array([1, 2, 3]), 2)", "array([False, False,  True])"),
+    "greater_equal": ("fnp.greater_equal(np.array([1, 2, 3]), 2)", "array([False,  True,  True])"),
+    "logical_and": ("fnp.logical_and(np.array([True, True, False]), [True, False, False])",
+                    "array([ True, False, False])"),
+    "logical_or": ("fnp.logical_or(np.array([True, True, False]), [True, False, False])",
+                   "array([ True,  True, False])"),
+    "logical_xor": ("fnp.logical_xor(np.array([True, True, False]), [True, False, False])",
+                    "array([False,  True, False])"),
+    "remainder": ("fnp.remainder(np.array([7.0, -7.0]), 3.0)", "array([1., 2.])",
+                  "fg.grad(fnp.remainder, argnums=(0, 1))(7.0, 3.0)", "(array(1.), array(-2.))"),
+    "bitwise_and": ("fnp.bitwise_and(np.array([12, 5]), 10)", "array([8, 0])"),
+    "bitwise_or": ("fnp.bitwise_or(np.array([12, 5]), 10)", "array([14, 15])"),
+    "bitwise_xor": ("fnp.bitwise_xor(np.array([12, 5]), 10)", "array([ 6, 15])"),
+    "left_shift": ("fnp.left_shift(1, np.array([0, 3]))", "array([1, 8])"),
+    "right_shift": ("fnp.right_shift(np.array([8, 9]), 1)", "array([4, 4])"),
+    "fmod": ("fnp.fmod(np.array([7.0, -7.0]), 3.0)", "array([ 1., -1.])",
+             "fg.grad(fnp.fmod, argnums=(0, 1))(7.0, 3.0)", "(array(1.), array(-2.))"),
+    "fmax": ("fnp.fmax(np.array([1.0, np.nan]), np.array([2.0, 0.0]))", "array([2., 0.])",
+             "fg.grad(fnp.fmax, argnums=(0, 1))(1.0, 2.0)", "(array(0.), array(1.))"),
+    "fmin": ("fnp.fmin(np.array([1.0, np.nan]), np.array([2.0, 0.0]))", "array([1., 0.])",
+             "fg.grad(fnp.fmin, argnums=(0, 1))(1.0, 2.0)", "(array(1.), array(0.))"),
+    "copysign": ("fnp.copysign(np.array([1.0, 2.0]), np.array([-1.0, 1.0]))", "array([-1.,  2.])",
+                 "fg.grad(fnp.copysign)(2.0, -1.0)", "array(-1.)"),
+    "nextafter": ("fnp.nextafter(1.0, 2.0) == 1.0 + np.finfo(np.float64).eps", "np.True_",
+                  "fnp.nextafter(np.float32(1.0), 0.0)", "np.float32(0.99999994)"),
+    "logaddexp2": ("fnp.logaddexp2(np.array([1.0, 3.0]), 1.0)", "array([2.        , 3.32192809])",
+                   "fg.grad(fnp.logaddexp2, argnums=(0, 1))(1.0, 1.0)",
+                   "(array(0.5), array(0.5))"),
+    "gcd": ("fnp.gcd(12, np.array([8, 9]))", "array([4, 3])"),
+    "lcm": ("fnp.lcm(4, np.array([6, 10]))", "array([12, 20])"),
+}
 
 
 # The table: one explicit module-level name a row, so linters and go-to-definition see it.
@@ -231,7 +379,12 @@ acosh, asinh, atanh = arccosh, arcsinh, arctanh
 def where(condition, x=None, y=None):
     """`numpy.where(condition, x, y)`, differentiable in x and y, with broadcasting.
 
-    Example: `fnp.where(x > 0, x, 0.0)`
+    Example:
+        >>> x = np.array([-1.0, 2.0])
+        >>> fnp.where(x > 0, x, 0.0)
+        array([0., 2.])
+        >>> fg.grad(lambda x: fnp.sum(fnp.where(x > 0, x, 0.0)))(x)
+        array([0., 1.])
     """
     if x is None and y is None:
         if is_traced(condition):
@@ -260,7 +413,12 @@ def where(condition, x=None, y=None):
 def clip(a, a_min=None, a_max=None):
     """`numpy.clip`: elementwise min(max(a, a_min), a_max); gradient 1 strictly inside.
 
-    Example: `fnp.clip(x, -1.0, 1.0)`
+    Example:
+        >>> x = np.array([-2.0, 0.5, 3.0])
+        >>> fnp.clip(x, -1.0, 1.0)
+        array([-1. ,  0.5,  1. ])
+        >>> fg.grad(lambda x: fnp.sum(fnp.clip(x, -1.0, 1.0)))(x)
+        array([0., 1., 0.])
     """
     if a_min is None and a_max is None:
         raise ValueError("clip: one of a_min and a_max must be given")
@@ -278,7 +436,13 @@ def clip(a, a_min=None, a_max=None):
 def round(a, decimals: int = 0):
     """`numpy.round`; zero derivative (piecewise constant).
 
-    Example: `fnp.round(x, 2)`
+    Example:
+        >>> fnp.round(np.array([0.5, 1.5, 3.14159]), 2)
+        array([0.5 , 1.5 , 3.14])
+        >>> fnp.round(np.array([0.5, 1.5, 2.5]))  # halves round to the even neighbor
+        array([0., 2., 2.])
+        >>> fg.grad(fnp.round)(1.3)
+        array(0.)
     """
     a = lift(a)
     if not is_traced(a):
@@ -296,7 +460,11 @@ def real(val):
     """`numpy.real`: the real part (a real array is returned as is); its cotangent is the
     real cotangent as a complex one.
 
-    Example: `fnp.real(z * (1 + 2j))`
+    Example:
+        >>> fnp.real(np.array([1 + 2j, 3 - 1j]))
+        array([1., 3.])
+        >>> fg.grad(lambda x: fnp.real(x * (3 + 4j)))(1.0)
+        array(3.)
     """
     if not is_traced(val):
         return np.real(val)
@@ -306,7 +474,11 @@ def real(val):
 def imag(val):
     """`numpy.imag`: the imaginary part (zeros for a real array).
 
-    Example: `fnp.imag(fnp.exp(1j * x))`
+    Example:
+        >>> fnp.imag(np.array([1 + 2j, 3 - 1j]))
+        array([ 2., -1.])
+        >>> fg.grad(lambda x: fnp.imag(x * (3 + 4j)))(1.0)
+        array(4.)
     """
     if not is_traced(val):
         return np.imag(val)
@@ -317,7 +489,11 @@ def imag(val):
 def conj(x):
     """`numpy.conj`: the complex conjugate (a real array is returned as is).
 
-    Example: `fnp.sum(fnp.conj(z) * z)`
+    Example:
+        >>> fnp.conj(np.array([1 + 2j, 3 - 1j]))
+        array([1.-2.j, 3.+1.j])
+        >>> fg.grad(lambda z: fnp.real(fnp.conj(z) * z))(1 + 2j)  # |z|^2: 2 conj(z)
+        array(2.-4.j)
     """
     if not is_traced(x):
         return np.conj(x)
@@ -330,6 +506,10 @@ conjugate = conj
 def divmod(x, y):
     """`numpy.divmod`: `(x // y, x % y)`; the remainder is differentiable.
 
-    Example: `q, r = fnp.divmod(x, 0.5)`
+    Example:
+        >>> fnp.divmod(np.array([7.0, -7.0]), 2.0)
+        (array([ 3., -4.]), array([1., 1.]))
+        >>> fg.grad(lambda x: fnp.divmod(x, 2.0)[1])(7.0)
+        array(1.)
     """
     return floor_divide(x, y), remainder(x, y)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.dtypes import is_inexact
 from ._base import cast, dtype_of, is_traced, lift, shape_of
-from ._elementwise import isnan, logical_and, logical_not, logical_or, where
+from ._elementwise import doc_example, isnan, logical_and, logical_not, logical_or, where
 from ._reductions import (_NoValue, all as _all, argmax, argmin, cumprod, cumsum, max, mean, min,
                           prod, reject_out, std, sum, var, where_mask)
 from ._statistics import (_as_operand, quantile_function, quantile_operands,
@@ -32,10 +32,38 @@ def _passthrough_kwargs(**kw):
     return {k: v for k, v in kw.items() if v is not _NoValue}
 
 
+# The docstring example of each factory-made function (doc_example): doctest source lines
+# alternating with their expected output, checked by tests/test_docstrings.py.
+EXAMPLES = {
+    "nansum": ("x = np.array([1.0, np.nan, 3.0])", "", "fnp.nansum(x)", "np.float64(4.0)",
+               "fg.grad(fnp.nansum)(x)", "array([1., 0., 1.])"),
+    "nanprod": ("x = np.array([1.0, np.nan, 3.0])", "", "fnp.nanprod(x)", "np.float64(3.0)",
+                "fg.grad(fnp.nanprod)(x)", "array([3., 0., 1.])"),
+    "nancumsum": ("x = np.array([1.0, np.nan, 3.0])", "",
+                  "fnp.nancumsum(x)", "array([1., 1., 4.])",
+                  "fg.grad(lambda x: fnp.nancumsum(x)[-1])(x)", "array([1., 0., 1.])"),
+    "nancumprod": ("x = np.array([1.0, np.nan, 3.0])", "",
+                   "fnp.nancumprod(x)", "array([1., 1., 3.])",
+                   "fg.grad(lambda x: fnp.nancumprod(x)[-1])(x)", "array([3., 0., 1.])"),
+    "nanmax": ("x = np.array([1.0, np.nan, 3.0])", "", "fnp.nanmax(x)", "np.float64(3.0)",
+               "fg.grad(fnp.nanmax)(x)", "array([0., 0., 1.])"),
+    "nanmin": ("x = np.array([1.0, np.nan, 3.0])", "", "fnp.nanmin(x)", "np.float64(1.0)",
+               "fg.grad(fnp.nanmin)(x)", "array([1., 0., 0.])"),
+    "nanargmax": ("x = np.array([1.0, np.nan, 3.0])", "", "fnp.nanargmax(x)", "np.int64(2)",
+                  "fnp.nanargmax(np.array([[np.nan, 1.0], [2.0, 0.0]]), axis=1)", "array([1, 0])"),
+    "nanargmin": ("x = np.array([1.0, np.nan, 3.0])", "", "fnp.nanargmin(x)", "np.int64(0)",
+                  "fnp.nanargmin(np.array([[np.nan, 1.0], [2.0, 0.0]]), axis=1)", "array([1, 1])"),
+    "nanvar": ("x = np.array([1.0, np.nan, 3.0])", "", "fnp.nanvar(x)", "np.float64(1.0)",
+               "fg.grad(fnp.nanvar)(x)", "array([-1.,  0.,  1.])"),
+    "nanstd": ("x = np.array([1.0, np.nan, 3.0])", "", "fnp.nanstd(x)", "np.float64(1.0)",
+               "fg.grad(fnp.nanstd)(x)", "array([-0.5,  0. ,  0.5])"),
+}
+
+
 def _named(nanfn, name, identity):
     nanfn.__name__ = nanfn.__qualname__ = name
-    nanfn.__doc__ = (f"`numpy.{name}`: NaN counts as {identity} (and gets no derivative).\n\n"
-                     f"    Example: `fnp.{name}(x, axis=0)`")
+    nanfn.__doc__ = (f"`numpy.{name}`: NaN counts as {identity} (and gets no derivative)." +
+                     doc_example(EXAMPLES[name]))
     return nanfn
 
 
@@ -93,8 +121,7 @@ def _nan_extremum(name, np_fn, fn, fill):
         return _fill_where(_all(nan, axis=axis, keepdims=keepdims), np.nan, y)
     nanfn.__name__ = nanfn.__qualname__ = name
     nanfn.__doc__ = (f"`numpy.{name}`: ignoring NaN (NaN for all-NaN slices); the gradient "
-                     "is shared among ties as in `max` / `min`.\n\n"
-                     f"    Example: `fnp.{name}(x, axis=0)`")
+                     "is shared among ties as in `max` / `min`." + doc_example(EXAMPLES[name]))
     return nanfn
 
 
@@ -123,8 +150,8 @@ def _nan_arg_extremum(name, np_fn, fn, fill):
         return where(_all(nan, axis=axis, keepdims=keepdims), np.intp(-1), i)
     nanfn.__name__ = nanfn.__qualname__ = name
     nanfn.__doc__ = (f"`numpy.{name}`: the index ignoring NaN (all-NaN slices: ValueError "
-                     "on concrete values, -1 when traced, as in JAX); no derivative.\n\n"
-                     f"    Example: `fnp.{name}(x, axis=1)`")
+                     "on concrete values, -1 when traced, as in JAX); no derivative." +
+                     doc_example(EXAMPLES[name]))
     return nanfn
 
 
@@ -143,7 +170,12 @@ def _not_nan_mask(a, where):
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """`numpy.nanmean`: the mean of the non-NaN elements (NaN where there are none).
 
-    Example: `fnp.nanmean(x, axis=0)`
+    Example:
+        >>> x = np.array([1.0, np.nan, 3.0])
+        >>> fnp.nanmean(x)
+        np.float64(2.0)
+        >>> fg.grad(fnp.nanmean)(x)
+        array([0.5, 0. , 0.5])
     """
     a = lift(a)
     if not is_traced(a, where):
@@ -173,7 +205,7 @@ def _nan_moment(name, np_fn, fn):
         return fn(_filled(a, 0), where=_not_nan_mask(a, where), **kw)
     nanfn.__name__ = nanfn.__qualname__ = name
     nanfn.__doc__ = (f"`numpy.{name}` of the non-NaN elements (same keywords as `{name[3:]}`)."
-                     f"\n\n    Example: `fnp.{name}(x, axis=0, ddof=1)`")
+                     + doc_example(EXAMPLES[name]))
     return nanfn
 
 
@@ -202,19 +234,34 @@ nanquantile = quantile_function("nanquantile", np.nanquantile, _nanquantile, 1, 
     `quantile` of the non-NaN elements of each slice (NaN where a slice has none); NaN
     entries get no derivative.
 
-    Example: `fnp.nanquantile(x, 0.9, axis=0)`
+    Example:
+        >>> x = np.array([1.0, np.nan, 3.0])
+        >>> fnp.nanquantile(x, 0.5)
+        np.float64(2.0)
+        >>> fg.grad(fnp.nanquantile)(x, 0.75)
+        array([0.25, 0.  , 0.75])
     """)
 nanpercentile = quantile_function("nanpercentile", np.nanpercentile, _nanquantile, 100,
                                   """`numpy.nanpercentile`: `nanquantile` of q / 100.
 
-    Example: `fnp.nanpercentile(x, 50, axis=1)`
+    Example:
+        >>> x = np.array([1.0, np.nan, 3.0])
+        >>> fnp.nanpercentile(x, [0, 50])
+        array([1., 2.])
+        >>> fg.grad(fnp.nanpercentile)(x, 75)
+        array([0.25, 0.  , 0.75])
     """)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """`numpy.nanmedian`: the median of the non-NaN elements of each slice.
 
-    Example: `fnp.nanmedian(x, axis=0)`
+    Example:
+        >>> x = np.array([1.0, np.nan, 3.0, 10.0])
+        >>> fnp.nanmedian(x)
+        np.float64(3.0)
+        >>> fg.grad(fnp.nanmedian)(x)
+        array([0., 0., 1., 0.])
     """
     a = lift(a)
     if not is_traced(a):

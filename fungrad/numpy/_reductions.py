@@ -10,8 +10,8 @@ from ..core.dtypes import is_floating
 from ..lax import reduce as R
 from ..lax.shape import reshape
 from ._base import broadcast_shapes, cast, is_traced, lift, normalize_axis
-from ._elementwise import (add, divide, equal, imag, maximum, minimum, multiply, not_equal, real,
-                           sqrt, subtract, where as _where)
+from ._elementwise import (add, divide, doc_example, equal, imag, maximum, minimum, multiply,
+                           not_equal, real, sqrt, subtract, where as _where)
 
 
 @functools.lru_cache(maxsize=None)
@@ -73,6 +73,31 @@ def _reduce(name, prim, a, axis, keepdims, dtype=None):
     return _keepdims(y, shape, axes) if keepdims else y
 
 
+# The docstring example of each factory-made reduction (doc_example): doctest source lines
+# alternating with their expected output, checked by tests/test_docstrings.py.
+EXAMPLES = {
+    "sum": ("fnp.sum(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=0)", "array([4., 6.])",
+            "fg.grad(lambda x: fnp.sum(x, where=x > 1.5))(np.array([1.0, 2.0, 3.0]))",
+            "array([0., 1., 1.])"),
+    "prod": ("fnp.prod(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=1)", "array([ 2., 12.])",
+             "fg.grad(fnp.prod)(np.array([2.0, 3.0, 4.0]))", "array([12.,  8.,  6.])"),
+    "max": ("fnp.max(np.array([[1.0, 5.0], [3.0, 2.0]]), axis=0)", "array([3., 5.])",
+            "fg.grad(fnp.max)(np.array([1.0, 3.0, 3.0]))  # ties share the gradient",
+            "array([0. , 0.5, 0.5])"),
+    "min": ("fnp.min(np.array([[1.0, 5.0], [3.0, 2.0]]), axis=1)", "array([1., 2.])",
+            "fg.grad(fnp.min)(np.array([2.0, 1.0, 3.0]))", "array([0., 1., 0.])"),
+    "argmax": ("fnp.argmax(np.array([[1.0, 5.0], [3.0, 2.0]]), axis=1)", "array([1, 0])",
+               "fnp.argmax(np.array([1.0, 3.0, 3.0]))  # the first of ties", "np.int64(1)"),
+    "argmin": ("fnp.argmin(np.array([[1.0, 5.0], [3.0, 2.0]]), axis=1)", "array([0, 1])",
+               "fnp.argmin(np.array([[1.0, 5.0], [3.0, 2.0]]), axis=0, keepdims=True)",
+               "array([[0, 1]])"),
+    "any": ("fnp.any(np.array([[True, False], [False, False]]), axis=1)", "array([ True, False])",
+            "fnp.any(np.array([0.0, 2.0]))", "np.True_"),
+    "all": ("fnp.all(np.array([[1, 2], [0, 3]]), axis=1)", "array([ True, False])",
+            "fnp.all(np.array([1.0, -1.0]) > 0, where=np.array([True, False]))", "np.True_"),
+}
+
+
 def _reduction(name, np_fn, prim, identity, combine):
     def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
         a = lift(a)
@@ -99,8 +124,8 @@ def _reduction(name, np_fn, prim, identity, combine):
         return y
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"`numpy.{name}` over `axis` (None, int or tuple), with `keepdims`, `dtype`, "
-                  f"`initial` and `where` (masked-out elements get no derivative).\n\n"
-                  f"    Example: `fnp.{name}(x, axis=1, keepdims=True, where=x > 0)`")
+                  "`initial` and `where` (masked-out elements get no derivative)." +
+                  doc_example(EXAMPLES[name]))
     return fn
 
 
@@ -141,8 +166,8 @@ def _extremum(name, np_fn, prim, combine):
         return cast(combine(y, init), dt)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"`numpy.{name}` over `axis`, with `keepdims`, `initial` and `where` (which "
-                  "needs `initial`, as in NumPy); the gradient is shared equally among ties.\n\n"
-                  f"    Example: `fnp.{name}(x, axis=0, where=x > 0, initial=0.0)`")
+                  "needs `initial`, as in NumPy); the gradient is shared equally among ties." +
+                  doc_example(EXAMPLES[name]))
     return fn
 
 
@@ -164,7 +189,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     float32 and return their own dtype (as NumPy does for float16: a float16 sum of 10000
     tens would overflow). `where=` averages the selected elements only (NaN where none is).
 
-    Example: `fnp.mean(x, axis=0)`
+    Example:
+        >>> fnp.mean(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=0)
+        array([2., 3.])
+        >>> fg.grad(fnp.mean)(np.array([1.0, 2.0, 3.0, 4.0]))
+        array([0.25, 0.25, 0.25, 0.25])
     """
     a = lift(a)
     if not is_traced(a, where):
@@ -208,7 +237,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     accumulate in float32, as in `mean`. `where=` selects the elements; `mean=` passes a
     precomputed mean (with keepdims=True shape) as in NumPy 2.
 
-    Example: `fnp.var(x, axis=0, ddof=1)`
+    Example:
+        >>> x = np.array([1.0, 3.0])
+        >>> fnp.var(x), fnp.var(x, ddof=1)
+        (np.float64(1.0), np.float64(2.0))
+        >>> fg.grad(fnp.var)(x)
+        array([-1.,  1.])
     """
     a = lift(a)
     if not is_traced(a, where, mean):
@@ -253,7 +287,13 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     there, and 0 is its finite one-sided choice (sqrt's infinite slope times var's zero
     slope would be NaN, and one batch of one would poison training).
 
-    Example: `fnp.std(x, axis=0)`
+    Example:
+        >>> fnp.std(np.array([1.0, 3.0]))
+        np.float64(1.0)
+        >>> fg.grad(fnp.std)(np.array([1.0, 3.0]))
+        array([-0.5,  0.5])
+        >>> fg.grad(fnp.std)(np.array([2.0, 2.0]))  # 0 where the variance is 0
+        array([0., 0.])
     """
     a = lift(a)
     if not is_traced(a, where, mean):
@@ -290,8 +330,8 @@ def _arg_extremum(name, np_fn, prim):
         y = prim.bind(a, axis=ax, index_dtype=np.dtype(np.intp))
         return _keepdims(y, shape, (ax,)) if keepdims else y
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"`numpy.{name}`: integer indices (keepdims as in NumPy), no derivative.\n\n"
-                  f"    Example: `fnp.{name}(x, axis=1, keepdims=True)`")
+    fn.__doc__ = (f"`numpy.{name}`: integer indices (keepdims as in NumPy), no derivative." +
+                  doc_example(EXAMPLES[name]))
     return fn
 
 
@@ -320,7 +360,7 @@ def _logical_reduction(name, np_fn, prim, empty_value):
         return _reduce(name, prim, b, axes, keepdims)  # max / min of bools = any / all
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"`numpy.{name}` over `axis`, with `keepdims` and `where` (bool output, no "
-                  f"derivative).\n\n    Example: `fnp.{name}(x > 0, axis=1)`")
+                  "derivative)." + doc_example(EXAMPLES[name]))
     return fn
 
 
@@ -339,7 +379,11 @@ def cumsum(a, axis=None, dtype=None, out=None):
     """`numpy.cumsum` (flattened if `axis` is None); linear, so its gradient is a reversed
     cumsum.
 
-    Example: `fnp.cumsum(x, axis=0)`
+    Example:
+        >>> fnp.cumsum(np.array([1.0, 2.0, 3.0]))
+        array([1., 3., 6.])
+        >>> fg.grad(lambda x: fnp.cumsum(x)[1])(np.array([1.0, 2.0, 3.0]))
+        array([1., 1., 0.])
     """
     a = lift(a)
     if not is_traced(a):
@@ -354,7 +398,11 @@ def cumprod(a, axis=None, dtype=None, out=None):
     """`numpy.cumprod`, differentiable also where `a` has zeros: `fg.lax.associative_scan`
     of products (log depth, no division).
 
-    Example: `fnp.cumprod(x, axis=0)`
+    Example:
+        >>> fnp.cumprod(np.array([1.0, 2.0, 3.0]))
+        array([1., 2., 6.])
+        >>> fg.grad(lambda x: fnp.cumprod(x)[-1])(np.array([2.0, 0.0, 3.0]))
+        array([0., 6., 0.])
     """
     a = lift(a)
     if not is_traced(a):
@@ -369,7 +417,13 @@ def cumprod(a, axis=None, dtype=None, out=None):
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
     """`numpy.trace`: the sum along a diagonal.
 
-    Example: `fnp.trace(x)`
+    Example:
+        >>> x = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.trace(x)
+        np.float64(5.0)
+        >>> fg.grad(fnp.trace)(x)
+        array([[1., 0.],
+               [0., 1.]])
     """
     a = lift(a)
     if not is_traced(a):

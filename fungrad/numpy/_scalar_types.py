@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import cast, is_traced, lift
+from ._elementwise import doc_example
 
 
 class _ScalarMeta(type):
@@ -33,12 +34,55 @@ class _ScalarMeta(type):
         return f"<class 'fungrad.numpy.{cls.__name__}'>"
 
 
+# The docstring example of each factory-made type (doc_example): doctest source lines
+# alternating with their expected output, checked by tests/test_docstrings.py.
+EXAMPLES = {
+    "bool_": ("fnp.bool_(2)", "np.True_",
+              "fg.jit(fnp.bool_)(np.array([0.0, 2.0]))", "array([False,  True])"),
+    "complex64": ("fnp.complex64(1.5)", "np.complex64(1.5+0j)",
+                  "fg.jit(fnp.complex64)(np.array([0.5, 2.0]))",
+                  "array([0.5+0.j, 2. +0.j], dtype=complex64)"),
+    "complex128": ("fnp.complex128(1.5)", "np.complex128(1.5+0j)",
+                   "fg.jit(fnp.complex128)(np.array([0.5, 2.0]))", "array([0.5+0.j, 2. +0.j])"),
+    "float16": ("fnp.float16(1.5)", "np.float16(1.5)",
+                "fg.jit(fnp.float16)(np.array([0.5, 2.0]))", "array([0.5, 2. ], dtype=float16)",
+                "fg.grad(lambda x: fnp.sum(fnp.float16(x)))(np.array([0.5, 2.0]))",
+                "array([1., 1.])"),
+    "float32": ("fnp.float32(1.5)", "np.float32(1.5)",
+                "fg.jit(fnp.float32)(np.array([0.5, 2.0]))", "array([0.5, 2. ], dtype=float32)",
+                "fg.grad(lambda x: fnp.sum(fnp.float32(x)))(np.array([0.5, 2.0]))",
+                "array([1., 1.])"),
+    "float64": ("fnp.float64(1.5)", "np.float64(1.5)",
+                "fg.jit(fnp.float64)(np.array([0.5, 2.0], np.float32))", "array([0.5, 2. ])",
+                "fg.grad(lambda x: fnp.sum(fnp.float64(x)))(np.array([0.5, 2.0], np.float32))",
+                "array([1., 1.], dtype=float32)"),
+    "int8": ("fnp.int8(-3)", "np.int8(-3)",
+             "fg.jit(fnp.int8)(np.array([1.7, -2.5]))", "array([ 1, -2], dtype=int8)"),
+    "int16": ("fnp.int16(-3)", "np.int16(-3)",
+              "fg.jit(fnp.int16)(np.array([1.7, -2.5]))", "array([ 1, -2], dtype=int16)"),
+    "int32": ("fnp.int32(-3)", "np.int32(-3)",
+              "fg.jit(fnp.int32)(np.array([1.7, -2.5]))", "array([ 1, -2], dtype=int32)"),
+    "int64": ("fnp.int64(-3)", "np.int64(-3)",
+              "fg.jit(fnp.int64)(np.array([1.7, -2.5]))", "array([ 1, -2])"),
+    "intp": ("fnp.intp(3) == np.intp(3)", "np.True_",
+             "fg.jit(fnp.intp)(np.array([1.7, 2.5])).dtype == np.intp", "True"),
+    "uint8": ("fnp.uint8(200)", "np.uint8(200)",
+              "fg.jit(fnp.uint8)(np.array([1.7, 2.5]))", "array([1, 2], dtype=uint8)"),
+    "uint16": ("fnp.uint16(200)", "np.uint16(200)",
+               "fg.jit(fnp.uint16)(np.array([1.7, 2.5]))", "array([1, 2], dtype=uint16)"),
+    "uint32": ("fnp.uint32(200)", "np.uint32(200)",
+               "fg.jit(fnp.uint32)(np.array([1.7, 2.5]))", "array([1, 2], dtype=uint32)"),
+    "uint64": ("fnp.uint64(200)", "np.uint64(200)",
+               "fg.jit(fnp.uint64)(np.array([1.7, 2.5]))", "array([1, 2], dtype=uint64)"),
+}
+
+
 def _scalar_type(name: str):
     t = getattr(np, name)
     return _ScalarMeta(name, (), {"scalar_type": t, "dtype": np.dtype(t),
                                   "__doc__": f"`numpy.{name}`; on a traced value, "
-                                             f"`x.astype(np.{name})`. Example: "
-                                             f"`fnp.{name}(x)`"})
+                                             f"`x.astype(np.{name})`." +
+                                             doc_example(EXAMPLES[name])})
 
 
 # One explicit name a type, so linters and go-to-definition see them.

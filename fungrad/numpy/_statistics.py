@@ -16,6 +16,7 @@ from ._base import cast, dtype_of, is_traced, lift, normalize_axis, shape_of
 from ._elementwise import (add, ceil, conj, divide, equal, floor, greater_equal, isnan, less,
                            logical_and, multiply, not_equal, real, remainder, round as _round,
                            sqrt, subtract, where)
+from ._elementwise import doc_example
 from ._reductions import _NoValue, max, min, mean, reject_out, sum
 from ._shape import broadcast_to, concatenate, reshape, transpose
 
@@ -42,7 +43,13 @@ def diff(a, n: int = 1, axis: int = -1, prepend=_NoValue, append=_NoValue):
     `append` (scalars are broadcast); bool arrays use `!=` as NumPy does. Linear, so the
     gradient is the negated difference of the cotangent.
 
-    Example: `fnp.diff(x, n=2, axis=0, prepend=0.0)`
+    Example:
+        >>> fnp.diff(np.array([1.0, 4.0, 9.0, 16.0]))
+        array([3., 5., 7.])
+        >>> fnp.diff(np.array([1.0, 4.0, 9.0, 16.0]), n=2)
+        array([2., 2.])
+        >>> fg.grad(lambda x: fnp.diff(x)[0])(np.array([1.0, 4.0, 9.0]))
+        array([-1.,  1.,  0.])
     """
     a = lift(a)
     if not is_traced(a, prepend, append):
@@ -75,7 +82,11 @@ def ediff1d(ary, to_end=None, to_begin=None):
     """`numpy.ediff1d`: differences of the flattened array, with `to_begin` / `to_end`
     joined (cast to `ary`'s dtype, which they must match under the same_kind rule).
 
-    Example: `fnp.ediff1d(x, to_begin=0.0)`
+    Example:
+        >>> fnp.ediff1d(np.array([1.0, 4.0, 9.0]), to_begin=0.0)
+        array([0., 3., 5.])
+        >>> fg.grad(lambda x: fnp.sum(fnp.ediff1d(x)))(np.array([1.0, 4.0, 9.0]))
+        array([-1.,  0.,  1.])
     """
     ary = lift(ary)
     if not is_traced(ary, to_end, to_begin):
@@ -176,7 +187,13 @@ def gradient(f, *varargs, axis=None, edge_order: int = 1):
     ends, with unit, scalar or coordinate-array spacing per axis. One array for one axis,
     else a tuple (as NumPy). Linear in `f`.
 
-    Example: `fnp.gradient(y, x_coords, edge_order=2)`
+    Example:
+        >>> fnp.gradient(np.array([1.0, 4.0, 9.0, 16.0]))
+        array([3., 4., 6., 7.])
+        >>> fnp.gradient(np.array([1.0, 4.0, 9.0, 16.0]), 2.0)
+        array([1.5, 2. , 3. , 3.5])
+        >>> fg.grad(lambda f: fnp.gradient(f)[0])(np.array([1.0, 4.0, 9.0]))
+        array([-1.,  1.,  0.])
     """
     f = lift(f)
     if not is_traced(f, *varargs):
@@ -204,6 +221,20 @@ def gradient(f, *varargs, axis=None, edge_order: int = 1):
 
 
 # ----------------------------------------------------------------------------- cumulative
+# The docstring example of each factory-made function (doc_example): doctest source lines
+# alternating with their expected output, checked by tests/test_docstrings.py.
+EXAMPLES = {
+    "cumulative_sum": ("fnp.cumulative_sum(np.array([1.0, 2.0, 3.0]), include_initial=True)",
+                       "array([0., 1., 3., 6.])",
+                       "fg.grad(lambda x: fnp.cumulative_sum(x)[1])(np.array([1.0, 2.0, 3.0]))",
+                       "array([1., 1., 0.])"),
+    "cumulative_prod": ("fnp.cumulative_prod(np.array([2.0, 3.0, 4.0]), include_initial=True)",
+                        "array([ 1.,  2.,  6., 24.])",
+                        "fg.grad(lambda x: fnp.cumulative_prod(x)[-1])(np.array([2.0, 3.0, 4.0]))",
+                        "array([12.,  8.,  6.])"),
+}
+
+
 def _cumulative(name, np_fn, fnp_fn, identity):
     def fn(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
         x = lift(x)
@@ -226,8 +257,8 @@ def _cumulative(name, np_fn, fnp_fn, identity):
         return concatenate([init, y], axis=ax)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"`numpy.{name}` (the Array API's cumulative reduction): `axis` is needed "
-                  f"beyond 1-D; `include_initial` prepends the identity ({identity}).\n\n"
-                  f"    Example: `fnp.{name}(x, axis=0, include_initial=True)`")
+                  f"beyond 1-D; `include_initial` prepends the identity ({identity})." +
+                  doc_example(EXAMPLES[name]))
     return fn
 
 
@@ -256,7 +287,12 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     """`numpy.partition`: on traced values the fully sorted array (a valid partition for
     every `kth`; the gradient goes back to where each element came from).
 
-    Example: `fnp.partition(x, 2)`
+    Example:
+        >>> x = np.array([3.0, 1.0, 0.0, 2.0])
+        >>> fnp.partition(x, 2)[2]  # the element that sorts to index 2
+        np.float64(2.0)
+        >>> fg.grad(lambda x: fnp.partition(x, 2)[2])(x)
+        array([0., 0., 0., 1.])
     """
     from ._indexing import sort
     a = lift(a)
@@ -272,7 +308,10 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """`numpy.argpartition`: on traced values the sorting indices (valid for every `kth`);
     integer output, no derivative.
 
-    Example: `fnp.argpartition(x, 2)`
+    Example:
+        >>> x = np.array([3.0, 1.0, 0.0, 2.0])
+        >>> fnp.argpartition(x, 2)[2]  # where the element that sorts to index 2 is
+        np.int64(3)
     """
     from ._indexing import argsort
     a = lift(a)
@@ -483,12 +522,22 @@ quantile = quantile_function("quantile", np.quantile, _quantile, 1, """`numpy.qu
     weighted by the interpolation) and in `q` for the continuous methods. `q`'s shape comes
     first in the result.
 
-    Example: `fnp.quantile(x, [0.25, 0.75], axis=0, method="hazen")`
+    Example:
+        >>> x = np.array([1.0, 2.0, 3.0, 4.0])
+        >>> fnp.quantile(x, [0.25, 0.5])
+        array([1.75, 2.5 ])
+        >>> fg.grad(fnp.quantile)(x, 0.25)
+        array([0.25, 0.75, 0.  , 0.  ])
     """)
 percentile = quantile_function("percentile", np.percentile, _quantile, 100,
                                """`numpy.percentile`: `quantile` of q / 100.
 
-    Example: `fnp.percentile(x, 90, axis=1)`
+    Example:
+        >>> x = np.array([1.0, 2.0, 3.0, 4.0])
+        >>> fnp.percentile(x, [25, 50])
+        array([1.75, 2.5 ])
+        >>> fg.grad(fnp.percentile)(x, 50)
+        array([0. , 0.5, 0.5, 0. ])
     """)
 
 
@@ -496,7 +545,12 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """`numpy.median`: the middle element, or the mean of the two middle ones (their
     gradient is split in half); NaN where a row holds NaN.
 
-    Example: `fnp.median(x, axis=0)`
+    Example:
+        >>> x = np.array([3.0, 1.0, 2.0, 10.0])
+        >>> fnp.median(x)
+        np.float64(2.5)
+        >>> fg.grad(fnp.median)(x)
+        array([0.5, 0. , 0.5, 0. ])
     """
     a = lift(a)
     if not is_traced(a):
@@ -511,7 +565,12 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     """`numpy.average`: the `weights`-weighted mean (1-D weights along one `axis`, or of
     `a`'s shape); `returned=True` also gives the sum of the weights.
 
-    Example: `fnp.average(x, axis=0, weights=w, returned=True)`
+    Example:
+        >>> w = np.array([3.0, 1.0])
+        >>> fnp.average(np.array([1.0, 3.0]), weights=w, returned=True)
+        (np.float64(1.5), np.float64(4.0))
+        >>> fg.grad(lambda x: fnp.average(x, weights=w))(np.array([1.0, 3.0]))
+        array([0.75, 0.25])
     """
     a = lift(a)
     if not is_traced(a, weights):
@@ -558,7 +617,11 @@ def _average_weights(a, w, axis):
 def ptp(a, axis=None, out=None, keepdims=False):
     """`numpy.ptp`: max - min along `axis` (the gradient is +1 at the max, -1 at the min).
 
-    Example: `fnp.ptp(x, axis=0)`
+    Example:
+        >>> fnp.ptp(np.array([2.0, 5.0, 1.0]))
+        np.float64(4.0)
+        >>> fg.grad(fnp.ptp)(np.array([2.0, 5.0, 1.0]))
+        array([ 0.,  1., -1.])
     """
     a = lift(a)
     if not is_traced(a):
@@ -570,7 +633,11 @@ def ptp(a, axis=None, out=None, keepdims=False):
 def count_nonzero(a, axis=None, *, keepdims=False):
     """`numpy.count_nonzero`: an intp count, no derivative.
 
-    Example: `fnp.count_nonzero(x > 0, axis=1)`
+    Example:
+        >>> fnp.count_nonzero(np.array([[0, 1, 2], [0, 0, 3]]), axis=1)
+        array([2, 1])
+        >>> fnp.count_nonzero(np.array([0.0, 1.5]))
+        np.int64(1)
     """
     a = lift(a)
     if not is_traced(a):
@@ -618,7 +685,14 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     """`numpy.cov`: the covariance of the rows (columns if not `rowvar`) of `m` (and `y`),
     with `bias` / `ddof` and frequency / reliability weights.
 
-    Example: `fnp.cov(x, rowvar=False, ddof=0)`
+    Example:
+        >>> x = np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])
+        >>> fnp.cov(x)
+        array([[ 1., -1.],
+               [-1.,  1.]])
+        >>> fg.grad(lambda x: fnp.cov(x)[0, 1])(x)
+        array([[ 0.5,  0. , -0.5],
+               [-0.5,  0. ,  0.5]])
     """
     m = lift(m)
     if not is_traced(m, y, fweights, aweights):
@@ -658,7 +732,14 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     """`numpy.corrcoef`: the covariance normalized by the standard deviations, clipped to
     [-1, 1] as NumPy does.
 
-    Example: `fnp.corrcoef(x)`
+    Example:
+        >>> x = np.array([[0.0, 1.0, 2.0], [0.0, 1.0, 4.0]])
+        >>> fnp.round(fnp.corrcoef(x), 4)
+        array([[1.    , 0.9608],
+               [0.9608, 1.    ]])
+        >>> fnp.corrcoef(x[0], -x[0])
+        array([[ 1., -1.],
+               [-1.,  1.]])
     """
     x = lift(x)
     if not is_traced(x, y):

@@ -22,6 +22,7 @@ from ._elementwise import (_compute_dtype, add, arctan2, copysign, divide, equal
                            logical_not, logical_or, multiply, negative, not_equal, power,
                            remainder, signbit, sin, subtract, trunc, where)
 from ._elementwise import abs as _abs, imag as _imag, real as _real, conj as _conj
+from ._elementwise import doc_example
 
 _DEG = 180.0 / math.pi  # (angle(deg=True) multiplies in its own dtype, as NumPy)
 
@@ -56,7 +57,13 @@ def _finfo(dt):
 def angle(z, deg: bool = False):
     """`numpy.angle`: the argument of complex `z` (0 or pi for real `z`), radians or degrees.
 
-    Example: `fnp.angle(1j * x + 1.0)`
+    Example:
+        >>> fnp.angle(np.array([1.0, 1j, -1.0]))
+        array([0.        , 1.57079633, 3.14159265])
+        >>> fnp.angle(np.array([1.0, 1j, -1.0]), deg=True)
+        array([  0.,  90., 180.])
+        >>> fg.grad(lambda x: fnp.angle(1.0 + 1j * x))(1.0)
+        array(0.5)
     """
     z = lift(z)
     if not is_traced(z):
@@ -71,7 +78,11 @@ def angle(z, deg: bool = False):
 def deg2rad(x):
     """`numpy.deg2rad` (= `radians`): x * pi / 180.
 
-    Example: `fnp.deg2rad(90.0 * x)`
+    Example:
+        >>> fnp.deg2rad(np.array([180.0, 90.0]))
+        array([3.14159265, 1.57079633])
+        >>> fg.grad(fnp.deg2rad)(1.0)
+        array(0.01745329)
     """
     x = lift(x)
     if not is_traced(x):
@@ -83,7 +94,11 @@ def deg2rad(x):
 def rad2deg(x):
     """`numpy.rad2deg` (= `degrees`): x * 180 / pi.
 
-    Example: `fnp.rad2deg(fnp.arctan(x))`
+    Example:
+        >>> fnp.rad2deg(np.array([np.pi, np.pi / 2]))
+        array([180.,  90.])
+        >>> fg.grad(fnp.rad2deg)(1.0)
+        array(57.29577951)
     """
     x = lift(x)
     if not is_traced(x):
@@ -105,7 +120,13 @@ degrees = rad2deg
 def sinc(x):
     """`numpy.sinc`: sin(pi x) / (pi x), 1 at 0 (NumPy's formula, slope 0 at 0).
 
-    Example: `fnp.sinc(x)`
+    Example:
+        >>> fnp.round(fnp.sinc(np.array([0.0, 0.5, 1.0])), 6)
+        array([1.     , 0.63662, 0.     ])
+        >>> fg.grad(fnp.sinc)(0.0)
+        array(0.)
+        >>> fg.grad(fnp.sinc)(1.0)
+        array(-1.)
     """
     x = lift(x)
     if not is_traced(x):
@@ -119,7 +140,12 @@ def unwrap(p, discont=None, axis: int = -1, *, period=2 * math.pi):
     """`numpy.unwrap`: add multiples of `period` so consecutive differences along `axis` stay
     below `discont` (the corrections are piecewise constant: the derivative is p's).
 
-    Example: `fnp.unwrap(fnp.angle(z))`
+    Example:
+        >>> p = np.array([0.0, 350.0, 20.0, 40.0])
+        >>> fnp.unwrap(p, period=360.0)
+        array([  0., -10.,  20.,  40.])
+        >>> fg.grad(lambda p: fnp.unwrap(p, period=360.0)[-1])(p)
+        array([0., 0., 0., 1.])
     """
     p = lift(p)
     if not is_traced(p):
@@ -153,7 +179,11 @@ def heaviside(x1, x2):
     """`numpy.heaviside`: 0 where x1 < 0, 1 where x1 > 0, x2 where x1 == 0 (slope 0 in x1;
     in x2, 1 where x1 == 0).
 
-    Example: `fnp.heaviside(x, 0.5)`
+    Example:
+        >>> fnp.heaviside(np.array([-1.0, 0.0, 2.0]), 0.5)
+        array([0. , 0.5, 1. ])
+        >>> fg.grad(fnp.heaviside, argnums=(0, 1))(0.0, 0.5)
+        (array(0.), array(1.))
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
@@ -168,7 +198,11 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     finite values by default), for the real and imaginary parts; the derivative passes
     where the value is finite. A traced `x` is never modified in place (`copy` is ignored).
 
-    Example: `fnp.nan_to_num(fnp.log(x))`
+    Example:
+        >>> fnp.nan_to_num(np.array([np.nan, np.inf, 1.0]), posinf=9.0)
+        array([0., 9., 1.])
+        >>> fg.grad(lambda x: fnp.sum(fnp.nan_to_num(x)))(np.array([np.nan, 2.0]))
+        array([0., 1.])
     """
     x = lift(x)
     if not is_traced(x):
@@ -196,7 +230,11 @@ def _replace_non_finite(v, nan, posinf, neginf):
 def positive(x):
     """`numpy.positive`: +x (a copy on plain arrays; bool is rejected, as in NumPy).
 
-    Example: `fnp.positive(x)`
+    Example:
+        >>> fnp.positive(np.array([-1.0, 2.0]))
+        array([-1.,  2.])
+        >>> fg.grad(fnp.positive)(3.0)
+        array(1.)
     """
     x = lift(x)
     if not is_traced(x):
@@ -210,7 +248,11 @@ def positive(x):
 def float_power(x1, x2):
     """`numpy.float_power`: x1 ** x2 computed in float64 (complex128 for complex operands).
 
-    Example: `fnp.float_power(x, 2.5)`
+    Example:
+        >>> fnp.float_power(np.array([2, 3]), 2)
+        array([4., 9.])
+        >>> fg.grad(fnp.float_power)(3.0, 2.0)
+        array(6.)
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
@@ -222,7 +264,11 @@ def float_power(x1, x2):
 def ldexp(x1, x2):
     """`numpy.ldexp`: x1 * 2 ** x2 for integer x2 (exact; slope 2 ** x2 in x1).
 
-    Example: `fnp.ldexp(x, 3)`
+    Example:
+        >>> fnp.ldexp(np.array([1.0, 0.75]), 3)
+        array([8., 6.])
+        >>> fg.grad(fnp.ldexp)(1.0, 3)
+        array(8.)
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
@@ -241,7 +287,11 @@ def frexp(x):
     """`numpy.frexp`: (mantissa, exponent) with x = mantissa * 2 ** exponent, |mantissa| in
     [0.5, 1); the mantissa's slope is 2 ** -exponent, the exponent is an int32 array.
 
-    Example: `m, e = fnp.frexp(x)`
+    Example:
+        >>> fnp.frexp(np.array([8.0, 0.75]))
+        (array([0.5 , 0.75]), array([4, 0], dtype=int32))
+        >>> fg.grad(lambda x: fnp.frexp(x)[0])(8.0)
+        array(0.0625)
     """
     x = lift(x)
     if not is_traced(x):
@@ -262,7 +312,11 @@ def modf(x):
     """`numpy.modf`: (fractional part, integral part), both with x's sign; the fraction has
     slope 1, the integral part 0.
 
-    Example: `frac, whole = fnp.modf(x)`
+    Example:
+        >>> fnp.modf(np.array([2.5, -1.25]))
+        (array([ 0.5 , -0.25]), array([ 2., -1.]))
+        >>> fg.grad(lambda x: fnp.modf(x)[0])(2.5)
+        array(1.)
     """
     x = lift(x)
     if not is_traced(x):
@@ -279,7 +333,11 @@ def sort_complex(a):
     """`numpy.sort_complex`: sorted along the last axis by real part, then imaginary part,
     as a complex array (the values' derivative is carried through the permutation).
 
-    Example: `fnp.sort_complex(z)`
+    Example:
+        >>> fnp.sort_complex(np.array([1 + 2j, 1 - 1j, 0.5 + 0j]))
+        array([0.5+0.j, 1. -1.j, 1. +2.j])
+        >>> fnp.sort_complex(np.array([3, 1, 2]))
+        array([1.+0.j, 2.+0.j, 3.+0.j])
     """
     a = lift(a)
     if not is_traced(a):
@@ -295,7 +353,11 @@ def real_if_close(a, tol=100):
     traced `a` needs a concrete value (under grad and jvp); under jit and vmap it raises
     ConcretizationError: use fnp.real(a) there.
 
-    Example: `fnp.real_if_close(z)`
+    Example:
+        >>> fnp.real_if_close(np.array([1.0 + 1e-15j, 2.0]))
+        array([1., 2.])
+        >>> fnp.real_if_close(np.array([1.0 + 0.5j]))
+        array([1.+0.5j])
     """
     a = lift(a)
     if not is_traced(a):
@@ -314,7 +376,9 @@ def real_if_close(a, tol=100):
 def iscomplex(x):
     """`numpy.iscomplex`: where the imaginary part is nonzero (bool, no derivative).
 
-    Example: `fnp.iscomplex(z)`
+    Example:
+        >>> fnp.iscomplex(np.array([1 + 1j, 2 + 0j, 3.0]))
+        array([ True, False, False])
     """
     x = lift(x)
     if not is_traced(x):
@@ -327,7 +391,9 @@ def iscomplex(x):
 def isreal(x):
     """`numpy.isreal`: where the imaginary part is zero (bool, no derivative).
 
-    Example: `fnp.isreal(z)`
+    Example:
+        >>> fnp.isreal(np.array([1 + 1j, 2 + 0j, 3.0]))
+        array([False,  True,  True])
     """
     x = lift(x)
     if not is_traced(x):
@@ -340,7 +406,9 @@ def isreal(x):
 def iscomplexobj(x) -> bool:
     """`numpy.iscomplexobj`: whether the dtype is complex (a Python bool, also when traced).
 
-    Example: `fnp.iscomplexobj(z)`
+    Example:
+        >>> fnp.iscomplexobj(np.array([2 + 0j])), fnp.iscomplexobj(np.array([2.0]))
+        (True, False)
     """
     x = lift(x)
     if isinstance(x, Tracer):
@@ -351,9 +419,20 @@ def iscomplexobj(x) -> bool:
 def isrealobj(x) -> bool:
     """`numpy.isrealobj`: whether the dtype is not complex (a Python bool).
 
-    Example: `fnp.isrealobj(x)`
+    Example:
+        >>> fnp.isrealobj(np.array([2 + 0j])), fnp.isrealobj(np.array([2.0]))
+        (False, True)
     """
     return not iscomplexobj(x)
+
+
+# The docstring example of each factory-made predicate (doc_example): doctest source lines
+# alternating with their expected output, checked by tests/test_docstrings.py.
+EXAMPLES = {
+    "isposinf": ("fnp.isposinf(np.array([-np.inf, 0.0, np.inf]))", "array([False, False,  True])"),
+    "isneginf": ("fnp.isneginf(np.array([-np.inf, 0.0, np.inf]))", "array([ True, False, False])"),
+}
+
 
 
 def _signed_inf(fname, np_fn, negative_side):
@@ -365,7 +444,7 @@ def _signed_inf(fname, np_fn, negative_side):
         sign = signbit(x) if negative_side else logical_not(signbit(x))
         return logical_and(isinf(x), sign)
     fn.__name__ = fn.__qualname__ = fname
-    fn.__doc__ = f"`numpy.{fname}`: bool, no derivative.\n\n    Example: `fnp.{fname}(x)`"
+    fn.__doc__ = f"`numpy.{fname}`: bool, no derivative." + doc_example(EXAMPLES[fname])
     return fn
 
 
@@ -376,7 +455,11 @@ isneginf = _signed_inf("isneginf", np.isneginf, True)
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """`numpy.isclose`: |a - b| <= atol + rtol |b| (infinities equal only to themselves).
 
-    Example: `fnp.isclose(x, 1.0)`
+    Example:
+        >>> fnp.isclose(np.array([1.0, 1.1]), 1.0 + 1e-9)
+        array([ True, False])
+        >>> fnp.isclose(np.nan, np.nan, equal_nan=True)
+        np.True_
     """
     a, b = lift(a), lift(b)
     if not is_traced(a, b, rtol, atol):
@@ -395,7 +478,11 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """`numpy.allclose`: all of `isclose` (a 0-d bool when traced).
 
-    Example: `fnp.allclose(x, y)`
+    Example:
+        >>> fnp.allclose(np.array([1.0, 2.0]), np.array([1.0, 2.0 + 1e-9]))
+        True
+        >>> fnp.allclose(np.array([1.0, 2.0]), np.array([1.0, 2.1]))
+        False
     """
     if not is_traced(lift(a), lift(b), rtol, atol):
         return np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
@@ -407,7 +494,11 @@ def array_equal(a1, a2, equal_nan: bool = False):
     """`numpy.array_equal`: equal shapes and elements (False for different shapes; a 0-d bool
     when traced).
 
-    Example: `fnp.array_equal(x, y)`
+    Example:
+        >>> fnp.array_equal(np.array([1, 2]), np.array([1, 2]))
+        True
+        >>> fnp.array_equal(np.array([1, 2]), np.array([1, 2, 3]))
+        False
     """
     a1, a2 = lift(a1), lift(a2)
     if not is_traced(a1, a2):
@@ -424,7 +515,11 @@ def array_equal(a1, a2, equal_nan: bool = False):
 def array_equiv(a1, a2):
     """`numpy.array_equiv`: equal after broadcasting (False if they do not broadcast).
 
-    Example: `fnp.array_equiv(row, matrix)`
+    Example:
+        >>> fnp.array_equiv(np.array([1, 2]), np.array([[1, 2], [1, 2]]))
+        True
+        >>> fnp.array_equiv(np.array([1, 2]), np.array([[1, 2], [1, 3]]))
+        False
     """
     a1, a2 = lift(a1), lift(a2)
     if not is_traced(a1, a2):
@@ -440,7 +535,9 @@ def array_equiv(a1, a2):
 def bitwise_count(x):
     """`numpy.bitwise_count`: the number of 1 bits of |x| (uint8, integers only).
 
-    Example: `fnp.bitwise_count(n)`
+    Example:
+        >>> fnp.bitwise_count(np.array([0, 7, -8]))
+        array([0, 3, 1], dtype=uint8)
     """
     x = lift(x)
     if not is_traced(x):
@@ -456,7 +553,11 @@ def bitwise_count(x):
 def concat(arrays, /, *, axis=0):
     """`numpy.concat` (NumPy 2's name for `concatenate`).
 
-    Example: `fnp.concat([x, y], axis=0)`
+    Example:
+        >>> fnp.concat([np.array([1.0, 2.0]), np.array([3.0])])
+        array([1., 2., 3.])
+        >>> fg.grad(lambda x: fnp.sum(fnp.concat([x, 2 * x])))(np.array([1.0, 2.0]))
+        array([3., 3.])
     """
     from ._shape import concatenate
     return concatenate(arrays, axis=axis)
@@ -465,7 +566,12 @@ def concat(arrays, /, *, axis=0):
 def permute_dims(a, /, axes=None):
     """`numpy.permute_dims` (NumPy 2's name for `transpose`).
 
-    Example: `fnp.permute_dims(x, (1, 0))`
+    Example:
+        >>> fnp.permute_dims(np.ones((2, 3, 4)), (2, 0, 1)).shape
+        (4, 2, 3)
+        >>> fnp.permute_dims(np.array([[1, 2], [3, 4]]))
+        array([[1, 3],
+               [2, 4]])
     """
     from ._shape import transpose
     return transpose(a, axes)
@@ -474,7 +580,12 @@ def permute_dims(a, /, axes=None):
 def matrix_transpose(x, /):
     """`numpy.matrix_transpose`: swap the last two axes (at least 2-D).
 
-    Example: `fnp.matrix_transpose(batch_of_matrices)`
+    Example:
+        >>> fnp.matrix_transpose(np.array([[1, 2], [3, 4]]))
+        array([[1, 3],
+               [2, 4]])
+        >>> fnp.matrix_transpose(np.ones((5, 2, 3))).shape
+        (5, 3, 2)
     """
     x = lift(x)
     if not is_traced(x):
@@ -489,7 +600,11 @@ def matrix_transpose(x, /):
 def vecdot(x1, x2, /, *, axis: int = -1):
     """`numpy.vecdot`: sum(conj(x1) * x2) along `axis`, broadcasting the other axes.
 
-    Example: `fnp.vecdot(u, v)`
+    Example:
+        >>> fnp.vecdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0]))
+        array([3., 7.])
+        >>> fg.grad(lambda u: fnp.vecdot(u, np.array([3.0, 4.0])))(np.array([1.0, 2.0]))
+        array([3., 4.])
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
@@ -501,7 +616,12 @@ def vecdot(x1, x2, /, *, axis: int = -1):
 def matvec(x1, x2, /):
     """`numpy.matvec`: matrix (..., m, n) times vector (..., n), broadcasting batches.
 
-    Example: `fnp.matvec(A, v)`
+    Example:
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.matvec(A, np.array([1.0, 1.0]))
+        array([3., 7.])
+        >>> fg.grad(lambda v: fnp.sum(fnp.matvec(A, v)))(np.ones(2))
+        array([4., 6.])
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
@@ -514,7 +634,12 @@ def matvec(x1, x2, /):
 def vecmat(x1, x2, /):
     """`numpy.vecmat`: conj(vector) (..., n) times matrix (..., n, m), broadcasting batches.
 
-    Example: `fnp.vecmat(v, A)`
+    Example:
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.vecmat(np.array([1.0, 1.0]), A)
+        array([4., 6.])
+        >>> fg.grad(lambda v: fnp.sum(fnp.vecmat(v, A)))(np.ones(2))
+        array([3., 7.])
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
