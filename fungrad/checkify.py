@@ -668,7 +668,8 @@ def _run(f, errors, args, kwargs):
 
 
 def _is_array(x) -> bool:
-    """Arguments the checks watch: arrays and traced values (Python scalars and other
-    objects pass through unchanged)."""
-    return isinstance(x, Tracer) or (hasattr(x, "shape") and hasattr(x, "dtype")
-                                     and not isinstance(x, type))
+    """Arguments the checks watch: arrays, traced values and Python floats / complex
+    numbers (`log(-1.0)` is a NaN as much as `log(np.array(-1.0))`). Python ints and bools
+    and other objects pass through unchanged: they often serve as shapes, counts or flags."""
+    return isinstance(x, (Tracer, float, complex)) or (
+        hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, type))

@@ -420,3 +420,12 @@ def test_batched_while_prints_only_the_trips_each_example_makes(capsys):
     for run in (fg.vmap(f), fg.jit(fg.vmap(f))):
         np.testing.assert_allclose(run(np.array([1.0, 2.0])), [0.0, 0.0])
         assert capsys.readouterr().out.split("\n")[:-1] == ["trip 1.0", "trip 2.0", "trip 1.0"]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_python_float_arguments_are_checked_eagerly():
+    """A Python float argument is watched like an array (under jit it always was)."""
+    err, out = ck.checkify(fnp.log, errors=ck.nan_checks)(-1.0)
+    assert "'log' produced a NaN" in err.get() and np.isnan(out)
+    err, out = ck.checkify(lambda x: fnp.log(x) if x > 0 else x, errors=ck.nan_checks)(-1.0)
+    assert err.get() is None and out == -1.0  # (its value still works in Python control flow)
