@@ -30,7 +30,13 @@ def apply_along_axis(func1d: Callable, axis: int, arr, *args, **kwargs):
     output's axes take the place of `axis`. Traced `arr`: one vmapped call of `func1d`.
 
     Example:
+        >>> x = np.array([[1.0, 3.0], [2.0, 2.0]])
         >>> fnp.apply_along_axis(lambda v: v / fnp.sum(v), 1, x)   # rows summing to 1
+        array([[0.25, 0.75],
+               [0.5 , 0.5 ]])
+        >>> fg.grad(lambda x: fnp.sum(fnp.apply_along_axis(lambda v: v[0] * v[1], 1, x)))(x)
+        array([[3., 1.],
+               [2., 2.]])
     """
     arr = lift(arr)
     if not has_tracer(arr) and not has_tracer(args) and not has_tracer(list(kwargs.values())):
@@ -53,7 +59,10 @@ def apply_over_axes(func: Callable, a, axes: int | Sequence[int]):
     dimension fewer gets it back (size 1), so the result keeps `a`'s number of dimensions.
 
     Example:
+        >>> x = np.arange(8.0).reshape(2, 2, 2)
         >>> fnp.apply_over_axes(fnp.sum, x, [0, 2])   # like fnp.sum(x, (0, 2), keepdims=True)
+        array([[[10.],
+                [18.]]])
     """
     a = lift(a)
     nd = _ndim(a)
@@ -95,7 +104,11 @@ def vectorize(pyfunc: Callable, *, excluded=frozenset(), signature: str | None =
 
     Example:
         >>> dot = fnp.vectorize(lambda a, b: fnp.sum(a * b), signature="(n),(n)->()")
-        >>> dot(np.ones((5, 3)), np.ones(3))     # shape (5,)
+        >>> dot(np.ones((2, 3)), np.array([1.0, 2.0, 3.0]))   # one dot per row: shape (2,)
+        array([6., 6.])
+        >>> fg.grad(lambda a: fnp.sum(dot(a, np.array([1.0, 2.0, 3.0]))))(np.ones((2, 3)))
+        array([[1., 2., 3.],
+               [1., 2., 3.]])
     """
     core_in = _parse_signature(signature)[0] if signature else None
 

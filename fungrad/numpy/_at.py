@@ -34,7 +34,14 @@ def at(x) -> "_IndexUpdateHelper":
     """`x.at` for any array: `fnp.at(x)[idx].add(v)` is `x.at[idx].add(v)`, for plain NumPy
     arrays too (which cannot carry an `.at` attribute). The array is never modified.
 
-    Example: `fnp.at(np.zeros(3))[[0, 0, 2]].add(1.0)` is `array([2., 0., 1.])`
+    Example:
+        >>> x = np.zeros(3)
+        >>> fnp.at(x)[[0, 0, 2]].add(1.0)
+        array([2., 0., 1.])
+        >>> fnp.at(x)[1].set(5.0)
+        array([0., 5., 0.])
+        >>> x
+        array([0., 0., 0.])
     """
     return _IndexUpdateHelper(x)
 

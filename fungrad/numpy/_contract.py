@@ -24,7 +24,11 @@ def _check_aligned(fname, a_shape, ad, b_shape, bd):
 def matmul(x1, x2):
     """`numpy.matmul` (`@`): batched matrix product with NumPy's broadcasting and 1-D rules.
 
-    Example: `fnp.matmul(x, W)`
+    Example:
+        >>> fnp.matmul(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0]))
+        array([3., 7.])
+        >>> fnp.matmul(np.ones((5, 2, 3)), np.ones((3, 4))).shape
+        (5, 2, 4)
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
@@ -58,7 +62,11 @@ def matmul(x1, x2):
 def dot(a, b):
     """`numpy.dot`: sum over the last axis of a and the second-to-last of b.
 
-    Example: `fnp.dot(x, y)`
+    Example:
+        >>> fnp.dot(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+        np.float64(11.0)
+        >>> fg.grad(fnp.dot)(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+        array([3., 4.])
     """
     a, b = lift(a), lift(b)
     if not is_traced(a, b):
@@ -76,7 +84,12 @@ def dot(a, b):
 def tensordot(a, b, axes=2):
     """`numpy.tensordot`: contract `axes` (an int N, or a pair of axis lists).
 
-    Example: `fnp.tensordot(x, y, axes=([1], [0]))`
+    Example:
+        >>> fnp.tensordot(np.ones((2, 3)), np.ones((3, 4)), axes=([1], [0]))
+        array([[3., 3., 3., 3.],
+               [3., 3., 3., 3.]])
+        >>> fnp.tensordot(np.ones((2, 3)), np.ones((2, 3)))   # axes=2: the sum of the products
+        array(6.)
     """
     a, b = lift(a), lift(b)
     if not is_traced(a, b):
@@ -102,7 +115,13 @@ def tensordot(a, b, axes=2):
 
 
 def outer(a, b):
-    """`numpy.outer` of the flattened inputs. Example: `fnp.outer(u, v)`"""
+    """`numpy.outer` of the flattened inputs.
+
+    Example:
+        >>> fnp.outer(np.array([1.0, 2.0]), np.array([1.0, 10.0, 100.0]))
+        array([[  1.,  10., 100.],
+               [  2.,  20., 200.]])
+    """
     a, b = lift(a), lift(b)
     if not is_traced(a, b):
         return np.outer(a, b)
@@ -112,7 +131,14 @@ def outer(a, b):
 
 
 def inner(a, b):
-    """`numpy.inner`: sum over the last axes. Example: `fnp.inner(u, v)`"""
+    """`numpy.inner`: sum over the last axes.
+
+    Example:
+        >>> fnp.inner(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+        np.float64(11.0)
+        >>> fnp.inner(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0]))
+        array([3., 7.])
+    """
     a, b = lift(a), lift(b)
     if not is_traced(a, b):
         return np.inner(a, b)
@@ -127,7 +153,9 @@ def inner(a, b):
 def vdot(a, b):
     """`numpy.vdot`: the dot of the flattened inputs, conjugating the first.
 
-    Example: `fnp.vdot(u, v)`
+    Example:
+        >>> fnp.vdot(np.array([1j, 2.0]), np.array([1j, 1.0]))   # conj(1j) * 1j + 2
+        np.complex128(3+0j)
     """
     a, b = lift(a), lift(b)
     if not is_traced(a, b):
@@ -221,7 +249,11 @@ def einsum_path(subscripts, *operands, optimize="greedy"):
     """`numpy.einsum_path`: NumPy's contraction order (and its report) for these shapes;
     traced operands count by their shapes.
 
-    Example: `path, report = fnp.einsum_path("ij,jk,kl->il", a, b, c, optimize="optimal")`
+    Example:
+        >>> a, b, c = np.ones((2, 10)), np.ones((10, 10)), np.ones((10, 2))
+        >>> path, report = fnp.einsum_path("ij,jk,kl->il", a, b, c, optimize="optimal")
+        >>> path
+        ['einsum_path', (0, 1), (0, 1)]
     """
     if not isinstance(subscripts, str):
         subscripts, operands = _from_operand_list((subscripts,) + operands)
@@ -266,7 +298,15 @@ def einsum(subscripts, *operands, optimize=False):
     einsum_path list) picks the pairwise order as np.einsum_path does; False contracts
     left to right.
 
-    Example: `fnp.einsum("bij,bjk->bik", x, y)`
+    Example:
+        >>> a = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.einsum("ii", a)
+        np.float64(5.0)
+        >>> fnp.einsum("ij,j->i", a, np.array([1.0, 1.0]))
+        array([3., 7.])
+        >>> fg.grad(lambda a: fnp.einsum("ij,ij->", a, a))(a)
+        array([[2., 4.],
+               [6., 8.]])
     """
     if not isinstance(subscripts, str):
         subscripts, operands = _from_operand_list((subscripts,) + operands)

@@ -28,7 +28,14 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
     """`numpy.meshgrid`: coordinate arrays from 1-D (flattened) vectors, 'xy' (Cartesian)
     or 'ij' (matrix) indexing, dense or `sparse`.
 
-    Example: `X, Y = fnp.meshgrid(x, y, indexing="ij")`
+    Example:
+        >>> X, Y = fnp.meshgrid(np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0]))
+        >>> X
+        array([[1., 2., 3.],
+               [1., 2., 3.]])
+        >>> Y
+        array([[10., 10., 10.],
+               [20., 20., 20.]])
     """
     xi = tuple(lift(x) for x in xi)
     if not is_traced(*xi):
@@ -51,14 +58,31 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
 
 
 def indices(dimensions, dtype=int, sparse: bool = False):
-    """`numpy.indices` (a constant grid). Example: `rows, cols = fnp.indices((2, 3))`"""
+    """`numpy.indices` (a constant grid).
+
+    Example:
+        >>> rows, cols = fnp.indices((2, 3))
+        >>> rows
+        array([[0, 0, 0],
+               [1, 1, 1]])
+        >>> cols
+        array([[0, 1, 2],
+               [0, 1, 2]])
+    """
     return np.indices(dimensions, dtype, sparse)
 
 
 def ix_(*args):
     """`numpy.ix_`: open-mesh index arrays from 1-D integer (or concrete bool) vectors.
 
-    Example: `x[fnp.ix_(rows, cols)]`
+    Example:
+        >>> x = np.arange(12).reshape(3, 4)
+        >>> fnp.ix_([0, 2], [1, 3])
+        (array([[0],
+               [2]]), array([[1, 3]]))
+        >>> x[fnp.ix_([0, 2], [1, 3])]
+        array([[ 1,  3],
+               [ 9, 11]])
     """
     args = tuple(lift(a) for a in args)
     if not is_traced(*args):
@@ -81,7 +105,13 @@ def fromfunction(function: Callable, shape, *, dtype=float, like=None, **kwargs)
     """`numpy.fromfunction`: `function(*fnp.indices(shape, dtype), **kwargs)`; the function
     may close over traced values.
 
-    Example: `fnp.fromfunction(lambda i, j: x[i] * j, (3, 4), dtype=int)`
+    Example:
+        >>> fnp.fromfunction(lambda i, j: i + 10 * j, (2, 3))
+        array([[ 0., 10., 20.],
+               [ 1., 11., 21.]])
+        >>> fnp.fromfunction(lambda i, j: i == j, (2, 2), dtype=int)
+        array([[ True, False],
+               [False,  True]])
     """
     return function(*np.indices(shape, dtype=dtype), **kwargs)
 
@@ -207,7 +237,11 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
     """`numpy.geomspace`, differentiable in `start` and `stop` (same sign; arrays
     broadcast): `start * (stop / start) ** t`, with the ends exact as in NumPy.
 
-    Example: `fnp.geomspace(1.0, a, 4)`
+    Example:
+        >>> fnp.geomspace(1.0, 1000.0, 4)
+        array([   1.,   10.,  100., 1000.])
+        >>> fg.grad(lambda b: fnp.geomspace(1.0, b, 3)[1])(4.0)   # d sqrt(b) / db
+        array(0.25)
     """
     start, stop = lift(start), lift(stop)
     if not is_traced(start, stop):
@@ -240,7 +274,13 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     """`numpy.trapezoid`: the trapezoidal rule along `axis`, with sample points `x` (1-D or
     y's shape) or spacing `dx`; differentiable in y, x and dx.
 
-    Example: `fnp.trapezoid(y, x)`
+    Example:
+        >>> fnp.trapezoid(np.array([0.0, 1.0, 4.0]))
+        np.float64(3.0)
+        >>> fnp.trapezoid(np.array([0.0, 1.0, 4.0]), x=np.array([0.0, 1.0, 3.0]))
+        np.float64(5.5)
+        >>> fg.grad(fnp.trapezoid)(np.array([0.0, 1.0, 4.0]))
+        array([0.5, 1. , 0.5])
     """
     y, x = lift(y), lift(x)
     if not is_traced(y, x, dx):
@@ -306,7 +346,11 @@ def convolve(a, v, mode: str = "full"):
     """`numpy.convolve` of 1-D sequences (modes 'full', 'same', 'valid'), differentiable in
     both; one `lax.conv_general_dilated`.
 
-    Example: `fnp.convolve(x, [0.25, 0.5, 0.25], mode="same")`
+    Example:
+        >>> fnp.convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
+        array([0. , 1. , 2.5, 4. , 1.5])
+        >>> fnp.convolve(np.array([0.0, 4.0, 0.0, 0.0]), np.array([0.25, 0.5, 0.25]), mode="same")
+        array([1., 2., 1., 0.])
     """
     a, v = lift(a), lift(v)
     if not is_traced(a, v):
@@ -318,7 +362,11 @@ def correlate(a, v, mode: str = "valid"):
     """`numpy.correlate` of 1-D sequences: sum_n a[n + k] * conj(v[n]) (modes 'valid',
     'same', 'full'), differentiable in both.
 
-    Example: `fnp.correlate(x, kernel, mode="full")`
+    Example:
+        >>> fnp.correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
+        array([3.5])
+        >>> fnp.correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]), mode="full")
+        array([0.5, 2. , 3.5, 3. , 0. ])
     """
     a, v = lift(a), lift(v)
     if not is_traced(a, v):

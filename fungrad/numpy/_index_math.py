@@ -37,7 +37,11 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     ValueError; inside jit/vmap, where they cannot be seen, use 'wrap' or 'clip'), 'wrap',
     'clip'.
 
-    Example: `fnp.ravel_multi_index((i, j), (3, 4))`  # == i * 4 + j
+    Example:
+        >>> fnp.ravel_multi_index((np.array([0, 2]), np.array([1, 3])), (3, 4))   # i * 4 + j
+        array([ 1, 11])
+        >>> fnp.ravel_multi_index((np.array([5]), np.array([1])), (3, 4), mode="clip")
+        array([9])
     """
     if not has_tracer(multi_index):
         return np.ravel_multi_index(multi_index, dims, mode=mode, order=order)
@@ -77,7 +81,11 @@ def unravel_index(indices, shape, order="C"):
     array of `shape`. Out-of-bounds indices raise ValueError where they can be seen
     (concrete values); inside jit/vmap they are clamped into range, as JAX does.
 
-    Example: `fnp.unravel_index(k, (3, 4))`  # == (k // 4, k % 4)
+    Example:
+        >>> fnp.unravel_index(np.array([1, 11]), (3, 4))   # (k // 4, k % 4)
+        (array([0, 2]), array([1, 3]))
+        >>> fnp.unravel_index(6, (3, 4))
+        (np.int64(1), np.int64(2))
     """
     if not has_tracer(indices):
         return np.unravel_index(indices, shape, order=order)

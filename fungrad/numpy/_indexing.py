@@ -134,7 +134,14 @@ def take_along_axis(arr, indices, axis):
     """`numpy.take_along_axis`: `arr` gathered at `indices` along `axis` (None: flattened);
     the gradient scatters (adds) back.
 
-    Example: `fnp.take_along_axis(x, fnp.argsort(x, axis=1), axis=1)`
+    Example:
+        >>> x = np.array([[3.0, 1.0], [2.0, 5.0]])
+        >>> fnp.take_along_axis(x, fnp.argsort(x, axis=1), axis=1)
+        array([[1., 3.],
+               [2., 5.]])
+        >>> fg.grad(lambda x: fnp.sum(fnp.take_along_axis(x, np.array([[0, 0]]), axis=1)))(x)
+        array([[2., 0.],
+               [2., 0.]])
     """
     arr, indices = _lifted(arr), _lifted(indices)
     if not isinstance(arr, Tracer) and not isinstance(indices, Tracer):
@@ -157,7 +164,12 @@ def take_along_axis(arr, indices, axis):
 def take(a, indices, axis=None):
     """`numpy.take`: elements at `indices` along `axis` (None: of the flattened array).
 
-    Example: `fnp.take(x, [0, 2], axis=1)`
+    Example:
+        >>> fnp.take(np.array([10.0, 20.0, 30.0]), [2, 0])
+        array([30., 10.])
+        >>> fnp.take(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), [0, 2], axis=1)
+        array([[1., 3.],
+               [4., 6.]])
     """
     a = _lifted(a)
     if not isinstance(a, Tracer) and not isinstance(indices, Tracer):
@@ -171,7 +183,12 @@ def take(a, indices, axis=None):
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """`numpy.argsort` (None: of the flattened array); integer output, no derivative.
 
-    Example: `fnp.argsort(x, axis=0)`
+    Example:
+        >>> fnp.argsort(np.array([3.0, 1.0, 2.0]))
+        array([1, 2, 0])
+        >>> fnp.argsort(np.array([[3.0, 1.0], [2.0, 4.0]]), axis=0)
+        array([[1, 0],
+               [0, 1]])
     """
     a = _lifted(a)
     if not isinstance(a, Tracer):
@@ -190,7 +207,12 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     """`numpy.sort` (None: the flattened array); the gradient goes back to where each
     element came from.
 
-    Example: `fnp.sort(x, axis=1)`
+    Example:
+        >>> fnp.sort(np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]]), axis=1)
+        array([[1., 2., 3.],
+               [0., 4., 5.]])
+        >>> fg.grad(lambda x: fnp.sort(x)[0])(np.array([3.0, 1.0, 2.0]))   # the smallest is x[1]
+        array([0., 1., 0.])
     """
     a = _lifted(a)
     if not isinstance(a, Tracer):
@@ -203,7 +225,13 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 def repeat(a, repeats, axis=None):
     """`numpy.repeat` with concrete `repeats` (the output shape depends on them).
 
-    Example: `fnp.repeat(x, 2, axis=0)`
+    Example:
+        >>> fnp.repeat(np.array([1.0, 2.0]), 2)
+        array([1., 1., 2., 2.])
+        >>> fnp.repeat(np.array([[1.0, 2.0], [3.0, 4.0]]), [1, 2], axis=0)
+        array([[1., 2.],
+               [3., 4.],
+               [3., 4.]])
     """
     a = _lifted(a)
     if not isinstance(a, Tracer):
@@ -219,7 +247,11 @@ def repeat(a, repeats, axis=None):
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """`numpy.diagonal`: the diagonal of the (axis1, axis2) planes, as the last axis.
 
-    Example: `fnp.diagonal(x, offset=1)`
+    Example:
+        >>> fnp.diagonal(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([1., 4.])
+        >>> fnp.diagonal(np.array([[1.0, 2.0], [3.0, 4.0]]), offset=1)
+        array([2.])
     """
     a = _lifted(a)
     if not isinstance(a, Tracer):
@@ -256,7 +288,11 @@ def nonzero(a):
 def compress(condition, a, axis=None):
     """`numpy.compress` with a concrete `condition` (the output shape depends on it).
 
-    Example: `fnp.compress([True, False, True], x, axis=0)`
+    Example:
+        >>> fnp.compress([True, False, True], np.array([1.0, 2.0, 3.0]))
+        array([1., 3.])
+        >>> fnp.compress([False, True], np.array([[1.0, 2.0], [3.0, 4.0]]), axis=0)
+        array([[3., 4.]])
     """
     a = _lifted(a)
     if not isinstance(a, Tracer) and not isinstance(condition, Tracer):
@@ -269,7 +305,11 @@ def searchsorted(a, v, side="left", sorter=None):
     """`numpy.searchsorted` for a 1-D sorted `a`: integer output, no derivative (a count of
     the elements before each `v`).
 
-    Example: `fnp.searchsorted(edges, x)`
+    Example:
+        >>> fnp.searchsorted(np.array([1.0, 2.0, 3.0]), np.array([0.5, 2.0, 3.5]))
+        array([0, 1, 3])
+        >>> fnp.searchsorted(np.array([1.0, 2.0, 3.0]), 2.0, side="right")
+        np.int64(2)
     """
     a, v = _lifted(a), _lifted(v)
     if not isinstance(a, Tracer) and not isinstance(v, Tracer):

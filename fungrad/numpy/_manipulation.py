@@ -140,7 +140,14 @@ def tile(A, reps):
     """`numpy.tile`: `A` repeated `reps` times along each axis (a broadcast and a reshape;
     the gradient sums the copies).
 
-    Example: `fnp.tile(x, (2, 1))`
+    Example:
+        >>> fnp.tile(np.array([1.0, 2.0]), 2)
+        array([1., 2., 1., 2.])
+        >>> fnp.tile(np.array([1.0, 2.0]), (2, 1))
+        array([[1., 2.],
+               [1., 2.]])
+        >>> fg.grad(lambda a: fnp.sum(fnp.tile(a, 3)))(np.array([1.0, 2.0]))
+        array([3., 3.])
     """
     A = _arr(A)
     if not is_traced(A):
@@ -164,7 +171,12 @@ def roll(a, shift, axis=None):
     A concrete shift is two slices and a concatenate; a traced (integer) shift is a dynamic
     slice of the axis repeated twice.
 
-    Example: `fnp.roll(x, 1, axis=0)`
+    Example:
+        >>> fnp.roll(np.array([1.0, 2.0, 3.0, 4.0]), 1)
+        array([4., 1., 2., 3.])
+        >>> fnp.roll(np.array([[1.0, 2.0], [3.0, 4.0]]), -1, axis=1)
+        array([[2., 1.],
+               [4., 3.]])
     """
     a = _arr(a)
     if not _traced(a, shift):
@@ -209,7 +221,11 @@ def _axis_permutation(fn, nd, *args):
 def rollaxis(a, axis, start=0):
     """`numpy.rollaxis`: move `axis` until it lies before position `start`.
 
-    Example: `fnp.rollaxis(x, 2)`
+    Example:
+        >>> fnp.rollaxis(np.zeros((2, 3, 4)), 2).shape
+        (4, 2, 3)
+        >>> fnp.rollaxis(np.zeros((2, 3, 4)), 0, 2).shape
+        (3, 2, 4)
     """
     a = _arr(a)
     if not is_traced(a):
@@ -221,7 +237,10 @@ def rot90(m, k=1, axes=(0, 1)):
     """`numpy.rot90`: rotate by 90 degrees `k` times in the plane of `axes` (flips and a
     transpose).
 
-    Example: `fnp.rot90(x, 1)`
+    Example:
+        >>> fnp.rot90(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([[2., 4.],
+               [1., 3.]])
     """
     m = _arr(m)
     if not is_traced(m):
@@ -244,7 +263,13 @@ def rot90(m, k=1, axes=(0, 1)):
 
 
 def flipud(m):
-    """`numpy.flipud`: reverse axis 0. Example: `fnp.flipud(x)`"""
+    """`numpy.flipud`: reverse axis 0.
+
+    Example:
+        >>> fnp.flipud(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([[3., 4.],
+               [1., 2.]])
+    """
     m = _arr(m)
     if not is_traced(m):
         return np.flipud(m)
@@ -254,7 +279,13 @@ def flipud(m):
 
 
 def fliplr(m):
-    """`numpy.fliplr`: reverse axis 1. Example: `fnp.fliplr(x)`"""
+    """`numpy.fliplr`: reverse axis 1.
+
+    Example:
+        >>> fnp.fliplr(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([[2., 1.],
+               [4., 3.]])
+    """
     m = _arr(m)
     if not is_traced(m):
         return np.fliplr(m)
@@ -277,7 +308,15 @@ def tril(m, k=0):
     """`numpy.tril`: zeros above the k-th diagonal of the last two axes (a select with a
     constant mask).
 
-    Example: `fnp.tril(x, -1)`
+    Example:
+        >>> fnp.tril(np.ones((3, 3)))
+        array([[1., 0., 0.],
+               [1., 1., 0.],
+               [1., 1., 1.]])
+        >>> fnp.tril(np.ones((3, 3)), -1)
+        array([[0., 0., 0.],
+               [1., 0., 0.],
+               [1., 1., 0.]])
     """
     out = _triangle("tril", m, k)
     if out is not None:
@@ -290,7 +329,15 @@ def tril(m, k=0):
 def triu(m, k=0):
     """`numpy.triu`: zeros below the k-th diagonal of the last two axes.
 
-    Example: `fnp.triu(x, 1)`
+    Example:
+        >>> fnp.triu(np.ones((3, 3)))
+        array([[1., 1., 1.],
+               [0., 1., 1.],
+               [0., 0., 1.]])
+        >>> fnp.triu(np.ones((3, 3)), 1)
+        array([[0., 1., 1.],
+               [0., 0., 1.],
+               [0., 0., 0.]])
     """
     out = _triangle("triu", m, k)
     if out is not None:
@@ -304,7 +351,15 @@ def diag(v, k=0):
     """`numpy.diag`: the k-th diagonal of a 2-d array, or a 2-d array with the 1-d `v` on
     its k-th diagonal (one strided `pad` of `v`: its gradient is a strided slice).
 
-    Example: `fnp.diag(fnp.arange(3.))`
+    Example:
+        >>> fnp.diag(np.array([1.0, 2.0]))
+        array([[1., 0.],
+               [0., 2.]])
+        >>> fnp.diag(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([1., 4.])
+        >>> fg.grad(lambda m: fnp.sum(fnp.diag(m)))(np.ones((2, 2)))
+        array([[1., 0.],
+               [0., 1.]])
     """
     v = _arr(v)
     if not is_traced(v):
@@ -327,7 +382,14 @@ def diag(v, k=0):
 def diagflat(v, k=0):
     """`numpy.diagflat`: a 2-d array with the flattened `v` on its k-th diagonal.
 
-    Example: `fnp.diagflat(x)`
+    Example:
+        >>> fnp.diagflat(np.array([[1.0, 2.0]]))
+        array([[1., 0.],
+               [0., 2.]])
+        >>> fnp.diagflat(np.array([1.0, 2.0]), k=1)
+        array([[0., 1., 0.],
+               [0., 0., 2.],
+               [0., 0., 0.]])
     """
     v = _arr(v)
     if not is_traced(v):
@@ -356,7 +418,11 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     diagonal (cycled if shorter). Pass `inplace=False`; the default `inplace=True` (NumPy's
     in-place write) raises.
 
-    Example: `y = fnp.fill_diagonal(x, 0.0, inplace=False)`
+    Example:
+        >>> fnp.fill_diagonal(np.ones((3, 3)), 0.0, inplace=False)
+        array([[0., 1., 1.],
+               [1., 0., 1.],
+               [1., 1., 0.]])
     """
     _check_inplace("fill_diagonal", inplace,
                    "a = fnp.fill_diagonal(a, val, inplace=False)")
@@ -393,12 +459,24 @@ def _cycled(v, n, dtype):
 
 
 def diag_indices(n, ndim=2):
-    """`numpy.diag_indices` (integer arrays). Example: `x[fnp.diag_indices(3)]`"""
+    """`numpy.diag_indices` (integer arrays).
+
+    Example:
+        >>> fnp.diag_indices(3)
+        (array([0, 1, 2]), array([0, 1, 2]))
+        >>> np.arange(9).reshape(3, 3)[fnp.diag_indices(3)]
+        array([0, 4, 8])
+    """
     return np.diag_indices(n, ndim)
 
 
 def diag_indices_from(arr):
-    """`numpy.diag_indices_from` (reads only the shape). Example: `fnp.diag_indices_from(x)`"""
+    """`numpy.diag_indices_from` (reads only the shape).
+
+    Example:
+        >>> fnp.diag_indices_from(np.zeros((2, 2)))
+        (array([0, 1]), array([0, 1]))
+    """
     shape = shape_of(_arr(arr))
     if len(shape) < 2:
         raise ValueError(f"diag_indices_from: input array must be at least 2-d, got {shape}")
@@ -409,12 +487,26 @@ def diag_indices_from(arr):
 
 
 def tril_indices(n, k=0, m=None):
-    """`numpy.tril_indices` (integer arrays). Example: `x[fnp.tril_indices(3)]`"""
+    """`numpy.tril_indices` (integer arrays).
+
+    Example:
+        >>> fnp.tril_indices(3)
+        (array([0, 1, 1, 2, 2, 2]), array([0, 0, 1, 0, 1, 2]))
+        >>> np.arange(9).reshape(3, 3)[fnp.tril_indices(3)]
+        array([0, 3, 4, 6, 7, 8])
+    """
     return np.tril_indices(n, k, m)
 
 
 def triu_indices(n, k=0, m=None):
-    """`numpy.triu_indices` (integer arrays). Example: `x[fnp.triu_indices(3, 1)]`"""
+    """`numpy.triu_indices` (integer arrays).
+
+    Example:
+        >>> fnp.triu_indices(3, 1)
+        (array([0, 0, 1]), array([1, 2, 2]))
+        >>> np.arange(9).reshape(3, 3)[fnp.triu_indices(3, 1)]
+        array([1, 2, 5])
+    """
     return np.triu_indices(n, k, m)
 
 
@@ -426,19 +518,31 @@ def _indices_from(fname, arr, k):
 
 
 def tril_indices_from(arr, k=0):
-    """`numpy.tril_indices_from` (reads only the shape). Example: `fnp.tril_indices_from(x)`"""
+    """`numpy.tril_indices_from` (reads only the shape).
+
+    Example:
+        >>> fnp.tril_indices_from(np.zeros((2, 2)))
+        (array([0, 1, 1]), array([0, 0, 1]))
+    """
     return _indices_from("tril_indices_from", arr, k)
 
 
 def triu_indices_from(arr, k=0):
-    """`numpy.triu_indices_from` (reads only the shape). Example: `fnp.triu_indices_from(x)`"""
+    """`numpy.triu_indices_from` (reads only the shape).
+
+    Example:
+        >>> fnp.triu_indices_from(np.zeros((2, 2)))
+        (array([0, 0, 1]), array([0, 1, 1]))
+    """
     return _indices_from("triu_indices_from", arr, k)
 
 
 def mask_indices(n, mask_func, k=0):
     """`numpy.mask_indices`: the indices where `mask_func(ones((n, n)), k)` is nonzero.
 
-    Example: `fnp.mask_indices(3, fnp.triu)`
+    Example:
+        >>> fnp.mask_indices(3, fnp.triu, 1)
+        (array([0, 0, 1]), array([1, 2, 2]))
     """
     return np.mask_indices(n, mask_func, k)
 
@@ -447,7 +551,9 @@ def mask_indices(n, mask_func, k=0):
 def atleast_2d(*arys):
     """`numpy.atleast_2d`: each argument with at least 2 dims (a tuple for several).
 
-    Example: `fnp.atleast_2d(x)`
+    Example:
+        >>> fnp.atleast_2d(np.array([1.0, 2.0]))
+        array([[1., 2.]])
     """
     arys = [_arr(a) for a in arys]
     if not is_traced(*arys):
@@ -461,7 +567,11 @@ def atleast_2d(*arys):
 def atleast_3d(*arys):
     """`numpy.atleast_3d`: 0-d -> (1, 1, 1), (n,) -> (1, n, 1), (m, n) -> (m, n, 1).
 
-    Example: `fnp.atleast_3d(x)`
+    Example:
+        >>> fnp.atleast_3d(np.array([1.0, 2.0])).shape
+        (1, 2, 1)
+        >>> fnp.atleast_3d(np.zeros((2, 3))).shape
+        (2, 3, 1)
     """
     arys = [_arr(a) for a in arys]
     if not is_traced(*arys):
@@ -495,7 +605,12 @@ def _concat_as(arrays, axis, dtype):
 def hstack(tup, *, dtype=None, casting="same_kind"):
     """`numpy.hstack`: join along axis 1 (axis 0 for 1-d inputs).
 
-    Example: `fnp.hstack([x, y])`
+    Example:
+        >>> fnp.hstack([np.array([1.0, 2.0]), np.array([3.0])])
+        array([1., 2., 3.])
+        >>> fnp.hstack([np.ones((2, 1)), np.zeros((2, 1))])
+        array([[1., 0.],
+               [1., 0.]])
     """
     arrs = _joined("hstack", tup)
     if not is_traced(*arrs):
@@ -505,7 +620,13 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
-    """`numpy.vstack`: join along axis 0 after `atleast_2d`. Example: `fnp.vstack([x, y])`"""
+    """`numpy.vstack`: join along axis 0 after `atleast_2d`.
+
+    Example:
+        >>> fnp.vstack([np.array([1.0, 2.0]), np.array([3.0, 4.0])])
+        array([[1., 2.],
+               [3., 4.]])
+    """
     arrs = _joined("vstack", tup)
     if not is_traced(*arrs):
         return np.vstack(arrs, dtype=dtype, casting=casting)
@@ -513,12 +634,24 @@ def vstack(tup, *, dtype=None, casting="same_kind"):
 
 
 def row_stack(tup, *, dtype=None, casting="same_kind"):
-    """`numpy.row_stack` (deprecated in NumPy 2.0): `vstack`. Example: `fnp.row_stack([x, y])`"""
+    """`numpy.row_stack` (deprecated in NumPy 2.0): `vstack`.
+
+    Example:
+        >>> fnp.row_stack([np.array([1.0, 2.0]), np.array([3.0, 4.0])])
+        array([[1., 2.],
+               [3., 4.]])
+    """
     return vstack(tup, dtype=dtype, casting=casting)
 
 
 def dstack(tup):
-    """`numpy.dstack`: join along axis 2 after `atleast_3d`. Example: `fnp.dstack([x, y])`"""
+    """`numpy.dstack`: join along axis 2 after `atleast_3d`.
+
+    Example:
+        >>> fnp.dstack([np.array([1.0, 2.0]), np.array([3.0, 4.0])])
+        array([[[1., 3.],
+                [2., 4.]]])
+    """
     arrs = _joined("dstack", tup)
     if not is_traced(*arrs):
         return np.dstack(arrs)
@@ -528,7 +661,10 @@ def dstack(tup):
 def column_stack(tup):
     """`numpy.column_stack`: 1-d inputs become columns, then join along axis 1.
 
-    Example: `fnp.column_stack([x, y])`
+    Example:
+        >>> fnp.column_stack([np.array([1.0, 2.0]), np.array([3.0, 4.0])])
+        array([[1., 3.],
+               [2., 4.]])
     """
     arrs = _joined("column_stack", tup)
     if not is_traced(*arrs):
@@ -541,7 +677,11 @@ def block(arrays):
     """`numpy.block`: assemble an array from nested lists of blocks (the innermost lists
     join along the last axis, the next ones along the one before, ...).
 
-    Example: `fnp.block([[a, b], [c, d]])`
+    Example:
+        >>> fnp.block([[np.eye(2), np.zeros((2, 1))], [np.ones((1, 2)), np.array([[5.0]])]])
+        array([[1., 0., 0.],
+               [0., 1., 0.],
+               [1., 1., 5.]])
     """
     if not _traced(arrays):
         return np.block(arrays)
@@ -584,7 +724,9 @@ def array_split(ary, indices_or_sections, axis=0):
     """`numpy.array_split`: like `split`, but `n` sections need not divide the axis evenly
     (the first ones get one element more).
 
-    Example: `a, b = fnp.array_split(x, 2)`
+    Example:
+        >>> fnp.array_split(np.arange(5.0), 2)
+        [array([0., 1., 2.]), array([3., 4.])]
     """
     ary = _arr(ary)
     if not is_traced(ary):
@@ -613,19 +755,36 @@ def _split_dims(fname, ary, min_nd, axis_of):
 
 
 def hsplit(ary, indices_or_sections):
-    """`numpy.hsplit`: split along axis 1 (axis 0 for 1-d). Example: `fnp.hsplit(x, 2)`"""
+    """`numpy.hsplit`: split along axis 1 (axis 0 for 1-d).
+
+    Example:
+        >>> fnp.hsplit(np.array([[1.0, 2.0], [3.0, 4.0]]), 2)
+        [array([[1.],
+               [3.]]), array([[2.],
+               [4.]])]
+    """
     ary, ax = _split_dims("hsplit", ary, 1, lambda nd: 1 if nd > 1 else 0)
     return split(ary, indices_or_sections, ax)
 
 
 def vsplit(ary, indices_or_sections):
-    """`numpy.vsplit`: split along axis 0. Example: `fnp.vsplit(x, 2)`"""
+    """`numpy.vsplit`: split along axis 0.
+
+    Example:
+        >>> fnp.vsplit(np.array([[1.0, 2.0], [3.0, 4.0]]), 2)
+        [array([[1., 2.]]), array([[3., 4.]])]
+    """
     ary, ax = _split_dims("vsplit", ary, 2, lambda nd: 0)
     return split(ary, indices_or_sections, ax)
 
 
 def dsplit(ary, indices_or_sections):
-    """`numpy.dsplit`: split along axis 2. Example: `fnp.dsplit(x, 2)`"""
+    """`numpy.dsplit`: split along axis 2.
+
+    Example:
+        >>> [a.shape for a in fnp.dsplit(np.zeros((2, 3, 4)), 2)]
+        [(2, 3, 2), (2, 3, 2)]
+    """
     ary, ax = _split_dims("dsplit", ary, 3, lambda nd: 2)
     return split(ary, indices_or_sections, ax)
 
@@ -633,7 +792,11 @@ def dsplit(ary, indices_or_sections):
 def unstack(x, /, *, axis=0):
     """`numpy.unstack`: the slices of `x` along `axis`, as a tuple.
 
-    Example: `a, b = fnp.unstack(fnp.stack([x, y]))`
+    Example:
+        >>> fnp.unstack(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        (array([1., 2.]), array([3., 4.]))
+        >>> fnp.unstack(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=1)
+        (array([1., 3.]), array([2., 4.]))
     """
     x = _arr(x)
     if not is_traced(x):
@@ -648,7 +811,12 @@ def unstack(x, /, *, axis=0):
 def append(arr, values, axis=None):
     """`numpy.append`: `values` joined to the end of `arr` (both flattened when axis is None).
 
-    Example: `fnp.append(x, [1.0, 2.0])`
+    Example:
+        >>> fnp.append(np.array([1.0, 2.0]), [3.0, 4.0])
+        array([1., 2., 3., 4.])
+        >>> fnp.append(np.ones((1, 2)), np.zeros((1, 2)), axis=0)
+        array([[1., 1.],
+               [0., 0.]])
     """
     arr, values = _arr(arr), _arr(values)
     if not is_traced(arr, values):
@@ -670,7 +838,11 @@ def insert(arr, obj, values, axis=None):
     codes of `arr`'s and `values`' elements, and the result gathers them (so every NumPy
     rule of broadcasting `values` holds; values are cast to `arr`'s dtype).
 
-    Example: `fnp.insert(x, 1, 0.0)`
+    Example:
+        >>> fnp.insert(np.array([1.0, 2.0, 3.0]), 1, 0.0)
+        array([1., 0., 2., 3.])
+        >>> fnp.insert(np.array([1.0, 2.0, 3.0]), [0, 3], [-1.0, 9.0])
+        array([-1.,  1.,  2.,  3.,  9.])
     """
     arr, values = _arr(arr), _arr(values) if not is_weak(values) else values
     if not is_traced(arr, values):
@@ -690,7 +862,12 @@ def insert(arr, obj, values, axis=None):
 def delete(arr, obj, axis=None):
     """`numpy.delete` with concrete positions `obj` (the kept slices are joined).
 
-    Example: `fnp.delete(x, [0, 2], axis=1)`
+    Example:
+        >>> fnp.delete(np.array([1.0, 2.0, 3.0, 4.0]), [0, 2])
+        array([2., 4.])
+        >>> fnp.delete(np.arange(6.0).reshape(2, 3), 1, axis=1)
+        array([[0., 2.],
+               [3., 5.]])
     """
     arr = _arr(arr)
     if not is_traced(arr):
@@ -709,7 +886,10 @@ def delete(arr, obj, axis=None):
 def resize(a, new_shape):
     """`numpy.resize`: the flattened `a` repeated (or cut) to fill `new_shape`.
 
-    Example: `fnp.resize(x, (2, 3))`
+    Example:
+        >>> fnp.resize(np.array([1.0, 2.0, 3.0]), (2, 4))
+        array([[1., 2., 3., 1.],
+               [2., 3., 1., 2.]])
     """
     a = _arr(a)
     if not is_traced(a):
@@ -732,7 +912,11 @@ def trim_zeros(filt, trim="fb", axis=None):
     depends on the values, so a traced `filt` needs a concrete value (it has one under grad
     and jvp; under jit and vmap this raises ConcretizationError).
 
-    Example: `fnp.trim_zeros(x)`
+    Example:
+        >>> fnp.trim_zeros(np.array([0.0, 0.0, 1.0, 2.0, 0.0]))
+        array([1., 2.])
+        >>> fnp.trim_zeros(np.array([0.0, 0.0, 1.0, 2.0, 0.0]), trim="f")
+        array([1., 2., 0.])
     """
     filt = _arr(filt)
     if not is_traced(filt):
@@ -795,7 +979,13 @@ def pad(array, pad_width, mode="constant", **kwargs):
     `constant_values`, `end_values` and `stat_length` in every NumPy form. Differentiable in
     `array` and in traced `constant_values` / `end_values`.
 
-    Example: `fnp.pad(x, ((1, 1), (0, 2)), mode="reflect")`
+    Example:
+        >>> fnp.pad(np.array([1.0, 2.0, 3.0]), 2)
+        array([0., 0., 1., 2., 3., 0., 0.])
+        >>> fnp.pad(np.array([1.0, 2.0, 3.0]), (2, 1), mode="reflect")
+        array([3., 2., 1., 2., 3., 2.])
+        >>> fg.grad(lambda a: fnp.sum(fnp.pad(a, 1, mode="edge")))(np.array([1.0, 2.0, 3.0]))
+        array([2., 1., 2.])
     """
     array = _arr(array)
     if not _traced(array, kwargs.get("constant_values"), kwargs.get("end_values")):
@@ -961,7 +1151,12 @@ def select(condlist, choicelist, default=0):
     """`numpy.select`: from each position, the choice of the first true condition (else
     `default`); differentiable in the choices and default.
 
-    Example: `fnp.select([x < 0, x > 1], [-x, x ** 2], x)`
+    Example:
+        >>> x = np.array([-1.0, 0.5, 2.0])
+        >>> fnp.select([x < 0, x > 1], [-x, x ** 2], x)
+        array([1. , 0.5, 4. ])
+        >>> fg.grad(lambda x: fnp.sum(fnp.select([x < 0, x > 1], [-x, x ** 2], x)))(x)
+        array([-1.,  1.,  4.])
     """
     if not _traced(condlist, choicelist, default):
         return np.select(condlist, choicelist, default)
@@ -994,7 +1189,12 @@ def piecewise(x, condlist, funclist, *args, **kw):
     On traced values every function is evaluated on all of `x` (not on the selected
     elements) and the results are selected, so the functions must be elementwise.
 
-    Example: `fnp.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v ** 2])`
+    Example:
+        >>> x = np.array([-2.0, 0.5, 3.0])
+        >>> fnp.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v ** 2])
+        array([2.  , 0.25, 9.  ])
+        >>> fnp.piecewise(x, [x < 0], [0.0, lambda v: 2 * v])
+        array([0., 1., 6.])
     """
     x = _arr(x)
     if not _traced(x, condlist):
@@ -1043,7 +1243,11 @@ def choose(a, choices, out=None, mode="raise"):
     """`numpy.choose`: `choices[a]` elementwise (all broadcast together); mode 'raise',
     'wrap' or 'clip' for indices outside [0, n). Differentiable in the choices.
 
-    Example: `fnp.choose(idx, [x, y, z], mode="clip")`
+    Example:
+        >>> fnp.choose(np.array([0, 1, 0]), [np.zeros(3), np.ones(3)])
+        array([0., 1., 0.])
+        >>> fnp.choose(np.array([0, 5]), [np.zeros(2), np.ones(2)], mode="clip")   # 5 -> 1
+        array([0., 1.])
     """
     if out is not None:
         raise TypeError("choose: out= is not supported (arrays are values); use "
@@ -1093,7 +1297,10 @@ def extract(condition, arr):
     is true. The output shape depends on `condition`, which must be concrete (under jit and
     vmap a traced one raises ConcretizationError; use fnp.where(condition, arr, 0) there).
 
-    Example: `fnp.extract(mask, x)`
+    Example:
+        >>> x = np.array([1.0, -2.0, 3.0, -4.0])
+        >>> fnp.extract(x > 0, x)
+        array([1., 3.])
     """
     arr = _arr(arr)
     if not _traced(condition, arr):
@@ -1112,7 +1319,12 @@ def put(a, ind, v, mode="raise", *, inplace=True):
     indices: the last write wins). Pass `inplace=False`; NumPy's in-place default raises.
     Modes 'raise', 'wrap' and 'clip'; traced indices need 'wrap' or 'clip'.
 
-    Example: `y = fnp.put(x, [0, 2], 1.0, inplace=False)`
+    Example:
+        >>> fnp.put(np.zeros(4), [0, 2], [1.0, 2.0], inplace=False)
+        array([1., 0., 2., 0.])
+        >>> fnp.put(np.zeros((2, 2)), 3, 5.0, inplace=False)
+        array([[0., 0.],
+               [0., 5.]])
     """
     _check_inplace("put", inplace, "a = fnp.put(a, ind, v, inplace=False)")
     a = _arr(a)
@@ -1150,7 +1362,11 @@ def put_along_axis(arr, indices, values, axis, inplace=True):
     """`numpy.put_along_axis`, functional (JAX's signature): a new array with `values` put at
     `indices` along `axis` (None: of the flattened array). Pass `inplace=False`.
 
-    Example: `y = fnp.put_along_axis(x, idx, 0.0, axis=1, inplace=False)`
+    Example:
+        >>> x = np.array([[3.0, 1.0], [2.0, 5.0]])
+        >>> fnp.put_along_axis(x, np.array([[0], [1]]), 0.0, axis=1, inplace=False)
+        array([[0., 1.],
+               [2., 0.]])
     """
     _check_inplace("put_along_axis", inplace,
                    "arr = fnp.put_along_axis(arr, indices, values, axis, inplace=False)")
@@ -1195,7 +1411,10 @@ def place(arr, mask, vals, *, inplace=True):
     values of `vals` in order (cycled). Pass `inplace=False`. A traced mask works too (the
     ranks of the true positions come from a cumulative sum).
 
-    Example: `y = fnp.place(x, x < 0, [0.0], inplace=False)`
+    Example:
+        >>> x = np.array([-1.0, 2.0, -3.0, -4.0])
+        >>> fnp.place(x, x < 0, [7.0, 8.0], inplace=False)
+        array([7., 2., 8., 7.])
     """
     _check_inplace("place", inplace, "arr = fnp.place(arr, mask, vals, inplace=False)")
     arr, mask, vals = _arr(arr), _arr(mask), _arr(vals)
@@ -1226,7 +1445,10 @@ def putmask(a, mask, values, *, inplace=True):
     """`numpy.putmask`, functional: a new array with `a.flat[i] = values.flat[i % len]` where
     `mask` is true. Pass `inplace=False`.
 
-    Example: `y = fnp.putmask(x, x < 0, 0.0, inplace=False)`
+    Example:
+        >>> x = np.array([-1.0, 2.0, -3.0])
+        >>> fnp.putmask(x, x < 0, 0.0, inplace=False)
+        array([0., 2., 0.])
     """
     _check_inplace("putmask", inplace, "a = fnp.putmask(a, mask, values, inplace=False)")
     a, mask = _arr(a), _arr(mask)
@@ -1249,6 +1471,15 @@ def copyto(dst, src, casting="same_kind", where=True):
     """`numpy.copyto` writes into `dst` in place, which fungrad does not do: this raises a
     TypeError naming the functional form
     `dst = fnp.where(where, fnp.astype(fnp.broadcast_to(src, dst.shape), dst.dtype), dst)`.
+
+    Example:
+        >>> fnp.copyto(np.zeros(2), 1.0)
+        Traceback (most recent call last):
+            ...
+        TypeError: fnp.copyto writes into its argument in place, which fungrad arrays ...
+        >>> dst = np.zeros(2)
+        >>> fnp.where(True, fnp.astype(fnp.broadcast_to(1.0, fnp.shape(dst)), dst.dtype), dst)
+        array([1., 1.])
     """
     raise _in_place_error("copyto", "dst = fnp.where(where, fnp.astype(fnp.broadcast_to(src, "
                           "fnp.shape(dst)), dst.dtype), dst)")
@@ -1258,7 +1489,12 @@ def copyto(dst, src, casting="same_kind", where=True):
 def kron(a, b):
     """`numpy.kron`: the Kronecker product (one broadcast multiply and a reshape).
 
-    Example: `fnp.kron(x, fnp.eye(2))`
+    Example:
+        >>> fnp.kron(np.array([1.0, 10.0]), np.array([1.0, 2.0, 3.0]))
+        array([ 1.,  2.,  3., 10., 20., 30.])
+        >>> fnp.kron(np.eye(2), np.array([[1.0, 2.0]]))
+        array([[1., 2., 0., 0.],
+               [0., 0., 1., 2.]])
     """
     a, b = _arr(a), _arr(b)
     if not is_traced(a, b):
@@ -1281,7 +1517,12 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """`numpy.cross` of 3-vectors (and of the deprecated 2-vectors) along `axisa` / `axisb`,
     broadcast over the other axes, the result's vectors along `axisc`.
 
-    Example: `fnp.cross(u, v)`
+    Example:
+        >>> u, v = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
+        >>> fnp.cross(u, v)
+        array([0., 0., 1.])
+        >>> fg.grad(lambda u: fnp.cross(u, v)[2])(np.array([1.0, 2.0, 3.0]))   # d(u0 v1 - u1 v0)/du
+        array([1., 0., 0.])
     """
     a, b = _arr(a), _arr(b)
     if not is_traced(a, b):
@@ -1329,7 +1570,14 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 def broadcast_arrays(*args):
     """`numpy.broadcast_arrays`: the arguments broadcast to one shape (a tuple).
 
-    Example: `x2, y2 = fnp.broadcast_arrays(x, y)`
+    Example:
+        >>> x, y = fnp.broadcast_arrays(np.array([1.0, 2.0]), np.array([[10.0], [20.0]]))
+        >>> x
+        array([[1., 2.],
+               [1., 2.]])
+        >>> y
+        array([[10., 10.],
+               [20., 20.]])
     """
     args = [_arr(a) for a in args]
     if not is_traced(*args):
@@ -1343,7 +1591,9 @@ def broadcast_arrays(*args):
 def broadcast_shapes(*args) -> tuple:
     """`numpy.broadcast_shapes`: the shape the given shapes broadcast to.
 
-    Example: `fnp.broadcast_shapes((2, 1), (3,))`
+    Example:
+        >>> fnp.broadcast_shapes((2, 1), (3,))
+        (2, 3)
     """
     return np.broadcast_shapes(*args)
 
@@ -1352,7 +1602,11 @@ def astype(x, dtype, /, *, copy=True, device=None):
     """`numpy.astype`: `x` converted to `dtype` (differentiable between float and complex
     dtypes; integer results have no derivative).
 
-    Example: `fnp.astype(x, fnp.float32)`
+    Example:
+        >>> fnp.astype(np.array([1.5, -2.5]), np.int32)
+        array([ 1, -2], dtype=int32)
+        >>> fnp.astype(np.array([1.0, 2.0]), np.float32)
+        array([1., 2.], dtype=float32)
     """
     x = _arr(x)
     if not is_traced(x):

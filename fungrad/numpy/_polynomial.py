@@ -32,7 +32,11 @@ def polyval(p, x):
     """`numpy.polyval`: p[0] * x**(n-1) + ... + p[n-1] by Horner's rule, differentiable in
     the coefficients and in x.
 
-    Example: `fnp.polyval([1.0, 0.0, -2.0], x)`
+    Example:
+        >>> fnp.polyval([1.0, 0.0, -2.0], np.array([0.0, 1.0, 2.0]))   # x**2 - 2
+        array([-2., -1.,  2.])
+        >>> fg.grad(lambda x: fnp.polyval([1.0, 0.0, -2.0], x))(3.0)
+        array(6.)
     """
     p, x = lift(p), lift(x)
     if not is_traced(p, x):
@@ -51,7 +55,12 @@ def _pad_front(a, n):
 
 
 def polyadd(a1, a2):
-    """`numpy.polyadd`. Example: `fnp.polyadd(p, q)`"""
+    """`numpy.polyadd`.
+
+    Example:
+        >>> fnp.polyadd(np.array([1.0, 2.0]), np.array([3.0, 0.0, 1.0]))
+        array([3., 1., 3.])
+    """
     a1, a2 = lift(a1), lift(a2)
     if not is_traced(a1, a2):
         return np.polyadd(a1, a2)
@@ -61,7 +70,12 @@ def polyadd(a1, a2):
 
 
 def polysub(a1, a2):
-    """`numpy.polysub`. Example: `fnp.polysub(p, q)`"""
+    """`numpy.polysub`.
+
+    Example:
+        >>> fnp.polysub(np.array([1.0, 2.0]), np.array([3.0, 0.0, 1.0]))
+        array([-3.,  1.,  1.])
+    """
     a1, a2 = lift(a1), lift(a2)
     if not is_traced(a1, a2):
         return np.polysub(a1, a2)
@@ -71,7 +85,12 @@ def polysub(a1, a2):
 
 
 def polymul(a1, a2):
-    """`numpy.polymul`: the coefficients' convolution. Example: `fnp.polymul(p, q)`"""
+    """`numpy.polymul`: the coefficients' convolution.
+
+    Example:
+        >>> fnp.polymul(np.array([1.0, 1.0]), np.array([1.0, -1.0]))   # (x + 1)(x - 1)
+        array([ 1.,  0., -1.])
+    """
     a1, a2 = lift(a1), lift(a2)
     if not is_traced(a1, a2):
         return np.polymul(a1, a2)
@@ -96,7 +115,11 @@ def polydiv(u, v, *, trim_leading_zeros: bool = True):
     NumPy trims the remainder's leading zeros (value-dependent); under jit/vmap pass
     `trim_leading_zeros=False` (JAX's option) for a remainder of len(u) terms.
 
-    Example: `q, r = fnp.polydiv(u, v)`
+    Example:
+        >>> fnp.polydiv(np.array([1.0, 0.0, -1.0]), np.array([1.0, -1.0]))   # (x**2 - 1) / (x - 1)
+        (array([1., 1.]), array([0.]))
+        >>> fnp.polydiv(np.array([1.0, 0.0, 1.0]), np.array([1.0, -1.0]))
+        (array([1., 1.]), array([2.]))
     """
     u, v = lift(u), lift(v)
     if not is_traced(u, v) and trim_leading_zeros:
@@ -120,7 +143,14 @@ def polydiv(u, v, *, trim_leading_zeros: bool = True):
 
 
 def polyder(p, m: int = 1):
-    """`numpy.polyder`: the m-th derivative's coefficients. Example: `fnp.polyder(p, 2)`"""
+    """`numpy.polyder`: the m-th derivative's coefficients.
+
+    Example:
+        >>> fnp.polyder(np.array([1.0, 1.0, 1.0, 1.0]))
+        array([3., 2., 1.])
+        >>> fnp.polyder(np.array([1.0, 1.0, 1.0, 1.0]), 2)
+        array([6., 2.])
+    """
     p = lift(p)
     if not is_traced(p):
         return np.polyder(p, m)
@@ -137,7 +167,11 @@ def polyder(p, m: int = 1):
 def polyint(p, m: int = 1, k=None):
     """`numpy.polyint`: the m-th antiderivative, integration constants `k` (differentiable).
 
-    Example: `fnp.polyint(p, k=1.0)`
+    Example:
+        >>> fnp.polyint(np.array([3.0, 2.0, 1.0]))
+        array([1., 1., 1., 0.])
+        >>> fnp.polyint(np.array([3.0, 2.0, 1.0]), k=5.0)
+        array([1., 1., 1., 5.])
     """
     p, k = lift(p), lift(k)
     if not is_traced(p, k):
@@ -166,7 +200,13 @@ def poly(seq_of_zeros):
     them; a square matrix's characteristic polynomial needs its eigenvalues (concrete
     values only: np.poly).
 
-    Example: `fnp.poly([1.0, 2.0])`
+    Example:
+        >>> fnp.poly([1.0, 2.0])   # (x - 1)(x - 2)
+        array([ 1., -3.,  2.])
+        >>> fg.jacfwd(fnp.poly)(np.array([1.0, 2.0]))
+        array([[ 0.,  0.],
+               [-1., -1.],
+               [ 2.,  1.]])
     """
     z = lift(seq_of_zeros)
     if not is_traced(z):
@@ -202,7 +242,9 @@ def roots(p):
     companion matrix, and fnp has no differentiable eigenvalue solver for nonsymmetric
     matrices; under grad this raises rather than silently dropping the derivative).
 
-    Example: `fnp.roots([1.0, -3.0, 2.0])`
+    Example:
+        >>> fnp.roots([1.0, -3.0, 2.0])
+        array([2., 1.])
     """
     p = lift(p)
     if isinstance(p, Tracer):
@@ -216,7 +258,15 @@ def vander(x, N: int | None = None, increasing: bool = False):
     """`numpy.vander`: columns are powers of x (decreasing unless `increasing`),
     differentiable in x.
 
-    Example: `fnp.vander(x, 3)`
+    Example:
+        >>> fnp.vander(np.array([1.0, 2.0, 3.0]))
+        array([[1., 1., 1.],
+               [4., 2., 1.],
+               [9., 3., 1.]])
+        >>> fnp.vander(np.array([1.0, 2.0, 3.0]), 2, increasing=True)
+        array([[1., 1.],
+               [1., 2.],
+               [1., 3.]])
     """
     x = lift(x)
     if not is_traced(x):
@@ -245,7 +295,10 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
     on [A | b] (backward stable for full-rank A; NumPy's lstsq also handles rank-deficient
     fits). full=True / cov= need the singular values: concrete arrays only (np.polyfit).
 
-    Example: `fnp.polyfit(x, y, 2)`
+    Example:
+        >>> x = np.array([0.0, 1.0, 2.0, 3.0])
+        >>> fnp.round(fnp.polyfit(x, 2 * x ** 2 + x - 1, 2), 6)   # recovers 2 x**2 + x - 1
+        array([ 2.,  1., -1.])
     """
     x, y, w = lift(x), lift(y), lift(w)
     if not is_traced(x, y, w):

@@ -115,7 +115,12 @@ def nonzero(a, *, size: int | None = None, fill_value=None):
     `size=` (each index array padded with `fill_value`, default 0) or use
     fnp.where(cond, x, y) instead.
 
-    Example: `rows, cols = fnp.nonzero(x > 0)`; `fnp.nonzero(x > 0, size=3)`
+    Example:
+        >>> x = np.array([[0.0, 1.0], [2.0, 0.0]])
+        >>> fnp.nonzero(x)
+        (array([0, 1]), array([1, 0]))
+        >>> fnp.nonzero(x, size=3)   # padded with fill_value (0): fixed shape for jit
+        (array([0, 1, 0]), array([1, 0, 0]))
     """
     if size is None:
         if isinstance(a, Tracer):
@@ -129,7 +134,11 @@ def flatnonzero(a, *, size: int | None = None, fill_value=None):
     output. Under jit/vmap pass a static `size=` (JAX's extension; padding `fill_value`,
     default 0).
 
-    Example: `fnp.flatnonzero(x > 0, size=3)`
+    Example:
+        >>> fnp.flatnonzero(np.array([0.0, 3.0, 0.0, 4.0]))
+        array([1, 3])
+        >>> fnp.flatnonzero(np.array([0.0, 3.0, 0.0, 4.0]), size=3, fill_value=-1)
+        array([ 1,  3, -1])
     """
     a = lift(a)
     if size is None:
@@ -141,7 +150,13 @@ def argwhere(a, *, size: int | None = None, fill_value=None):
     """`numpy.argwhere`: the indices of the nonzero elements, one row each; integer output.
     Under jit/vmap pass a static `size=` (rows beyond the count are `fill_value`, default 0).
 
-    Example: `fnp.argwhere(x > 0, size=4)`
+    Example:
+        >>> fnp.argwhere(np.array([[0.0, 1.0], [2.0, 0.0]]))
+        array([[0, 1],
+               [1, 0]])
+        >>> fnp.argwhere(np.array([0.0, 5.0]), size=2)
+        array([[1],
+               [0]])
     """
     a = lift(a)
     if size is None:
@@ -157,7 +172,11 @@ def lexsort(keys, axis: int = -1):
     """`numpy.lexsort`: indices sorting by the last key first, then the others (stable);
     integer output.
 
-    Example: `fnp.lexsort((first_names, surnames))`
+    Example:
+        >>> surnames = np.array([2, 1, 2, 1])
+        >>> first_names = np.array([0, 1, 1, 0])
+        >>> fnp.lexsort((first_names, surnames))   # by surname, then first name
+        array([3, 1, 0, 2])
     """
     keys = lift(keys) if isinstance(keys, (list, tuple)) else keys
     if not is_traced(keys):
@@ -178,7 +197,11 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     """`numpy.interp`: piecewise-linear interpolation of (xp, fp) at x, differentiable in x,
     xp, fp (and left/right); float64 (complex128 for complex fp) like NumPy.
 
-    Example: `fnp.interp(x, [0.0, 1.0, 2.0], [0.0, 1.0, 0.0])`
+    Example:
+        >>> fnp.interp(np.array([0.5, 1.5, 3.0]), [0.0, 1.0, 2.0], [0.0, 1.0, 0.0])
+        array([0.5, 0.5, 0. ])
+        >>> fg.grad(lambda x: fnp.interp(x, [0.0, 1.0, 2.0], [0.0, 1.0, 0.0]))(1.5)
+        array(-1.)
     """
     x, xp, fp = lift(x), lift(xp), lift(fp)
     if not is_traced(x, xp, fp, left, right, period):
@@ -227,7 +250,11 @@ def digitize(x, bins, right: bool = False):
     """`numpy.digitize`: the index of the bin each x falls in (bins increasing or
     decreasing); integer output.
 
-    Example: `fnp.digitize(x, [0.0, 1.0, 2.0])`
+    Example:
+        >>> fnp.digitize(np.array([-1.0, 0.5, 1.0, 3.0]), [0.0, 1.0, 2.0])
+        array([0, 1, 2, 3])
+        >>> fnp.digitize(np.array([-1.0, 0.5, 1.0, 3.0]), [0.0, 1.0, 2.0], right=True)
+        array([0, 1, 1, 3])
     """
     x, bins = lift(x), lift(bins)
     if not is_traced(x, bins):
@@ -270,7 +297,11 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
     int in x. The output length is max(x) + 1 (at least `minlength`) from the concrete
     values; under jit/vmap pass a static `length=` as in JAX (values >= length are dropped).
 
-    Example: `fnp.bincount(labels, weights=w, length=10)`
+    Example:
+        >>> fnp.bincount(np.array([0, 1, 1, 3]))
+        array([1, 2, 0, 1])
+        >>> fnp.bincount(np.array([0, 1, 1]), weights=np.array([0.5, 1.0, 2.0]), length=4)
+        array([0.5, 3. , 0. , 0. ])
     """
     x, weights = lift(x), lift(weights)
     if not is_traced(x, weights) and length is None:
@@ -353,7 +384,11 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """`numpy.histogram_bin_edges`: an int count of equal bins (differentiable in a's min
     and max without `range`), given edges, or a string rule (concrete values only).
 
-    Example: `fnp.histogram_bin_edges(x, bins=5)`
+    Example:
+        >>> fnp.histogram_bin_edges(np.array([0.0, 1.0, 4.0]), bins=4)
+        array([0., 1., 2., 3., 4.])
+        >>> fg.grad(lambda a: fnp.histogram_bin_edges(a, bins=4)[1])(np.array([0.0, 1.0, 4.0]))
+        array([0.75, 0.  , 0.25])
     """
     a, weights = lift(a), lift(weights)
     if not is_traced(a, bins, weights, range):
@@ -365,7 +400,12 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     """`numpy.histogram`: (counts or summed `weights`, bin edges); differentiable in
     `weights` (and in the edges through a's min/max when `bins` is an int without `range`).
 
-    Example: `hist, edges = fnp.histogram(x, bins=4, range=(0, 1), weights=w)`
+    Example:
+        >>> x = np.array([0.1, 0.2, 0.7])
+        >>> fnp.histogram(x, bins=2, range=(0, 1))
+        (array([2, 1]), array([0. , 0.5, 1. ]))
+        >>> fg.grad(lambda w: fnp.histogram(x, 2, (0, 1), weights=w)[0][0])(np.ones(3))
+        array([1., 1., 0.])
     """
     a, weights = lift(a), lift(weights)
     if not is_traced(a, bins, weights, range):
@@ -393,7 +433,14 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     """`numpy.histogramdd`: the D-dimensional histogram of an (N, D) sample and the D
     edge arrays; differentiable in `weights` (and in edges computed from the sample).
 
-    Example: `H, edges = fnp.histogramdd(pts, bins=(3, 4), range=[(0, 1), (0, 1)])`
+    Example:
+        >>> pts = np.array([[0.1, 0.1], [0.2, 0.9], [0.8, 0.9]])
+        >>> H, edges = fnp.histogramdd(pts, bins=2, range=[(0, 1), (0, 1)])
+        >>> H
+        array([[1., 1.],
+               [0., 1.]])
+        >>> edges
+        [array([0. , 0.5, 1. ]), array([0. , 0.5, 1. ])]
     """
     sample, weights = lift(sample), lift(weights)
     if not is_traced(sample, weights, range) and not any(
@@ -445,7 +492,14 @@ _builtin_range = range
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     """`numpy.histogram2d`: (H, xedges, yedges); differentiable in `weights`.
 
-    Example: `H, xe, ye = fnp.histogram2d(x, y, bins=3, range=[(0, 1), (0, 1)])`
+    Example:
+        >>> x, y = np.array([0.1, 0.2, 0.8]), np.array([0.1, 0.9, 0.9])
+        >>> H, xedges, yedges = fnp.histogram2d(x, y, bins=2, range=[(0, 1), (0, 1)])
+        >>> H
+        array([[1., 1.],
+               [0., 1.]])
+        >>> xedges
+        array([0. , 0.5, 1. ])
     """
     x, y, weights = lift(x), lift(y), lift(weights)
     if not is_traced(x, y, weights, range):
@@ -514,7 +568,13 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
     the output length depends on the values, so under jit/vmap pass JAX's static `size=`
     (padding with `fill_value`, default the minimum; counts pad with 0).
 
-    Example: `fnp.unique(x, size=3, fill_value=0.0)`
+    Example:
+        >>> fnp.unique(np.array([3.0, 1.0, 3.0, 2.0]))
+        array([1., 2., 3.])
+        >>> fnp.unique(np.array([3.0, 1.0, 3.0]), size=3, fill_value=0.0)
+        array([1., 3., 0.])
+        >>> fnp.unique(np.array([3.0, 1.0, 3.0]), return_counts=True)
+        (array([1., 3.]), array([1, 2]))
     """
     ar = lift(ar)
     kw = dict(return_index=return_index, return_inverse=return_inverse,
@@ -540,7 +600,9 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
 def unique_values(x, *, size: int | None = None, fill_value=None):
     """`numpy.unique_values` (sorted here; NumPy's order is unspecified); `size=` under jit.
 
-    Example: `fnp.unique_values(x)`
+    Example:
+        >>> fnp.unique_values(np.array([3.0, 1.0, 3.0, 2.0]))
+        array([1., 2., 3.])
     """
     x = lift(x)
     if not is_traced(x) and size is None:
@@ -551,7 +613,9 @@ def unique_values(x, *, size: int | None = None, fill_value=None):
 def unique_counts(x, *, size: int | None = None, fill_value=None):
     """`numpy.unique_counts`: (values, counts); `size=` under jit/vmap.
 
-    Example: `vals, counts = fnp.unique_counts(x)`
+    Example:
+        >>> fnp.unique_counts(np.array([3.0, 1.0, 3.0, 2.0]))
+        UniqueCountsResult(values=array([1., 2., 3.]), counts=array([1, 1, 2]))
     """
     x = lift(x)
     if not is_traced(x) and size is None:
@@ -563,7 +627,9 @@ def unique_counts(x, *, size: int | None = None, fill_value=None):
 def unique_inverse(x, *, size: int | None = None, fill_value=None):
     """`numpy.unique_inverse`: (values, inverse_indices of x's shape); `size=` under jit.
 
-    Example: `vals, inv = fnp.unique_inverse(x)`
+    Example:
+        >>> fnp.unique_inverse(np.array([3.0, 1.0, 3.0, 2.0]))
+        UniqueInverseResult(values=array([1., 2., 3.]), inverse_indices=array([2, 0, 2, 1]))
     """
     x = lift(x)
     if not is_traced(x) and size is None:
@@ -575,7 +641,13 @@ def unique_inverse(x, *, size: int | None = None, fill_value=None):
 def unique_all(x, *, size: int | None = None, fill_value=None):
     """`numpy.unique_all`: (values, indices, inverse_indices, counts); `size=` under jit.
 
-    Example: `vals, idx, inv, counts = fnp.unique_all(x)`
+    Example:
+        >>> x = np.array([3.0, 1.0, 3.0, 2.0])
+        >>> values, indices, inverse_indices, counts = fnp.unique_all(x)
+        >>> values, indices
+        (array([1., 2., 3.]), array([1, 3, 0]))
+        >>> inverse_indices, counts
+        (array([2, 0, 2, 1]), array([1, 1, 2]))
     """
     x = lift(x)
     if not is_traced(x) and size is None:
@@ -590,7 +662,11 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
     """`numpy.isin`: whether each element is in `test_elements` (bool output, element's
     shape), by comparing against all of them.
 
-    Example: `fnp.isin(x, [1, 2, 3])`
+    Example:
+        >>> fnp.isin(np.array([1, 4, 2, 5]), [1, 2, 3])
+        array([ True, False,  True, False])
+        >>> fnp.isin(np.array([1, 4, 2, 5]), [1, 2, 3], invert=True)
+        array([False,  True, False,  True])
     """
     element, test_elements = lift(element), lift(test_elements)
     if not is_traced(element, test_elements):
@@ -623,7 +699,11 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
                 size: int | None = None, fill_value=None):
     """`numpy.intersect1d`: sorted values in both arrays; `size=` under jit/vmap.
 
-    Example: `fnp.intersect1d(a, b, size=4)`
+    Example:
+        >>> fnp.intersect1d(np.array([1, 3, 4, 3]), np.array([3, 1, 2, 1]))
+        array([1, 3])
+        >>> fnp.intersect1d(np.array([1, 3, 4, 3]), np.array([3, 1, 2, 1]), size=4, fill_value=0)
+        array([1, 3, 0, 0])
     """
     ar1, ar2 = lift(ar1), lift(ar2)
     if not is_traced(ar1, ar2) and size is None:
@@ -647,7 +727,11 @@ def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None,
               fill_value=None):
     """`numpy.setdiff1d`: sorted unique values of ar1 not in ar2; `size=` under jit/vmap.
 
-    Example: `fnp.setdiff1d(a, b, size=4)`
+    Example:
+        >>> fnp.setdiff1d(np.array([1, 2, 3, 2, 4]), np.array([3, 4, 5]))
+        array([1, 2])
+        >>> fnp.setdiff1d(np.array([1, 2, 3, 2, 4]), np.array([3, 4, 5]), size=4, fill_value=-1)
+        array([ 1,  2, -1, -1])
     """
     ar1, ar2 = lift(ar1), lift(ar2)
     if not is_traced(ar1, ar2) and size is None:
@@ -668,7 +752,11 @@ def _joined(ar1, ar2):
 def union1d(ar1, ar2, *, size: int | None = None, fill_value=None):
     """`numpy.union1d`: sorted unique values of both arrays; `size=` under jit/vmap.
 
-    Example: `fnp.union1d(a, b, size=6)`
+    Example:
+        >>> fnp.union1d(np.array([-1, 0, 1]), np.array([-2, 0, 2]))
+        array([-2, -1,  0,  1,  2])
+        >>> fnp.union1d(np.array([-1, 0, 1]), np.array([-2, 0, 2]), size=6, fill_value=9)
+        array([-2, -1,  0,  1,  2,  9])
     """
     ar1, ar2 = lift(ar1), lift(ar2)
     if not is_traced(ar1, ar2) and size is None:
@@ -681,7 +769,11 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None,
              fill_value=None):
     """`numpy.setxor1d`: sorted values in exactly one of the arrays; `size=` under jit.
 
-    Example: `fnp.setxor1d(a, b, size=4)`
+    Example:
+        >>> fnp.setxor1d(np.array([1, 2, 3, 2]), np.array([2, 3, 5]))
+        array([1, 5])
+        >>> fnp.setxor1d(np.array([1, 2, 3, 2]), np.array([2, 3, 5]), size=3, fill_value=0)
+        array([1, 5, 0])
     """
     ar1, ar2 = lift(ar1), lift(ar2)
     if not is_traced(ar1, ar2) and size is None:

@@ -36,7 +36,10 @@ def _resolve_shape(fname, shape, size, old_shape):
 def reshape(a, shape, order="C"):
     """`numpy.reshape` (C order), one dimension may be -1.
 
-    Example: `fnp.reshape(x, (2, -1))`
+    Example:
+        >>> fnp.reshape(np.arange(6.0), (2, -1))
+        array([[0., 1., 2.],
+               [3., 4., 5.]])
     """
     a = lift(a)
     if order != "C":
@@ -49,12 +52,26 @@ def reshape(a, shape, order="C"):
 
 
 def ravel(a):
-    """`numpy.ravel`: the flattened array. Example: `fnp.ravel(x)`"""
+    """`numpy.ravel`: the flattened array.
+
+    Example:
+        >>> fnp.ravel(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([1., 2., 3., 4.])
+    """
     return reshape(a, (-1,))
 
 
 def transpose(a, axes=None):
-    """`numpy.transpose`; reverses the axes by default. Example: `fnp.transpose(x, (1, 0))`"""
+    """`numpy.transpose`; reverses the axes by default.
+
+    Example:
+        >>> fnp.transpose(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+        array([[1., 4.],
+               [2., 5.],
+               [3., 6.]])
+        >>> fnp.transpose(np.zeros((2, 3, 4)), (1, 0, 2)).shape
+        (3, 2, 4)
+    """
     a = lift(a)
     if not is_traced(a):
         return np.transpose(a, axes)
@@ -69,7 +86,12 @@ def transpose(a, axes=None):
 
 
 def moveaxis(a, source, destination):
-    """`numpy.moveaxis`. Example: `fnp.moveaxis(x, 0, -1)`"""
+    """`numpy.moveaxis`.
+
+    Example:
+        >>> fnp.moveaxis(np.zeros((2, 3, 4)), 0, -1).shape
+        (3, 4, 2)
+    """
     a = lift(a)
     if not is_traced(a):
         return np.moveaxis(a, source, destination)
@@ -88,7 +110,14 @@ def moveaxis(a, source, destination):
 
 
 def swapaxes(a, axis1, axis2):
-    """`numpy.swapaxes`. Example: `fnp.swapaxes(x, 0, 1)`"""
+    """`numpy.swapaxes`.
+
+    Example:
+        >>> fnp.swapaxes(np.array([[1.0, 2.0, 3.0]]), 0, 1)
+        array([[1.],
+               [2.],
+               [3.]])
+    """
     a = lift(a)
     if not is_traced(a):
         return np.swapaxes(a, axis1, axis2)
@@ -101,7 +130,14 @@ def swapaxes(a, axis1, axis2):
 
 
 def expand_dims(a, axis):
-    """`numpy.expand_dims` (int or tuple axis). Example: `fnp.expand_dims(x, 0)`"""
+    """`numpy.expand_dims` (int or tuple axis).
+
+    Example:
+        >>> fnp.expand_dims(np.array([1.0, 2.0]), 0)
+        array([[1., 2.]])
+        >>> fnp.expand_dims(np.array([1.0, 2.0]), (0, 2)).shape
+        (1, 2, 1)
+    """
     a = lift(a)
     if not is_traced(a):
         return np.expand_dims(a, axis)
@@ -113,7 +149,14 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None):
-    """`numpy.squeeze`: drop size-1 axes (all, or those in `axis`). Example: `fnp.squeeze(x)`"""
+    """`numpy.squeeze`: drop size-1 axes (all, or those in `axis`).
+
+    Example:
+        >>> fnp.squeeze(np.array([[[1.0], [2.0]]]))
+        array([1., 2.])
+        >>> fnp.squeeze(np.zeros((1, 3, 1)), axis=0).shape
+        (3, 1)
+    """
     a = lift(a)
     if not is_traced(a):
         return np.squeeze(a, axis)
@@ -134,7 +177,12 @@ def squeeze(a, axis=None):
 def broadcast_to(array, shape):
     """`numpy.broadcast_to`; the gradient sums over the broadcast axes.
 
-    Example: `fnp.broadcast_to(b, (4, 3))`
+    Example:
+        >>> fnp.broadcast_to(np.array([1.0, 2.0]), (2, 2))
+        array([[1., 2.],
+               [1., 2.]])
+        >>> fg.grad(lambda b: fnp.sum(fnp.broadcast_to(b, (3, 2))))(np.array([1.0, 2.0]))
+        array([3., 3.])
     """
     array = lift(array)
     if not is_traced(array):
@@ -150,7 +198,12 @@ def broadcast_to(array, shape):
 def concatenate(arrays, axis=0):
     """`numpy.concatenate` along `axis` (None flattens first).
 
-    Example: `fnp.concatenate([x, y], axis=1)`
+    Example:
+        >>> fnp.concatenate([np.array([1.0, 2.0]), np.array([3.0])])
+        array([1., 2., 3.])
+        >>> fnp.concatenate([np.ones((2, 1)), np.zeros((2, 2))], axis=1)
+        array([[1., 0., 0.],
+               [1., 0., 0.]])
     """
     arrays = [lift(a) for a in arrays]
     if not arrays:
@@ -185,7 +238,13 @@ def concatenate(arrays, axis=0):
 
 
 def stack(arrays, axis=0):
-    """`numpy.stack`: join along a new axis. Example: `fnp.stack([x, y], axis=0)`"""
+    """`numpy.stack`: join along a new axis.
+
+    Example:
+        >>> fnp.stack([np.array([1.0, 2.0]), np.array([3.0, 4.0])], axis=1)
+        array([[1., 3.],
+               [2., 4.]])
+    """
     arrays = [lift(a) for a in arrays]
     if not arrays:
         raise ValueError("stack: need at least one array to stack")
@@ -204,7 +263,11 @@ def stack(arrays, axis=0):
 def split(ary, indices_or_sections, axis=0):
     """`numpy.split`: a list of sub-arrays (equal sections, or split points).
 
-    Example: `a, b = fnp.split(x, 2, axis=1)`
+    Example:
+        >>> fnp.split(np.arange(6.0), 3)
+        [array([0., 1.]), array([2., 3.]), array([4., 5.])]
+        >>> fnp.split(np.arange(6.0), [1, 4])
+        [array([0.]), array([1., 2., 3.]), array([4., 5.])]
     """
     ary = lift(ary)
     if not is_traced(ary):
@@ -229,7 +292,13 @@ def split(ary, indices_or_sections, axis=0):
 def flip(m, axis=None):
     """`numpy.flip`: reverse the order along `axis` (all axes by default).
 
-    Example: `fnp.flip(x, axis=0)`
+    Example:
+        >>> fnp.flip(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=0)
+        array([[3., 4.],
+               [1., 2.]])
+        >>> fnp.flip(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([[4., 3.],
+               [2., 1.]])
     """
     m = lift(m)
     if not is_traced(m):
@@ -245,7 +314,11 @@ def flip(m, axis=None):
 def atleast_1d(*arys):
     """`numpy.atleast_1d`: each argument with at least 1 dim (a tuple for several).
 
-    Example: `fnp.atleast_1d(x)`
+    Example:
+        >>> fnp.atleast_1d(2.0)
+        array([2.])
+        >>> fnp.atleast_1d(1.0, np.array([2.0, 3.0]))
+        (array([1.]), array([2., 3.]))
     """
     out = tuple(_atleast_1d(lift(x)) for x in arys)
     return out[0] if len(out) == 1 else out
@@ -259,19 +332,37 @@ def _atleast_1d(x):
 def shape(a) -> tuple:
     """`numpy.shape`, also of traced values and of lists holding them.
 
-    Example: `fnp.shape(x)`
+    Example:
+        >>> fnp.shape(np.zeros((2, 3)))
+        (2, 3)
+        >>> fnp.shape([[1.0, 2.0, 3.0]])
+        (1, 3)
     """
     a = lift(a)
     return shape_of(a) if is_traced(a) else np.shape(a)
 
 
 def ndim(a) -> int:
-    """`numpy.ndim`, also of traced values. Example: `fnp.ndim(x)`"""
+    """`numpy.ndim`, also of traced values.
+
+    Example:
+        >>> fnp.ndim(np.zeros((2, 3)))
+        2
+        >>> fnp.ndim(5.0)
+        0
+    """
     return len(shape(a))
 
 
 def size(a, axis: int | None = None) -> int:
-    """`numpy.size`, also of traced values. Example: `fnp.size(x, axis=0)`"""
+    """`numpy.size`, also of traced values.
+
+    Example:
+        >>> fnp.size(np.zeros((2, 3)))
+        6
+        >>> fnp.size(np.zeros((2, 3)), axis=0)
+        2
+    """
     s = shape(a)
     if axis is not None:
         return s[normalize_axis("size", axis, len(s))[0]]

@@ -151,7 +151,13 @@ def _one_axis(n, axis):
 def fft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
     """`numpy.fft.fft`: the 1-D discrete Fourier transform (linear: its derivative is itself).
 
-    Example: `fnp.fft.fft(x, n=8)`
+    Example:
+        >>> fnp.fft.fft(np.array([0.0, 1.0, 0.0, 0.0]))   # exp(-2 pi i k / 4)
+        array([ 1.+0.j,  0.-1.j, -1.+0.j,  0.+1.j])
+        >>> fnp.fft.fft(np.array([1.0, 1.0]), n=4)   # zero-padded to n
+        array([2.+0.j, 1.-1.j, 0.+0.j, 1.+1.j])
+        >>> fg.grad(lambda x: fnp.sum(fnp.abs(fnp.fft.fft(x)) ** 2))(np.array([1.0, 2.0]))   # 2 n x
+        array([4., 8.])
     """
     t = _traced(a)
     if t is None:
@@ -163,7 +169,11 @@ def fft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=No
 def ifft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
     """`numpy.fft.ifft`: the inverse of `fft`.
 
-    Example: `fnp.fft.ifft(fnp.fft.fft(x))`
+    Example:
+        >>> fnp.fft.ifft(np.array([1.0, 1.0, 1.0, 1.0]))
+        array([1.+0.j, 0.+0.j, 0.+0.j, 0.+0.j])
+        >>> fnp.fft.ifft(fnp.fft.fft(np.array([1.0, 2.0, 3.0, 4.0])))
+        array([1.+0.j, 2.+0.j, 3.+0.j, 4.+0.j])
     """
     t = _traced(a)
     if t is None:
@@ -176,7 +186,12 @@ def fftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
          norm: str | None = None, out=None):
     """`numpy.fft.fftn`: the N-D transform over `axes` (all, or the last len(s), by default).
 
-    Example: `fnp.fft.fftn(x, axes=(0, 1))`
+    Example:
+        >>> fnp.fft.fftn(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([[10.+0.j, -2.+0.j],
+               [-4.+0.j,  0.+0.j]])
+        >>> fnp.fft.fftn(np.ones((2, 2, 3)), axes=(0, 1)).shape
+        (2, 2, 3)
     """
     t = _traced(a)
     if t is None:
@@ -189,7 +204,12 @@ def ifftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None
           norm: str | None = None, out=None):
     """`numpy.fft.ifftn`: the inverse of `fftn`.
 
-    Example: `fnp.fft.ifftn(z, axes=(0, 1))`
+    Example:
+        >>> fnp.fft.ifftn(np.array([[4.0, 0.0], [0.0, 0.0]]))
+        array([[1.+0.j, 1.+0.j],
+               [1.+0.j, 1.+0.j]])
+        >>> fnp.fft.ifftn(np.ones((2, 2, 3)), axes=(0, 1)).shape
+        (2, 2, 3)
     """
     t = _traced(a)
     if t is None:
@@ -202,7 +222,10 @@ def fft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
          norm: str | None = None, out=None):
     """`numpy.fft.fft2`: `fftn` over the last two axes.
 
-    Example: `fnp.fft.fft2(image)`
+    Example:
+        >>> fnp.fft.fft2(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([[10.+0.j, -2.+0.j],
+               [-4.+0.j,  0.+0.j]])
     """
     t = _traced(a)
     if t is None:
@@ -215,7 +238,10 @@ def ifft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
           norm: str | None = None, out=None):
     """`numpy.fft.ifft2`: `ifftn` over the last two axes.
 
-    Example: `fnp.fft.ifft2(z)`
+    Example:
+        >>> fnp.fft.ifft2(np.array([[10.0, -2.0], [-4.0, 0.0]]))
+        array([[1.+0.j, 2.+0.j],
+               [3.+0.j, 4.+0.j]])
     """
     t = _traced(a)
     if t is None:
@@ -227,7 +253,11 @@ def ifft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
 def rfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
     """`numpy.fft.rfft`: the transform of a real input, n // 2 + 1 frequencies.
 
-    Example: `fg.grad(lambda x: fnp.sum(fnp.abs(fnp.fft.rfft(x)) ** 2))(x)`
+    Example:
+        >>> fnp.fft.rfft(np.array([1.0, 2.0, 3.0, 4.0]))   # n // 2 + 1 = 3 frequencies
+        array([10.+0.j, -2.+2.j, -2.+0.j])
+        >>> fg.grad(lambda x: fnp.imag(fnp.fft.rfft(x)[1]))(np.ones(4))   # -sin(2 pi n / 4)
+        array([ 0., -1.,  0.,  1.])
     """
     t = _traced(a)
     if t is None:
@@ -240,7 +270,11 @@ def irfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=
     """`numpy.fft.irfft`: the real signal of length `n` (default 2 * (m - 1)) whose `rfft`
     is `a` (the imaginary parts of the zero and Nyquist entries are ignored).
 
-    Example: `fnp.fft.irfft(fnp.fft.rfft(x), n=x.shape[-1])`
+    Example:
+        >>> fnp.fft.irfft(np.array([10.0, -2.0 + 2.0j, -2.0]))
+        array([1., 2., 3., 4.])
+        >>> fnp.fft.irfft(fnp.fft.rfft(np.array([1.0, 2.0, 3.0])), n=3)   # odd lengths need n
+        array([1., 2., 3.])
     """
     t = _traced(a)
     if t is None:
@@ -253,7 +287,12 @@ def rfftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None
           norm: str | None = None, out=None):
     """`numpy.fft.rfftn`: `rfft` over the last of `axes`, then `fftn` over the others.
 
-    Example: `fnp.fft.rfftn(x, axes=(0, 1))`
+    Example:
+        >>> fnp.fft.rfftn(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([[10.+0.j, -2.+0.j],
+               [-4.+0.j,  0.+0.j]])
+        >>> fnp.fft.rfftn(np.ones((4, 6))).shape   # the last axis halved: 6 // 2 + 1
+        (4, 4)
     """
     t = _traced(a)
     if t is None:
@@ -266,7 +305,11 @@ def irfftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = Non
            norm: str | None = None, out=None):
     """`numpy.fft.irfftn`: the inverse of `rfftn`.
 
-    Example: `fnp.fft.irfftn(z, s=x.shape)`
+    Example:
+        >>> x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        >>> fnp.fft.irfftn(fnp.fft.rfftn(x), s=x.shape)
+        array([[1., 2., 3.],
+               [4., 5., 6.]])
     """
     t = _traced(a)
     if t is None:
@@ -279,7 +322,10 @@ def rfft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
           norm: str | None = None, out=None):
     """`numpy.fft.rfft2`: `rfftn` over the last two axes.
 
-    Example: `fnp.fft.rfft2(image)`
+    Example:
+        >>> fnp.fft.rfft2(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([[10.+0.j, -2.+0.j],
+               [-4.+0.j,  0.+0.j]])
     """
     t = _traced(a)
     if t is None:
@@ -292,7 +338,11 @@ def irfft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
            norm: str | None = None, out=None):
     """`numpy.fft.irfft2`: `irfftn` over the last two axes.
 
-    Example: `fnp.fft.irfft2(z, s=image.shape)`
+    Example:
+        >>> x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        >>> fnp.fft.irfft2(fnp.fft.rfft2(x), s=x.shape)
+        array([[1., 2., 3.],
+               [4., 5., 6.]])
     """
     t = _traced(a)
     if t is None:
@@ -305,7 +355,11 @@ def hfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=N
     """`numpy.fft.hfft`: the real spectrum of a signal with Hermitian symmetry, given its
     first half (`irfft` of the conjugate, the other normalization direction).
 
-    Example: `fnp.fft.hfft(z, n=6)`
+    Example:
+        >>> fnp.fft.hfft(np.array([1.0, 2.0j, 3.0]))   # the spectrum of [1, 2j, 3, -2j]
+        array([ 4.,  2.,  4., -6.])
+        >>> fnp.fft.hfft(np.array([1.0, 2.0j, 3.0]), n=5).shape
+        (5,)
     """
     t = _traced(a)
     if t is None:
@@ -319,7 +373,11 @@ def hfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=N
 def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=None):
     """`numpy.fft.ihfft`: the inverse of `hfft` (conjugated `rfft`, the other direction).
 
-    Example: `fnp.fft.ihfft(x)`
+    Example:
+        >>> fnp.fft.ihfft(np.array([1.0, 2.0, 3.0, 4.0]))
+        array([ 2.5-0.j , -0.5-0.5j, -0.5-0.j ])
+        >>> fnp.fft.hfft(fnp.fft.ihfft(np.array([1.0, 2.0, 3.0, 4.0])), n=4)
+        array([1., 2., 3., 4.])
     """
     t = _traced(a)
     if t is None:
@@ -339,7 +397,13 @@ def fftfreq(n: int, d=1.0, device=None):
     """`numpy.fft.fftfreq`: the sample frequencies of an `fft` of length `n`, spacing `d`
     (differentiable in `d`).
 
-    Example: `fnp.fft.fftfreq(8, d=0.1)`
+    Example:
+        >>> fnp.fft.fftfreq(4)
+        array([ 0.  ,  0.25, -0.5 , -0.25])
+        >>> fnp.fft.fftfreq(4, d=0.5)
+        array([ 0. ,  0.5, -1. , -0.5])
+        >>> fg.grad(lambda d: fnp.fft.fftfreq(4, d)[1])(0.5)   # d(1 / (4 d))/dd
+        array(-1.)
     """
     if not isinstance(d, Tracer):
         return np.fft.fftfreq(n, d, device=device)
@@ -351,7 +415,11 @@ def fftfreq(n: int, d=1.0, device=None):
 def rfftfreq(n: int, d=1.0, device=None):
     """`numpy.fft.rfftfreq`: the sample frequencies of an `rfft` of length `n`.
 
-    Example: `fnp.fft.rfftfreq(8, d=0.1)`
+    Example:
+        >>> fnp.fft.rfftfreq(4)
+        array([0.  , 0.25, 0.5 ])
+        >>> fnp.fft.rfftfreq(5, d=0.5)
+        array([0. , 0.4, 0.8])
     """
     if not isinstance(d, Tracer):
         return np.fft.rfftfreq(n, d, device=device)
@@ -378,7 +446,11 @@ def _roll_halves(fname, x, axes, first_half):
 def fftshift(x, axes: int | _Sequence[int] | None = None):
     """`numpy.fft.fftshift`: move the zero frequency to the centre.
 
-    Example: `fnp.fft.fftshift(fnp.fft.fftfreq(5))`
+    Example:
+        >>> fnp.fft.fftfreq(5)
+        array([ 0. ,  0.2,  0.4, -0.4, -0.2])
+        >>> fnp.fft.fftshift(fnp.fft.fftfreq(5))
+        array([-0.4, -0.2,  0. ,  0.2,  0.4])
     """
     t = _traced(x)
     if t is None:
@@ -389,7 +461,11 @@ def fftshift(x, axes: int | _Sequence[int] | None = None):
 def ifftshift(x, axes: int | _Sequence[int] | None = None):
     """`numpy.fft.ifftshift`: the inverse of `fftshift`.
 
-    Example: `fnp.fft.ifftshift(fnp.fft.fftshift(x))`
+    Example:
+        >>> fnp.fft.fftshift(np.arange(5.0))
+        array([3., 4., 0., 1., 2.])
+        >>> fnp.fft.ifftshift(fnp.fft.fftshift(np.arange(5.0)))
+        array([0., 1., 2., 3., 4.])
     """
     t = _traced(x)
     if t is None:

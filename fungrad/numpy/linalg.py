@@ -110,7 +110,12 @@ def solve(a, b):
     """`numpy.linalg.solve`: x with a @ x == b. `b` is a vector when 1-D (NumPy 2), else
     stacked (..., n, k) matrices; leading dims broadcast.
 
-    Example: `fnp.linalg.solve(a, b)`
+    Example:
+        >>> a, b = np.array([[2.0, 0.0], [0.0, 4.0]]), np.array([2.0, 2.0])
+        >>> fnp.linalg.solve(a, b)
+        array([1. , 0.5])
+        >>> fg.grad(lambda b: fnp.sum(fnp.linalg.solve(a, b)))(b)   # a^-T @ ones
+        array([0.5 , 0.25])
     """
     a, b = _lift(a), _lift(b)
     if not _is_traced(a, b):
@@ -135,7 +140,12 @@ def solve(a, b):
 def inv(a):
     """`numpy.linalg.inv`: solve(a, I), so its derivative is -inv(a) da inv(a) by two solves.
 
-    Example: `fnp.linalg.inv(a)`
+    Example:
+        >>> fnp.linalg.inv(np.array([[2.0, 0.0], [0.0, 4.0]]))
+        array([[0.5 , 0.  ],
+               [0.  , 0.25]])
+        >>> fg.grad(lambda a: fnp.linalg.inv(a)[0, 0])(np.array([[2.0]]))   # d(1/a)/da = -1/a**2
+        array([[-0.25]])
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -148,7 +158,10 @@ def inv(a):
 def tensorsolve(a, b, axes=None):
     """`numpy.linalg.tensorsolve`: x with tensordot(a, x, x.ndim) == b.
 
-    Example: `fnp.linalg.tensorsolve(a, b)`
+    Example:
+        >>> a = 2 * np.eye(6).reshape(2, 3, 6)
+        >>> fnp.linalg.tensorsolve(a, np.arange(6.0).reshape(2, 3))
+        array([0. , 0.5, 1. , 1.5, 2. , 2.5])
     """
     a, b = _lift(a), _lift(b)
     if not _is_traced(a, b):
@@ -170,7 +183,15 @@ def tensorsolve(a, b, axes=None):
 def tensorinv(a, ind=2):
     """`numpy.linalg.tensorinv`: the inverse of `a` under tensordot over `ind` axes.
 
-    Example: `fnp.linalg.tensorinv(a, ind=2)`
+    Example:
+        >>> a = 2 * np.eye(4).reshape(2, 2, 2, 2)
+        >>> fnp.linalg.tensorinv(a, ind=2).shape
+        (2, 2, 2, 2)
+        >>> fnp.linalg.tensorinv(a, ind=2).reshape(4, 4)
+        array([[0.5, 0. , 0. , 0. ],
+               [0. , 0.5, 0. , 0. ],
+               [0. , 0. , 0.5, 0. ],
+               [0. , 0. , 0. , 0.5]])
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -189,7 +210,13 @@ def cholesky(a, /, *, upper=False):
     Only the lower (upper) triangle of `a` is read, as by NumPy, and the derivative is that
     of NumPy's function.
 
-    Example: `fnp.linalg.cholesky(a)`
+    Example:
+        >>> fnp.linalg.cholesky(np.array([[4.0, 2.0], [2.0, 5.0]]))
+        array([[2., 0.],
+               [1., 2.]])
+        >>> fnp.linalg.cholesky(np.array([[4.0, 2.0], [2.0, 5.0]]), upper=True)
+        array([[2., 1.],
+               [0., 2.]])
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -205,7 +232,14 @@ def qr(a, mode="reduced"):
     """`numpy.linalg.qr` (modes 'reduced', 'complete', 'r'); derivatives for 'reduced' and
     'r', and for 'complete' when m <= n (a tall matrix's extra Q columns are not unique).
 
-    Example: `q, r = fnp.linalg.qr(a)`
+    Example:
+        >>> a = np.array([[3.0, 0.0], [4.0, 5.0]])
+        >>> q, r = fnp.linalg.qr(a)
+        >>> fnp.round(fnp.abs(r), 6)   # r's signs depend on LAPACK
+        array([[5., 4.],
+               [0., 3.]])
+        >>> fnp.allclose(q @ r, a)
+        True
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -223,7 +257,13 @@ def eigh(a, UPLO="L"):
     (only the UPLO triangle is read). Degenerate eigenvalues give finite derivatives of
     functions invariant within the eigenspace (see fungrad.lax.linalg).
 
-    Example: `w, v = fnp.linalg.eigh(a)`
+    Example:
+        >>> a = np.array([[2.0, 1.0], [1.0, 2.0]])
+        >>> w, v = fnp.linalg.eigh(a)
+        >>> fnp.round(w, 6)
+        array([1., 3.])
+        >>> fnp.allclose(a @ v, v * w)   # the columns of v are eigenvectors (their signs may vary)
+        True
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -241,7 +281,14 @@ def eigvalsh(a, UPLO="L"):
     """`numpy.linalg.eigvalsh`: eigenvalues of Hermitian `a`, ascending; the derivative
     Re(v_i^H da v_i) is finite for repeated eigenvalues too.
 
-    Example: `fnp.linalg.eigvalsh(a)`
+    Example:
+        >>> a = np.array([[2.0, 1.0], [1.0, 2.0]])
+        >>> fnp.round(fnp.linalg.eigvalsh(a), 6)
+        array([1., 3.])
+        >>> g = fg.grad(lambda a: fnp.linalg.eigvalsh(a)[1])(a)   # v v^T on the lower triangle,
+        >>> fnp.round(g, 6)                                       # the only one eigvalsh reads
+        array([[0.5, 0. ],
+               [1. , 0.5]])
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -253,7 +300,13 @@ def eig(a):
     """`numpy.linalg.eig`: eigenvalues and right eigenvectors (unit norm, largest component
     real, as LAPACK's); traced results are always complex.
 
-    Example: `w, v = fnp.linalg.eig(a)`
+    Example:
+        >>> a = np.array([[1.0, 2.0], [0.0, 3.0]])
+        >>> w, v = fnp.linalg.eig(a)
+        >>> w
+        array([1., 3.])
+        >>> fnp.allclose(a @ v, v * w)
+        True
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -264,7 +317,11 @@ def eig(a):
 def eigvals(a):
     """`numpy.linalg.eigvals` (complex on traced values); dw = diag(V^-1 da V).
 
-    Example: `fnp.linalg.eigvals(a)`
+    Example:
+        >>> fnp.linalg.eigvals(np.array([[1.0, 2.0], [0.0, 3.0]]))
+        array([1., 3.])
+        >>> fnp.round(fnp.linalg.eigvals(np.array([[0.0, -1.0], [1.0, 0.0]])), 6)
+        array([0.+1.j, 0.-1.j])
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -276,7 +333,13 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """`numpy.linalg.svd`: U, S, Vh (S only with compute_uv=False). Derivatives of U and Vh
     need distinct singular values (and full_matrices=False unless `a` is square).
 
-    Example: `u, s, vh = fnp.linalg.svd(a, full_matrices=False)`
+    Example:
+        >>> a = np.array([[3.0, 0.0], [0.0, -2.0]])
+        >>> u, s, vh = fnp.linalg.svd(a)
+        >>> s
+        array([3., 2.])
+        >>> fnp.allclose((u * s) @ vh, a)
+        True
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -311,7 +374,13 @@ def _sorted_abs(w):
 def svdvals(x, /):
     """`numpy.linalg.svdvals`: singular values, descending; ds_i = Re(u_i^H dx v_i).
 
-    Example: `fnp.linalg.svdvals(x)`
+    Example:
+        >>> a = np.array([[3.0, 0.0], [0.0, -2.0]])
+        >>> fnp.linalg.svdvals(a)
+        array([3., 2.])
+        >>> fg.grad(lambda a: fnp.sum(fnp.linalg.svdvals(a)))(a)   # u @ vh
+        array([[ 1.,  0.],
+               [ 0., -1.]])
     """
     x = _lift(x)
     if not _is_traced(x):
@@ -322,7 +391,13 @@ def svdvals(x, /):
 def det(a):
     """`numpy.linalg.det`; derivative det(a) tr(a^-1 da) (one solve).
 
-    Example: `fnp.linalg.det(a)`
+    Example:
+        >>> a = np.array([[2.0, 0.0], [0.0, 3.0]])
+        >>> fnp.linalg.det(a)
+        np.float64(6.0)
+        >>> fg.grad(fnp.linalg.det)(a)   # det(a) inv(a)^T
+        array([[3., 0.],
+               [0., 2.]])
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -333,7 +408,13 @@ def det(a):
 def slogdet(a):
     """`numpy.linalg.slogdet`: (sign, log|det|); d log|det| = Re tr(a^-1 da).
 
-    Example: `sign, logdet = fnp.linalg.slogdet(a)`
+    Example:
+        >>> a = np.array([[0.0, 2.0], [0.5, 0.0]])
+        >>> fnp.linalg.slogdet(a)
+        SlogdetResult(sign=np.float64(-1.0), logabsdet=np.float64(0.0))
+        >>> fg.grad(lambda a: fnp.linalg.slogdet(a)[1])(a)   # inv(a)^T
+        array([[0. , 0.5],
+               [2. , 0. ]])
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -359,7 +440,10 @@ _NOVALUE = np._NoValue
 def pinv(a, rcond=None, hermitian=False, *, rtol=_NOVALUE):
     """`numpy.linalg.pinv`; derivative by Golub & Pereyra's formula (constant rank).
 
-    Example: `fnp.linalg.pinv(a)`
+    Example:
+        >>> fnp.round(fnp.linalg.pinv(np.array([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]])), 6)
+        array([[1. , 0. , 0. ],
+               [0. , 0.5, 0. ]])
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -377,7 +461,11 @@ def lstsq(a, b, rcond=None):
     NumPy's cutoff; residuals have shape (k,) whenever m > n (NumPy's are empty for a
     rank-deficient a: a value-dependent shape); rank is not differentiable.
 
-    Example: `x, res, rank, s = fnp.linalg.lstsq(a, b)`
+    Example:
+        >>> a, b = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]), np.array([1.0, 2.0, 3.0])
+        >>> x, residuals, rank, s = fnp.linalg.lstsq(a, b)
+        >>> x, residuals, rank
+        (array([1., 2.]), array([9.]), np.int32(2))
     """
     a, b = _lift(a), _lift(b)
     if not _is_traced(a, b):
@@ -412,7 +500,11 @@ def _abs2(x):
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     """`numpy.linalg.matrix_rank` (an integer: no derivative).
 
-    Example: `fnp.linalg.matrix_rank(a)`
+    Example:
+        >>> fnp.linalg.matrix_rank(np.array([[1.0, 2.0], [2.0, 4.0]]))
+        np.int64(1)
+        >>> fnp.linalg.matrix_rank(np.eye(3))
+        np.int64(3)
     """
     A = _lift(A)
     if not _is_traced(A):
@@ -440,7 +532,13 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """`numpy.linalg.vector_norm`: any `ord` (inf, -inf, 0, p) over `axis` (None: all).
     The derivative at x == 0 is 0 for ord 2 (the finite one-sided choice, as fnp.std).
 
-    Example: `fnp.linalg.vector_norm(x, ord=1, axis=-1)`
+    Example:
+        >>> fnp.linalg.vector_norm(np.array([3.0, 4.0]))
+        np.float64(5.0)
+        >>> fnp.linalg.vector_norm(np.array([[3.0, -4.0], [1.0, 0.0]]), ord=1, axis=-1)
+        array([7., 1.])
+        >>> fg.grad(fnp.linalg.vector_norm)(np.array([3.0, 4.0]))
+        array([0.6, 0.8])
     """
     x = _lift(x)
     if not _is_traced(x):
@@ -474,7 +572,12 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """`numpy.linalg.matrix_norm` over the last two axes: 'fro', 'nuc', inf, -inf, 1, -1,
     2, -2 (the last four through singular values / sums).
 
-    Example: `fnp.linalg.matrix_norm(x, ord='nuc')`
+    Example:
+        >>> a = np.array([[3.0, 0.0], [0.0, -4.0]])
+        >>> fnp.linalg.matrix_norm(a), fnp.linalg.matrix_norm(a, ord="nuc")
+        (np.float64(5.0), np.float64(7.0))
+        >>> fnp.linalg.matrix_norm(a, ord=2)
+        np.float64(4.0)
     """
     x = _lift(x)
     if not _is_traced(x):
@@ -505,7 +608,13 @@ def _matrix_norm(x, ord, row, col):
 def norm(x, ord=None, axis=None, keepdims=False):
     """`numpy.linalg.norm`: vector norms (any p) over one axis, matrix norms over two.
 
-    Example: `fnp.linalg.norm(x, ord=2, axis=(0, 1))`
+    Example:
+        >>> fnp.linalg.norm(np.array([3.0, 4.0]))
+        np.float64(5.0)
+        >>> fnp.linalg.norm(np.array([[1.0, -2.0], [3.0, 4.0]]), ord=1)   # the largest column sum
+        np.float64(6.0)
+        >>> fg.grad(fnp.linalg.norm)(np.array([3.0, 4.0]))
+        array([0.6, 0.8])
     """
     x = _lift(x)
     if not _is_traced(x):
@@ -543,7 +652,11 @@ def cond(x, p=None):
     """`numpy.linalg.cond`: s_max / s_min for p None/2 (-2: the inverse), else
     norm(x, p) * norm(inv(x), p).
 
-    Example: `fnp.linalg.cond(a)`
+    Example:
+        >>> fnp.linalg.cond(np.array([[1.0, 0.0], [0.0, 4.0]]))
+        np.float64(4.0)
+        >>> fnp.linalg.cond(np.array([[1.0, 0.0], [0.0, 4.0]]), p=1)
+        np.float64(4.0)
     """
     x = _lift(x)
     if not _is_traced(x):
@@ -560,7 +673,14 @@ def cond(x, p=None):
 def matrix_power(a, n):
     """`numpy.linalg.matrix_power`: a**n by repeated squaring (n < 0: of inv(a)).
 
-    Example: `fnp.linalg.matrix_power(a, 3)`
+    Example:
+        >>> a = np.array([[1.0, 1.0], [0.0, 1.0]])
+        >>> fnp.linalg.matrix_power(a, 3)
+        array([[1., 3.],
+               [0., 1.]])
+        >>> fnp.linalg.matrix_power(a, -1)
+        array([[ 1., -1.],
+               [ 0.,  1.]])
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -588,7 +708,9 @@ def matrix_power(a, n):
 def multi_dot(arrays, *, out=None):
     """`numpy.linalg.multi_dot`: a chain of matmuls in the cheapest order (NumPy's).
 
-    Example: `fnp.linalg.multi_dot([a, b, c])`
+    Example:
+        >>> fnp.linalg.multi_dot([np.ones((1, 2)), np.ones((2, 3)), np.ones((3, 1))])
+        array([[6.]])
     """
     arrays = [_lift(a) for a in arrays]
     if not _is_traced(*arrays):
@@ -643,7 +765,9 @@ def _chain(arrays, s, i, j):
 def cross(x1, x2, /, *, axis=-1):
     """`numpy.linalg.cross`: the cross product of 3-vectors along `axis`.
 
-    Example: `fnp.linalg.cross(u, v)`
+    Example:
+        >>> fnp.linalg.cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
+        array([0., 0., 1.])
     """
     x1, x2 = _lift(x1), _lift(x2)
     if not _is_traced(x1, x2):
@@ -663,7 +787,10 @@ def cross(x1, x2, /, *, axis=-1):
 def outer(x1, x2, /):
     """`numpy.linalg.outer`: outer product of two 1-D arrays.
 
-    Example: `fnp.linalg.outer(u, v)`
+    Example:
+        >>> fnp.linalg.outer(np.array([1.0, 2.0]), np.array([1.0, 10.0, 100.0]))
+        array([[  1.,  10., 100.],
+               [  2.,  20., 200.]])
     """
     x1, x2 = _lift(x1), _lift(x2)
     if not _is_traced(x1, x2):
@@ -677,7 +804,11 @@ def outer(x1, x2, /):
 def trace(x, /, *, offset=0, dtype=None):
     """`numpy.linalg.trace`: sum of the diagonal of the last two axes.
 
-    Example: `fnp.linalg.trace(x)`
+    Example:
+        >>> fnp.linalg.trace(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        np.float64(5.0)
+        >>> fnp.linalg.trace(np.ones((3, 2, 2)))   # one trace per matrix
+        array([2., 2., 2.])
     """
     x = _lift(x)
     if not _is_traced(x):
@@ -688,7 +819,11 @@ def trace(x, /, *, offset=0, dtype=None):
 def diagonal(x, /, *, offset=0):
     """`numpy.linalg.diagonal`: the diagonal of the last two axes.
 
-    Example: `fnp.linalg.diagonal(x, offset=1)`
+    Example:
+        >>> fnp.linalg.diagonal(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([1., 4.])
+        >>> fnp.linalg.diagonal(np.array([[1.0, 2.0], [3.0, 4.0]]), offset=1)
+        array([2.])
     """
     x = _lift(x)
     if not _is_traced(x):
@@ -699,7 +834,12 @@ def diagonal(x, /, *, offset=0):
 def matrix_transpose(x, /):
     """`numpy.linalg.matrix_transpose`: swap the last two axes.
 
-    Example: `fnp.linalg.matrix_transpose(x)`
+    Example:
+        >>> fnp.linalg.matrix_transpose(np.zeros((5, 2, 3))).shape
+        (5, 3, 2)
+        >>> fnp.linalg.matrix_transpose(np.array([[1.0, 2.0]]))
+        array([[1.],
+               [2.]])
     """
     x = _lift(x)
     if not _is_traced(x):
@@ -713,7 +853,11 @@ def matrix_transpose(x, /):
 def vecdot(x1, x2, /, *, axis=-1):
     """`numpy.linalg.vecdot`: sum(_conj(x1) * x2) along `axis` (broadcasting).
 
-    Example: `fnp.linalg.vecdot(u, v)`
+    Example:
+        >>> fnp.linalg.vecdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0]))
+        array([3., 7.])
+        >>> fnp.linalg.vecdot(np.array([1j, 2.0]), np.array([1j, 1.0]))   # conjugates the first
+        np.complex128(3+0j)
     """
     x1, x2 = _lift(x1), _lift(x2)
     if not _is_traced(x1, x2):
@@ -724,7 +868,10 @@ def vecdot(x1, x2, /, *, axis=-1):
 def matmul(x1, x2, /):
     """`numpy.linalg.matmul`: fnp.matmul.
 
-    Example: `fnp.linalg.matmul(a, b)`
+    Example:
+        >>> fnp.linalg.matmul(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[1.0], [1.0]]))
+        array([[3.],
+               [7.]])
     """
     return _matmul(x1, x2)
 
