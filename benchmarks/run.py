@@ -450,9 +450,9 @@ def _cpu_model():
     return platform.processor() or platform.machine()
 
 
-def machine_info(quick=False):
+def machine_info(quick=False, note=None):
     """Where and with what the figures were taken."""
-    return {"platform": platform.platform(), "cpu": _cpu_model(), "cores": os.cpu_count(),
+    return {"note": note, "platform": platform.platform(), "cpu": _cpu_model(), "cores": os.cpu_count(),
             "python": platform.python_version(), "numpy": np.__version__,
             "fungrad": fg.__version__, "autograd": _version("autograd"),
             "jax": _version("jax"), "torch": _version("torch"),
@@ -466,6 +466,8 @@ def main(argv=None):
     parser.add_argument("--only", default=None, help="run cases whose name contains this")
     parser.add_argument("--json", default=None, metavar="PATH",
                         help="also write the rows and the machine to PATH as JSON")
+    parser.add_argument("--note", default=None,
+                        help="with --json: a remark on the run (e.g. the machine was busy)")
     args = parser.parse_args(argv)
     rows, compile_rows = [], []
     cases = [c for c in all_cases() if args.only is None or args.only in c.name]
@@ -510,7 +512,7 @@ def main(argv=None):
             print(line, flush=True)
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"machine": machine_info(args.quick), "rows": rows,
+            json.dump({"machine": machine_info(args.quick, args.note), "rows": rows,
                        "compile": compile_rows}, out, indent=1)
             out.write("\n")
         print("wrote", args.json)
