@@ -167,8 +167,8 @@ def render() -> dict[str, str]:
         f"{HEADER}# fungrad.numpy\n\n"
         "`import fungrad.numpy as fnp`: NumPy's API, differentiable, batchable and "
         "jittable. Every function takes NumPy arrays, Python scalars or values being "
-        "traced, and returns NumPy arrays (0-d arrays for scalars) when called outside "
-        "a transform. Broadcasting and dtype promotion follow NumPy 2 (NEP 50). "
+        "traced; called outside a transform, it returns plain NumPy arrays and scalars. "
+        "Broadcasting and dtype promotion follow NumPy 2 (NEP 50). "
         "[NumPy coverage](../../numpy-coverage.md) lists every NumPy function with its "
         "status (differentiable, value only, not provided).\n\n"
         "| topic | functions |\n|---|---|\n" + rows +
