@@ -8,6 +8,7 @@ show that it can fail.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import pathlib
@@ -28,12 +29,8 @@ import benchmarks_page  # noqa: E402  (docs/ scripts, imported as modules)
 import execute_pages  # noqa: E402
 import reference_pages  # noqa: E402
 
-try:
-    import mkdocs  # noqa: F401
-    import mkdocstrings  # noqa: F401
-    HAVE_MKDOCS = True
-except ImportError:
-    HAVE_MKDOCS = False
+HAVE_MKDOCS = all(importlib.util.find_spec(name) is not None
+                  for name in ("mkdocs", "mkdocstrings", "material"))
 needs_mkdocs = pytest.mark.skipif(
     not HAVE_MKDOCS, reason='mkdocs is not installed (pip install -e ".[docs]")')
 
