@@ -1,6 +1,9 @@
 """Benchmark runner: fungrad against hand-written NumPy (and HIPS autograd / JAX if installed).
 
-    python benchmarks/run.py [--quick] [--only NAME]
+    python benchmarks/run.py [--quick] [--only NAME] [--json PATH]
+
+`--json PATH` also writes the rows and the machine they ran on to PATH (the docs' benchmarks
+page is made from benchmarks/results.json by docs/benchmarks_page.py).
 
 Each case is one row of CASES: a fungrad callable, the hand-written NumPy callable computing
 the same values and gradients, and optionally the same function in autograd / JAX.
@@ -9,6 +12,10 @@ Ratios > 1 mean fungrad is slower.
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
+import os
+import platform
 import sys
 import timeit
 from dataclasses import dataclass
@@ -424,11 +431,45 @@ def all_cases():
             jit_cache_hit_case()]
 
 
+def _version(distribution):
+    from importlib import metadata
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_info(quick=False, note=None):
+    """Where and with what the figures were taken."""
+    return {"note": note, "platform": platform.platform(), "cpu": _cpu_model(), "cores": os.cpu_count(),
+            "python": platform.python_version(), "numpy": np.__version__,
+            "fungrad": fg.__version__, "autograd": _version("autograd"),
+            "jax": _version("jax"), "torch": _version("torch"),
+            "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS"),
+            "quick": quick, "date": datetime.date.today().isoformat()}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
     parser.add_argument("--only", default=None, help="run cases whose name contains this")
+    parser.add_argument("--json", default=None, metavar="PATH",
+                        help="also write the rows and the machine to PATH as JSON")
+    parser.add_argument("--note", default=None,
+                        help="with --json: a remark on the run (e.g. the machine was busy)")
     args = parser.parse_args(argv)
+    rows, compile_rows = [], []
     cases = [c for c in all_cases() if args.only is None or args.only in c.name]
     if not cases and args.only not in "compile":
         print(f"no case matches {args.only!r}", file=sys.stderr)
@@ -443,6 +484,11 @@ def main(argv=None):
         others = [fn for lib, fn in ((autograd, c.autograd), (jax, c.jax)) if lib is not None]
         t_fg, t_np, *t_others = best_times([c.fungrad, c.numpy] + [f for f in others if f],
                                            args.quick)
+        timed = dict(zip([lib for lib, fn in (("autograd", c.autograd), ("jax", c.jax))
+                          if {"autograd": autograd, "jax": jax}[lib] is not None and fn],
+                         t_others))
+        rows.append({"case": c.name, "fungrad_s": t_fg, "numpy_s": t_np, "ratio": t_fg / t_np,
+                     "autograd_s": timed.get("autograd"), "jax_s": timed.get("jax")})
         row = f"{c.name:62s} {t_fg * 1e6:8.1f}us {t_np * 1e6:8.1f}us {t_fg / t_np:6.2f}"
         for fn in others:
             t = t_others.pop(0) if fn else None
@@ -455,11 +501,21 @@ def main(argv=None):
         print("\njit compile time of grad of N unrolled layers tanh(W @ x + b), 32x32 "
               "(first call minus a cached call):")
         for depth, compile_s, call_s, *jx in compile_times(quick=args.quick):
+            compile_rows.append({"layers": depth, "fungrad_compile_s": compile_s,
+                                 "fungrad_call_s": call_s,
+                                 "jax_compile_s": jx[0] if jx else None,
+                                 "jax_call_s": jx[1] if jx else None})
             line = (f"  {depth:4d} layers: {compile_s * 1e3:7.1f} ms compile "
                     f"({compile_s / depth * 1e3:.2f} ms per layer), {call_s * 1e6:7.1f} us per call")
             if jx:
                 line += f"   | jax: {jx[0] * 1e3:7.1f} ms compile, {jx[1] * 1e6:7.1f} us per call"
             print(line, flush=True)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"machine": machine_info(args.quick, args.note), "rows": rows,
+                       "compile": compile_rows}, out, indent=1)
+            out.write("\n")
+        print("wrote", args.json)
     return 0
 
 

@@ -36,9 +36,9 @@ FENCE = re.compile(r"^```(\S*)[ \t]*(.*)$")
 VOLATILE_MARK = "<!-- volatile output -->"
 
 
-def generated_path(source: pathlib.Path, out_root: pathlib.Path = DOCS) -> pathlib.Path:
+def generated_path(source: pathlib.Path, out_root: pathlib.Path | None = None) -> pathlib.Path:
     """Where the page generated from `source` (a file under docs/src) is written."""
-    return out_root / source.relative_to(SOURCES)
+    return (out_root or DOCS) / source.relative_to(SOURCES)
 
 
 def split_blocks(text: str):
@@ -76,7 +76,7 @@ def run_block(code: str, namespace: dict, where: str) -> str:
     return buffer.getvalue()
 
 
-def render_page(source: pathlib.Path, out_root: pathlib.Path = DOCS) -> str:
+def render_page(source: pathlib.Path, out_root: pathlib.Path | None = None) -> str:
     """Execute `source`'s blocks and return the generated Markdown."""
     target = generated_path(source, out_root)
     target.parent.mkdir(parents=True, exist_ok=True)
