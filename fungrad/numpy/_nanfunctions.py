@@ -240,7 +240,7 @@ nanquantile = quantile_function("nanquantile", np.nanquantile, _nanquantile, 1, 
         np.float64(2.0)
         >>> fg.grad(fnp.nanquantile)(x, 0.75)
         array([0.25, 0.  , 0.75])
-    """)
+    """, module=__name__)
 nanpercentile = quantile_function("nanpercentile", np.nanpercentile, _nanquantile, 100,
                                   """`numpy.nanpercentile`: `nanquantile` of q / 100.
 
@@ -250,7 +250,7 @@ nanpercentile = quantile_function("nanpercentile", np.nanpercentile, _nanquantil
         array([1., 2.])
         >>> fg.grad(fnp.nanpercentile)(x, 75)
         array([0.25, 0.  , 0.75])
-    """)
+    """, module=__name__)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):

@@ -499,10 +499,11 @@ def _no_weights(name, weights):
                                   "concrete arrays with numpy")
 
 
-def quantile_function(name: str, np_fn, impl, scale: int, doc: str):
+def quantile_function(name: str, np_fn, impl, scale: int, doc: str, module: str = __name__):
     """A NumPy quantile-family function (`quantile`, `percentile`, the nan- ones): NumPy's
     own on plain arrays, else `impl(name, np_fn, a, q, axis, method, keepdims, scale)`
-    (`scale`: 1 for fractions, 100 for percents)."""
+    (`scale`: 1 for fractions, 100 for percents). `module`: where the function is defined
+    (what `__module__` says, so the reference finds it)."""
     def fn(a, q, axis=None, out=None, overwrite_input=False, method="linear",
            keepdims=False, *, weights=None):
         a = lift(a)
@@ -512,6 +513,7 @@ def quantile_function(name: str, np_fn, impl, scale: int, doc: str):
         _no_weights(name, weights)
         return impl(name, np_fn, a, q, axis, method, keepdims, scale)
     fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = module
     fn.__doc__ = doc
     return fn
 
