@@ -50,6 +50,16 @@ def hpd(draw, shape, cplx=False):
     return (q * w) @ np.conj(np.swapaxes(q, -1, -2))
 
 
+def singular(draw, shape, rank, cplx=False):
+    """(*B, n, n) of the given rank < n: `general`'s with its trailing singular values 0."""
+    rng = _rng(draw)
+    *b, n, _ = shape
+    u = _unitary(rng, tuple(b) + (n, n), cplx)
+    v = _unitary(rng, tuple(b) + (n, n), cplx)
+    s = np.where(np.arange(n) < rank, np.linspace(2.0, 1.0, n), 0.0)
+    return (u * s) @ np.conj(np.swapaxes(v, -1, -2))
+
+
 def with_complex_pair(draw, batch, n):
     """Real (*B, n, n), n in (2, 3), with eigenvalues a +- ib (b >= 0.5) and, for n = 3,
     one real eigenvalue: separated, and NumPy's eig returns complex."""
@@ -105,6 +115,8 @@ def _square_specs(draw, name, cplx=False):
         if p in (1, -1, np.inf, -np.inf):  # sums of |a_ij|: keep entries away from 0
             a = a + 3.0 * np.eye(n)
         return Case(lambda a: fnp.linalg.cond(a, p), (a,))
+    if name == "linalg.det" and draw(st.booleans()):   # det's derivative is the adjugate:
+        a = singular(draw, b + (n, n), draw(st.integers(0, n - 1)), cplx)   # finite there too
     f = {"linalg.inv": fnp.linalg.inv, "linalg.det": fnp.linalg.det,
          "linalg.slogdet": fnp.linalg.slogdet}[name]
     return Case(f, (a,))
@@ -354,3 +366,13 @@ def _prim_specs(draw, name):
     piv = np.asarray(rng.integers(0, n, b + (n,)), np.int32)
     piv = np.maximum(piv, np.arange(n, dtype=np.int32))  # LAPACK's pivots: piv[i] >= i
     return Case(lambda p: LL.pivots_to_permutation_p.bind(p, n=n), (piv,), diff=False)
+
+
+@spec(PRIM, "adjugate")
+def _adjugate_spec(draw, name):
+    """adj(a) (det's derivative) at invertible and singular matrices (rank n-1: rank one;
+    n-2 or less: zero, with a nonzero derivative): a polynomial, smooth everywhere."""
+    b, n = draw(BATCHES), _size(draw)
+    a = singular(draw, b + (n, n), draw(st.integers(0, n))) if draw(st.booleans()) else \
+        general(draw, b + (n, n))
+    return Case(LL.adjugate_p.bind, (a,))

