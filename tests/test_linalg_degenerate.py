@@ -77,3 +77,80 @@ def test_det_gradient_matches_jax_at_singular_matrices():
         a = _with_rank(3, rank)
         want = np.asarray(jax.grad(jax.numpy.linalg.det)(a))
         np.testing.assert_allclose(fg.grad(fnp.linalg.det)(a), want, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- qr complete
+def _jac_fd(f, a):
+    return _fd(lambda x: np.asarray(f(x)), a)
+
+
+@pytest.mark.parametrize("shape", [(4, 2), (5, 3), (3, 1), (2, 4, 2)])
+@pytest.mark.parametrize("k", [0, 1], ids=["Q", "R"])
+def test_qr_complete_of_tall_matrices_is_numpys_derivative(shape, k):
+    """LAPACK's extra Q columns are a smooth function of a (its Householder product):
+    forward and reverse derivatives equal NumPy's finite differences."""
+    a = RNG.normal(size=shape)
+    want = _jac_fd(lambda x: np.linalg.qr(x, "complete")[k], a)
+    for jac in (fg.jacfwd, fg.jacrev):
+        got = jac(lambda x: fnp.linalg.qr(x, "complete")[k])(a)
+        np.testing.assert_allclose(got, want, atol=1e-8)
+
+
+def test_qr_complete_complex_and_second_order():
+    z = RNG.normal(size=(4, 2)) + 1j * RNG.normal(size=(4, 2))
+    dz = RNG.normal(size=(4, 2)) + 1j * RNG.normal(size=(4, 2))
+    t = fg.jvp(lambda z: fnp.linalg.qr(z, "complete")[0], (z,), (dz,))[1]
+    eps = 1e-6
+    want = (np.linalg.qr(z + eps * dz, "complete")[0]
+            - np.linalg.qr(z - eps * dz, "complete")[0]) / (2 * eps)
+    np.testing.assert_allclose(t, want, atol=1e-8)
+    a = RNG.normal(size=(4, 2))
+    f = lambda x: fnp.sum(fnp.linalg.qr(x, "complete")[0][:, 2:] ** 3)  # noqa: E731
+    h = fg.hessian(f)(a)
+    np.testing.assert_allclose(h, _fd(fg.grad(f), a), atol=1e-6)
+
+
+def test_qr_complete_matches_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    a = RNG.normal(size=(5, 2))
+    want = np.asarray(jax.jacfwd(lambda x: jax.numpy.linalg.qr(x, mode="complete")[0])(a))
+    got = fg.jacfwd(lambda x: fnp.linalg.qr(x, "complete")[0])(a)
+    np.testing.assert_allclose(got, want, atol=1e-10)
+
+
+# ----------------------------------------------------------------------------- svd full
+def _svd_invariants(usv, k):
+    """Functions of svd(full_matrices=True) that do not depend on the choice of the extra
+    columns: the thin product, s, and the projectors onto the extra columns / rows."""
+    u, s, vh = usv
+    ue, ve = u[..., :, k:], vh[..., k:, :]
+    return ((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], s,
+            ue @ np.conj(np.swapaxes(ue, -1, -2)), np.conj(np.swapaxes(ve, -1, -2)) @ ve)
+
+
+@pytest.mark.parametrize("shape", [(4, 2), (2, 4), (5, 3), (2, 3, 5)])
+@pytest.mark.parametrize("part", range(4))
+def test_svd_full_matrices_of_non_square_matrices(shape, part):
+    a = RNG.normal(size=shape)
+    k = min(shape[-2:])
+    want = _jac_fd(lambda x: _svd_invariants(np.linalg.svd(x), k)[part], a)
+    for jac in (fg.jacfwd, fg.jacrev):
+        got = jac(lambda x: _svd_invariants(fnp.linalg.svd(x), k)[part])(a)
+        np.testing.assert_allclose(got, want, atol=1e-8)
+
+
+@pytest.mark.parametrize("shape", [(4, 2), (2, 4)])
+def test_svd_full_matrices_tangent_keeps_u_and_vh_unitary(shape):
+    a, da = RNG.normal(size=shape), RNG.normal(size=shape)
+    (u, _, vh), (du, _, dvh) = fg.jvp(lambda x: tuple(fnp.linalg.svd(x)), (a,), (da,))
+    for q, dq in ((u, du), (vh.T, dvh.T)):
+        skew = q.T @ dq
+        np.testing.assert_allclose(skew, -skew.T, atol=1e-12)
+
+
+def test_batched_product_over_an_empty_contraction():
+    """x (..., 0) @ y (0, k) with leading dims (a jacfwd of an empty extra block of svd):
+    zeros, not a reshape error."""
+    x = np.ones((2, 0))
+    np.testing.assert_array_equal(fg.jacfwd(lambda x: x @ x.T)(x), np.zeros((2, 2, 2, 0)))

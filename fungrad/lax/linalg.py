@@ -534,10 +534,31 @@ def _svd_jvp(primals, tangents, full_matrices):
     (a,), (da,) = primals, tangents
     u, s, vh = outs = svd_p.bind(a, full_matrices=full_matrices)
     m, n = _aval(a).shape[-2:]
-    if full_matrices and m != n:
-        raise NotImplementedError(
-            f"the derivative of svd(full_matrices=True) of a non-square {m}x{n} matrix is not "
-            "defined (the extra singular vectors are not unique); use full_matrices=False")
+    if not full_matrices or m == n:
+        return outs, list(_svd_thin_jvp(a, da, u, s, vh))
+    nd, k = _aval(a).ndim, min(m, n)
+    u_k, vh_k = slice_along(u, nd - 1, 0, k), slice_along(vh, nd - 2, 0, k)
+    du_k, ds, dvh_k = _svd_thin_jvp(a, da, u_k, s, vh_k)
+    if m > n:
+        du = concatenate([du_k, _completion_tangent(u_k, du_k, slice_along(u, nd - 1, k, m))],
+                         nd - 1)
+        return outs, [du, ds, dvh_k]
+    dv_ext = _completion_tangent(mH(vh_k), mH(dvh_k), mH(slice_along(vh, nd - 2, k, n)))
+    return outs, [du_k, ds, concatenate([dvh_k, mH(dv_ext)], nd - 2)]
+
+
+def _completion_tangent(q_k, dq_k, q_ext):
+    """The tangent of columns q_ext completing q_k to a unitary matrix, for q_k moving by
+    dq_k: the smallest rotation keeping [q_k | q_ext] unitary, -q_k (dq_k^H q_ext). The
+    completion is not unique (svd(full_matrices=True)'s extra singular vectors: NumPy's
+    depend on LAPACK's internal path), so this is exact for functions of q_k and of the
+    projector q_ext q_ext^H, as eigh's for a degenerate eigenspace."""
+    return neg(mm(q_k, mm(mH(dq_k), q_ext)))
+
+
+def _svd_thin_jvp(a, da, u, s, vh):
+    """(du, ds, dvh) of the thin SVD a = u diag(s) vh (u: m x k, vh: k x n)."""
+    m, n = _aval(a).shape[-2:]
     v = mH(vh)
     dp = mm(mH(u), mm(da, v))                                     # U^H dA V (k x k)
     ds = re(diag(dp))
@@ -555,7 +576,7 @@ def _svd_jvp(primals, tangents, full_matrices):
     if _is_complex(a):  # the phase both U's and V's columns turn by (NumPy's U, V pair)
         du = add(du, scale_cols(u, mul(convert_element_type(imag(diag(dp)), cdt),
                                        mul(inv_s, 1j))))
-    return outs, [du, ds, mH(dv)]
+    return du, ds, mH(dv)
 
 
 svd_p = _primitive("svd", _svd_impl, _svd_aval, _svd_jvp, multiple_results=True)
@@ -606,14 +627,38 @@ def _qr_tall_jvp(q, r, da):
     return sub(dar, mm(q, mo)), triu(mm(mo, r))
 
 
+def _qr_complete_jvp(q, r, da):
+    """Complete QR of a tall (m > n) a. The extra columns Q_mp of LAPACK's Q are fixed by its
+    Householder form Q = I - V T V^H (V: m x n), i.e. rank(Q - I) = n: writing the blocks of
+    the first n columns as Q_nn, Q_pn, every column of Q - I lies in the span of
+    [Q_nn - I; Q_pn], which gives Q_mp = E_mp + (Q_mn - E_mn) Z^H with
+    Z = Q_pn (Q_nn - I)^-1 (E: the identity's columns). Its derivative, with dQ_mn that of
+    the reduced QR: dQ_mp = dQ_mn Z^H + (Q_mn - E_mn) dZ^H, dZ = (dQ_pn - Z dQ_nn)
+    (Q_nn - I)^-1. (Q_nn - I is singular only where a Householder reflector is the identity,
+    e.g. a column already upper triangular: there LAPACK's Q is not differentiable.)"""
+    nd = _aval(q).ndim
+    m, n = _aval(q).shape[-1], _aval(r).shape[-1]
+    q_mn = slice_along(q, nd - 1, 0, n)
+    dq_mn, dr_nn = _qr_tall_jvp(q_mn, slice_along(r, nd - 2, 0, n), da)
+    shift = mH(sub(slice_along(q_mn, nd - 2, 0, n), _eye_like(q, n)))     # (Q_nn - I)^H
+    q_pn = slice_along(q_mn, nd - 2, n, m)
+    z_h = solve(shift, mH(q_pn))                                           # Z^H (n x p)
+    dq_nn, dq_pn = slice_along(dq_mn, nd - 2, 0, n), slice_along(dq_mn, nd - 2, n, m)
+    dz_rows = sub(dq_pn, mm(mH(z_h), dq_nn))                               # dQ_pn - Z dQ_nn
+    dz_h = solve(shift, mH(dz_rows))                                       # dZ^H
+    e_mn = np.broadcast_to(np.eye(m, n, dtype=_aval(q).dtype), _aval(q_mn).shape)
+    dq_mp = add(mm(dq_mn, z_h), mm(sub(q_mn, e_mn), dz_h))
+    zeros = np.zeros(_aval(r).shape[:-2] + (m - n, n), _aval(dr_nn).dtype)
+    return (concatenate([dq_mn, _to(dq_mp, _aval(dq_mn).dtype)], nd - 1),
+            concatenate([dr_nn, zeros], nd - 2))
+
+
 def _qr_jvp(primals, tangents, mode):
     (a,), (da,) = primals, tangents
     outs = qr_p.bind(a, mode=mode)
     m, n = _aval(a).shape[-2:]
     if mode == "complete" and m > n:
-        raise NotImplementedError(
-            f"the derivative of qr(mode='complete') of a tall {m}x{n} matrix is not defined "
-            "(the extra columns of Q are not unique); use mode='reduced'")
+        return outs, list(_qr_complete_jvp(*outs, da))
     q, r = qr_p.bind(a, mode="reduced") if mode == "r" else outs
     if m >= n:
         dq, dr = _qr_tall_jvp(q, r, da)
