@@ -154,3 +154,28 @@ def test_batched_product_over_an_empty_contraction():
     zeros, not a reshape error."""
     x = np.ones((2, 0))
     np.testing.assert_array_equal(fg.jacfwd(lambda x: x @ x.T)(x), np.zeros((2, 2, 2, 0)))
+
+
+# ----------------------------------------------------------------------------- eig
+def _gauge_separated(n):
+    """Real, a complex eigenvalue pair, each eigenvector's largest component clearly largest
+    (LAPACK's gauge, that component real, is smooth there)."""
+    d = np.zeros((n, n))
+    d[0, 0] = d[1, 1] = 1.0
+    d[0, 1], d[1, 0] = 1.2, -0.3
+    if n == 3:
+        d[2, 2] = -1.0
+    p = np.eye(n) + 0.2 * np.random.default_rng(0).standard_normal((n, n))
+    return p @ d @ np.linalg.inv(p)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("part", ["real", "imag"])
+def test_eig_eigenvectors_second_order(n, part):
+    a = _gauge_separated(n)
+    f = lambda x: getattr(fnp, part)(fnp.linalg.eig(x)[1])  # noqa: E731
+    first = fg.jacfwd(f)(a)
+    np.testing.assert_allclose(first, _fd(lambda x: getattr(np, part)(np.linalg.eig(x)[1]), a),
+                               atol=1e-8)
+    for outer in (fg.jacfwd, fg.jacrev):
+        np.testing.assert_allclose(outer(fg.jacfwd(f))(a), _fd(fg.jacfwd(f), a), atol=1e-7)

@@ -60,17 +60,31 @@ def singular(draw, shape, rank, cplx=False):
     return (u * s) @ np.conj(np.swapaxes(v, -1, -2))
 
 
-def with_complex_pair(draw, batch, n):
+def with_complex_pair(draw, batch, n, coupling=(0.8, -0.8), rng=None):
     """Real (*B, n, n), n in (2, 3), with eigenvalues a +- ib (b >= 0.5) and, for n = 3,
     one real eigenvalue: separated, and NumPy's eig returns complex."""
-    rng = _rng(draw)
+    rng = _rng(draw) if rng is None else rng
     d = np.zeros(batch + (n, n))
     d[..., 0, 0] = d[..., 1, 1] = 1.0
-    d[..., 0, 1], d[..., 1, 0] = 0.8, -0.8
+    d[..., 0, 1], d[..., 1, 0] = coupling
     if n == 3:
         d[..., 2, 2] = -1.0
     p = np.eye(n) + 0.2 * rng.standard_normal(batch + (n, n))
     return p @ d @ np.linalg.inv(p)
+
+
+def gauge_separated(draw, batch, n):
+    """with_complex_pair's with a non-normal rotation block (eigenvectors ~ (1, +-i/2)), so
+    each eigenvector's largest component leads the next by 10% or more: LAPACK's gauge (that
+    component real) is smooth there, and second derivatives of eig's vectors are checked."""
+    rng = _rng(draw)
+    for _ in range(20):
+        a = with_complex_pair(draw, batch, n, coupling=(1.2, -0.3), rng=rng)
+        mags = np.sort(np.abs(np.linalg.eig(a)[1]), axis=-2)
+        if (mags[..., -1, :] >= 1.1 * mags[..., -2, :]).all():
+            return a
+    return with_complex_pair(draw, batch, n, coupling=(1.2, -0.3),
+                             rng=np.random.default_rng(0))   # (checked: separated)
 
 
 def _size(draw, lo=1, hi=3):
@@ -184,11 +198,10 @@ def _eig_specs(draw, name):
     a = with_complex_pair(draw, b, n)
     if name == "linalg.eigvals":
         return Case(_ri(fnp.linalg.eigvals), (a,))
-    # order2=False: LAPACK's eigenvector phase (largest component real, by a rotation whose
-    # sign can flip with rounding) is not continuous everywhere, and finite differences of
-    # the first derivative straddle such flips on some draws
-    return Case(lambda a: tuple(_ri(lambda x: o)(a) for o in fnp.linalg.eig(a)), (a,),
-                order2=False)
+    # LAPACK's eigenvector gauge (largest component real) jumps where two components tie:
+    # drawn away from ties, second order is checked too
+    a = gauge_separated(draw, b, n)
+    return Case(lambda a: tuple(_ri(lambda x: o)(a) for o in fnp.linalg.eig(a)), (a,))
 
 
 @spec(FNP, "linalg.norm", "linalg.matrix_norm", "linalg.vector_norm")
@@ -367,7 +380,7 @@ def _prim_specs(draw, name):
         return Case(lambda a: LL.qr_p.bind(a, mode="reduced"), (a,))
     if name == "eig":
         return Case(lambda a: tuple(_ri(lambda x: o)(a) for o in LL.eig_p.bind(a)),
-                    (with_complex_pair(draw, b, 2),), order2=False)  # as linalg.eig's
+                    (gauge_separated(draw, b, 2),))  # as linalg.eig's
     if name == "pinv":
         return Case(lambda a: LL.pinv_p.bind(a, rcond=1e-15, hermitian=False), (a,))
     if name == "expm_frechet":
