@@ -37,8 +37,13 @@ def logpdf(x: ArrayLike, mean: ArrayLike | None = None, cov: ArrayLike = 1,
            allow_singular: bool = False) -> Array:
     """Log density `-(d log(2 pi) + log det cov + (x - mean)^T cov^-1 (x - mean)) / 2`.
 
-    Example: `fst.multivariate_normal.logpdf(np.zeros(2), np.zeros(2), np.eye(2))` is
-    `-log(2 pi)`.
+    Example (its gradient in x is `-cov^-1 (x - mean)`):
+
+    >>> import fungrad.scipy.stats as fst
+    >>> float(fst.multivariate_normal.logpdf(np.zeros(2), np.zeros(2), np.eye(2)))
+    -1.8378770664093453
+    >>> fg.grad(lambda x: fst.multivariate_normal.logpdf(x, np.zeros(2), 2.0))(np.ones(2))
+    array([-0.5, -0.5])
     """
     x, mean, cov = _parameters(x, mean, cov)
     if not _is_traced(cov):
@@ -52,8 +57,11 @@ def pdf(x: ArrayLike, mean: ArrayLike | None = None, cov: ArrayLike = 1,
         allow_singular: bool = False) -> Array:
     """Density.
 
-    Example: `fst.multivariate_normal.pdf(np.zeros(2), np.zeros(2), np.eye(2))` is
-    `1 / (2 pi)`.
+    Example (`1 / (2 pi)`):
+
+    >>> import fungrad.scipy.stats as fst
+    >>> round(float(fst.multivariate_normal.pdf(np.zeros(2), np.zeros(2), np.eye(2))), 6)
+    0.159155
     """
     return fnp.exp(logpdf(x, mean, cov, allow_singular))
 
