@@ -168,13 +168,6 @@ def test_eig_of_real_matrix_is_complex_when_traced():
     np.testing.assert_allclose(np.sort(w.real), [1.0, 2.0])
 
 
-def test_derivative_errors_name_the_fix():
-    with pytest.raises(NotImplementedError, match="full_matrices=False"):
-        fg.jacfwd(lambda a: fnp.linalg.svd(a)[0])(R[0])
-    with pytest.raises(NotImplementedError, match="mode='reduced'"):
-        fg.jacfwd(lambda a: fnp.linalg.qr(a, mode="complete")[0])(R[0])
-
-
 # ----------------------------------------------------------------------------- fg.scipy.linalg
 T = np.tril(A[0, 0]) + 2 * np.eye(4)
 B = RNG.standard_normal((4, 2))

@@ -44,7 +44,8 @@ def _dot_impl(x, y, dimension_numbers):
             # transposed) views: BLAS reads the strides, nothing is copied
             yo = y if rc[0] == 0 else y.T
             if x.ndim > 2:  # one GEMM over the flattened leading dims, not one GEMV per row
-                return _matmul(x.reshape(-1, x.shape[-1]), yo).reshape(
+                # (the row count spelled out: reshape(-1, 0) is ambiguous for size 0)
+                return _matmul(x.reshape(math.prod(x.shape[:-1]), x.shape[-1]), yo).reshape(
                     x.shape[:-1] + yo.shape[1:])
             return _matmul(x if lc[0] == x.ndim - 1 else x.T, yo)
         if not lc and x.dtype.kind != "V":  # an outer product

@@ -13,7 +13,10 @@ the differentiated algorithm:
   degenerate eigenvalues (`w_i == w_j`) get `F_ij = 0`, the derivative of any function
   invariant within the degenerate eigenspace (eigenvalues, projections onto the whole
   space); the eigenvectors themselves have no derivative there.
-- `svd`, `qr`, `eig`, `slogdet`, `det`, `pinv`: the analogous formulas (below).
+- `det`: `d det = tr(adj(a) da)` with the adjugate a primitive of its own (det(a) a^-1, or
+  its SVD form at exactly singular matrices), so rank-deficient matrices get finite first
+  and second derivatives.
+- `svd`, `qr`, `eig`, `slogdet`, `pinv`: the analogous formulas (below).
 NumPy's `cholesky` / `eigh` read one triangle only, so their tangents are first made
 Hermitian from that triangle: the derivative of the function NumPy computes (for a Hermitian
 input built symmetrically, the same as symmetrizing).
@@ -31,7 +34,7 @@ from ..core.ad_util import ZERO
 from .dot import dot_general
 from .elementwise import (add, conj, convert_element_type, div, eq, imag, mul, neg, real,
                           reciprocal, select, sub, abs as _abs)
-from .reduce import reduce_max, reduce_sum
+from .reduce import prod_others, reduce_max, reduce_sum
 from .shape import bdim_at_front, broadcast_in_dim, concatenate, transpose
 from .indexing import slice_along
 
@@ -363,9 +366,13 @@ def diag_sum(x):
 
 
 def _det_jvp(primals, tangents):
+    """d det = tr(adj(a) da): the adjugate, not det(a) a^-1, so singular matrices (rank n-1:
+    a rank-one adjugate; rank n-2 or less: zero) get their finite derivative too."""
     (a,), (da,) = primals, tangents
     d = det_p.bind(a)
-    return d, mul(d, _logdet_tangent(a, da))
+    nd = _aval(a).ndim
+    return d, reduce_sum(mul(mT(adjugate_p.bind(a)), _to(da, _aval(a).dtype)), axes=(nd - 2,
+                                                                                   nd - 1))
 
 
 def _det_aval(a):
@@ -374,6 +381,75 @@ def _det_aval(a):
 
 
 det_p = _primitive("det", lambda a: np.linalg.det(a), _det_aval, _det_jvp)
+
+
+# --------------------------------------------------------------------------- adjugate
+def _adjugate_impl(a):
+    """adj(a) = det(a) a^-1 (accurate up to rank n-1 in floating point: the error of a^-1
+    lies along the direction det scales away); exactly singular matrices take the SVD form
+    (the LU has a zero pivot there)."""
+    with np.errstate(all="ignore"):
+        try:
+            out = np.linalg.det(a)[..., None, None] * np.linalg.inv(a)
+        except np.linalg.LinAlgError:
+            out = None
+        redo = (np.ones(a.shape[:-2], bool) if out is None else
+                ~np.isfinite(out).all(axis=(-2, -1)) & np.isfinite(a).all(axis=(-2, -1)))
+    if not redo.any():
+        return out
+    exact = _adjugate_by_svd(np.where(redo[..., None, None], a, np.eye(a.shape[-1],
+                                                                         dtype=a.dtype)))
+    return exact if out is None else np.where(redo[..., None, None], exact, out)
+
+
+def _adjugate_by_svd(a):
+    """With a = U diag(s) Vh: adj(a) = det(U) det(Vh) Vh^H diag(p) U^H, p_i = prod_{j!=i} s_j
+    (adj(P Q) = adj(Q) adj(P), adj of a unitary P = det(P) P^H): no division by s."""
+    u, s, vh = np.linalg.svd(a)
+    n = s.shape[-1]
+    p = np.prod(np.where(np.eye(n, dtype=bool), 1.0, s[..., None, :]), axis=-1)
+    c = (np.linalg.det(u) * np.linalg.det(vh))[..., None, None]
+    return (c * (vh.swapaxes(-1, -2).conj() * p[..., None, :]) @ u.swapaxes(-1, -2).conj()
+            ).astype(a.dtype, copy=False)
+
+
+def _adjugate_jvp(primals, tangents):
+    """With a = U S Vh (U, Vh unitary, held fixed): adj(a + t dA) = c Vh^H adj(S + t E) U^H,
+    c = det(U) det(Vh), E = U^H dA Vh^H. At a diagonal S, d adj(S)[E] = D with
+    D_ij = -E_ij q_ij (i != j) and D_ii = sum_{k != i} E_kk q_ik, q_ij = prod_{k != i,j} s_k
+    (the invertible case's (tr(adj E) adj - adj E adj) / det, a polynomial in s, so exact
+    at every rank). No division: finite at singular matrices."""
+    (a,), (da,) = primals, tangents
+    adj = adjugate_p.bind(a)
+    u, s, vh = svd_p.bind(a, full_matrices=False)
+    dt = _aval(a).dtype
+    e = mm(mH(u), mm(_to(da, dt), mH(vh)))
+    q = _to(_pair_products(s), dt)
+    nd = _aval(a).ndim
+    d_diag = reduce_sum(mul(q, _along(diag(e), _aval(e).shape, 1)), axes=(nd - 1,))
+    dmat = sub(diag_embed(d_diag), mul(e, q))
+    c = mul(det_p.bind(u), det_p.bind(vh))
+    out = mm(mH(vh), mm(dmat, mH(u)))
+    return adj, mul(out, broadcast_in_dim(c, _aval(out).shape, tuple(range(nd - 2))))
+
+
+def _pair_products(s):
+    """q[..., i, j] = prod_{k != i, j} s_k off the diagonal, 0 on it (products, no division,
+    so zeros in s are fine)."""
+    nd = _aval(s).ndim
+    n = _aval(s).shape[-1]
+    shape = _aval(s).shape + (n,)
+    eye = np.broadcast_to(np.eye(n, dtype=bool), shape)
+    rows = select(eye, np.ones(shape, _aval(s).dtype), _along(s, shape, 1))  # s, s_i -> 1
+    return mul(prod_others(rows, (nd,)), _const_like(rows, 1 - np.eye(n)))
+
+
+def _adjugate_aval(a):
+    _square_aval("adjugate", a)
+    return ShapedArray(a.shape, a.dtype)
+
+
+adjugate_p = _primitive("adjugate", _adjugate_impl, _adjugate_aval, _adjugate_jvp)
 
 
 def _slogdet_impl(a):
@@ -458,10 +534,31 @@ def _svd_jvp(primals, tangents, full_matrices):
     (a,), (da,) = primals, tangents
     u, s, vh = outs = svd_p.bind(a, full_matrices=full_matrices)
     m, n = _aval(a).shape[-2:]
-    if full_matrices and m != n:
-        raise NotImplementedError(
-            f"the derivative of svd(full_matrices=True) of a non-square {m}x{n} matrix is not "
-            "defined (the extra singular vectors are not unique); use full_matrices=False")
+    if not full_matrices or m == n:
+        return outs, list(_svd_thin_jvp(a, da, u, s, vh))
+    nd, k = _aval(a).ndim, min(m, n)
+    u_k, vh_k = slice_along(u, nd - 1, 0, k), slice_along(vh, nd - 2, 0, k)
+    du_k, ds, dvh_k = _svd_thin_jvp(a, da, u_k, s, vh_k)
+    if m > n:
+        du = concatenate([du_k, _completion_tangent(u_k, du_k, slice_along(u, nd - 1, k, m))],
+                         nd - 1)
+        return outs, [du, ds, dvh_k]
+    dv_ext = _completion_tangent(mH(vh_k), mH(dvh_k), mH(slice_along(vh, nd - 2, k, n)))
+    return outs, [du_k, ds, concatenate([dvh_k, mH(dv_ext)], nd - 2)]
+
+
+def _completion_tangent(q_k, dq_k, q_ext):
+    """The tangent of columns q_ext completing q_k to a unitary matrix, for q_k moving by
+    dq_k: the smallest rotation keeping [q_k | q_ext] unitary, -q_k (dq_k^H q_ext). The
+    completion is not unique (svd(full_matrices=True)'s extra singular vectors: NumPy's
+    depend on LAPACK's internal path), so this is exact for functions of q_k and of the
+    projector q_ext q_ext^H, as eigh's for a degenerate eigenspace."""
+    return neg(mm(q_k, mm(mH(dq_k), q_ext)))
+
+
+def _svd_thin_jvp(a, da, u, s, vh):
+    """(du, ds, dvh) of the thin SVD a = u diag(s) vh (u: m x k, vh: k x n)."""
+    m, n = _aval(a).shape[-2:]
     v = mH(vh)
     dp = mm(mH(u), mm(da, v))                                     # U^H dA V (k x k)
     ds = re(diag(dp))
@@ -479,7 +576,7 @@ def _svd_jvp(primals, tangents, full_matrices):
     if _is_complex(a):  # the phase both U's and V's columns turn by (NumPy's U, V pair)
         du = add(du, scale_cols(u, mul(convert_element_type(imag(diag(dp)), cdt),
                                        mul(inv_s, 1j))))
-    return outs, [du, ds, mH(dv)]
+    return du, ds, mH(dv)
 
 
 svd_p = _primitive("svd", _svd_impl, _svd_aval, _svd_jvp, multiple_results=True)
@@ -530,14 +627,38 @@ def _qr_tall_jvp(q, r, da):
     return sub(dar, mm(q, mo)), triu(mm(mo, r))
 
 
+def _qr_complete_jvp(q, r, da):
+    """Complete QR of a tall (m > n) a. The extra columns Q_mp of LAPACK's Q are fixed by its
+    Householder form Q = I - V T V^H (V: m x n), i.e. rank(Q - I) = n: writing the blocks of
+    the first n columns as Q_nn, Q_pn, every column of Q - I lies in the span of
+    [Q_nn - I; Q_pn], which gives Q_mp = E_mp + (Q_mn - E_mn) Z^H with
+    Z = Q_pn (Q_nn - I)^-1 (E: the identity's columns). Its derivative, with dQ_mn that of
+    the reduced QR: dQ_mp = dQ_mn Z^H + (Q_mn - E_mn) dZ^H, dZ = (dQ_pn - Z dQ_nn)
+    (Q_nn - I)^-1. (Q_nn - I is singular only where a Householder reflector is the identity,
+    e.g. a column already upper triangular: there LAPACK's Q is not differentiable.)"""
+    nd = _aval(q).ndim
+    m, n = _aval(q).shape[-1], _aval(r).shape[-1]
+    q_mn = slice_along(q, nd - 1, 0, n)
+    dq_mn, dr_nn = _qr_tall_jvp(q_mn, slice_along(r, nd - 2, 0, n), da)
+    shift = mH(sub(slice_along(q_mn, nd - 2, 0, n), _eye_like(q, n)))     # (Q_nn - I)^H
+    q_pn = slice_along(q_mn, nd - 2, n, m)
+    z_h = solve(shift, mH(q_pn))                                           # Z^H (n x p)
+    dq_nn, dq_pn = slice_along(dq_mn, nd - 2, 0, n), slice_along(dq_mn, nd - 2, n, m)
+    dz_rows = sub(dq_pn, mm(mH(z_h), dq_nn))                               # dQ_pn - Z dQ_nn
+    dz_h = solve(shift, mH(dz_rows))                                       # dZ^H
+    e_mn = np.broadcast_to(np.eye(m, n, dtype=_aval(q).dtype), _aval(q_mn).shape)
+    dq_mp = add(mm(dq_mn, z_h), mm(sub(q_mn, e_mn), dz_h))
+    zeros = np.zeros(_aval(r).shape[:-2] + (m - n, n), _aval(dr_nn).dtype)
+    return (concatenate([dq_mn, _to(dq_mp, _aval(dq_mn).dtype)], nd - 1),
+            concatenate([dr_nn, zeros], nd - 2))
+
+
 def _qr_jvp(primals, tangents, mode):
     (a,), (da,) = primals, tangents
     outs = qr_p.bind(a, mode=mode)
     m, n = _aval(a).shape[-2:]
     if mode == "complete" and m > n:
-        raise NotImplementedError(
-            f"the derivative of qr(mode='complete') of a tall {m}x{n} matrix is not defined "
-            "(the extra columns of Q are not unique); use mode='reduced'")
+        return outs, list(_qr_complete_jvp(*outs, da))
     q, r = qr_p.bind(a, mode="reduced") if mode == "r" else outs
     if m >= n:
         dq, dr = _qr_tall_jvp(q, r, da)
@@ -757,8 +878,8 @@ def _sqrtm_impl(a):
 sqrtm_p = _primitive("sqrtm", _sqrtm_impl, _expm_aval, _sqrtm_jvp)
 
 
-LINALG_PRIMITIVES = [solve_p, triangular_solve_p, cholesky_p, det_p, slogdet_p, eigh_p,
-                     eigvalsh_p, svd_p, svdvals_p, qr_p, eig_p, eigvals_p, pinv_p, expm_p,
+LINALG_PRIMITIVES = [solve_p, triangular_solve_p, cholesky_p, det_p, adjugate_p, slogdet_p,
+                     eigh_p, eigvalsh_p, svd_p, svdvals_p, qr_p, eig_p, eigvals_p, pinv_p, expm_p,
                      expm_frechet_p, sylvester_p, sqrtm_p]
 
 # helpers the numpy / scipy layers compose with

@@ -59,12 +59,15 @@ def _scipy_impl(name: str):
     return impl
 
 
-def _no_derivative(fname: str, operand: str):
+def _no_derivative(fname: str, operand: str, differentiable: str, call: str):
+    """The coefficient of an operand without a closed-form derivative: raises (never a
+    silent zero), naming the operand and the one `fname` IS differentiable in."""
     def coefficient(*args):
         raise NotImplementedError(
-            f"{fname}: the derivative with respect to `{operand}` is not implemented (SciPy "
-            f"has no closed form for it); differentiate with respect to the other operands "
-            f"only, e.g. pass `{operand}` as a constant closed over by the function")
+            f"scipy.special.{fname}: the derivative with respect to `{operand}` is not "
+            f"implemented (SciPy has no closed form for it); {fname} is differentiable in "
+            f"`{differentiable}` only: close over `{operand}` as a constant, e.g. "
+            f"fg.grad(lambda {differentiable}: fg.scipy.special.{fname}({call}))")
     return coefficient
 
 
@@ -116,7 +119,7 @@ i0e_p, i0e = _special("i0e", [lambda x, y: sub(i1e(x), mul(sign(x), y))])
 i1e_p, i1e = _special("i1e", [
     lambda x, y: _where_zero(x, 0.5, lambda s: sub(i0e(x), mul(y, add(div(1.0, s), sign(x)))))])
 zeta_p, zeta = _special("zeta", [
-    _no_derivative("zeta", "x"), lambda x, q, y: mul(neg(x), zeta(add(x, 1.0), q))])
+    _no_derivative("zeta", "x", "q", "2.0, q"), lambda x, q, y: mul(neg(x), zeta(add(x, 1.0), q))])
 
 
 def _gamma_density(a, x):
@@ -125,9 +128,9 @@ def _gamma_density(a, x):
 
 
 gammainc_p, gammainc = _special("gammainc", [
-    _no_derivative("gammainc", "a"), lambda a, x, y: _gamma_density(a, x)])
+    _no_derivative("gammainc", "a", "x", "a, x"), lambda a, x, y: _gamma_density(a, x)])
 gammaincc_p, gammaincc = _special("gammaincc", [
-    _no_derivative("gammaincc", "a"), lambda a, x, y: neg(_gamma_density(a, x))])
+    _no_derivative("gammaincc", "a", "x", "a, x"), lambda a, x, y: neg(_gamma_density(a, x))])
 betaln_p, betaln = _special("betaln", [
     lambda a, b, y: sub(digamma(a), digamma(add(a, b))),
     lambda a, b, y: sub(digamma(b), digamma(add(a, b)))])
@@ -136,6 +139,6 @@ beta_p, beta = _special("beta", [
     lambda a, b, y: mul(y, sub(digamma(b), digamma(add(a, b))))])
 # d betainc(a, b, x) / dx = x^(a-1) (1-x)^(b-1) / B(a, b)
 betainc_p, betainc = _special("betainc", [
-    _no_derivative("betainc", "a"), _no_derivative("betainc", "b"),
+    _no_derivative("betainc", "a", "x", "a, b, x"), _no_derivative("betainc", "b", "x", "a, b, x"),
     lambda a, b, x, y: exp(sub(add(mul(_minus_one(a), log(x)), mul(_minus_one(b), log1p(neg(x)))),
                                betaln(a, b)))])

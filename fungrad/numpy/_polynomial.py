@@ -293,7 +293,10 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
     """`numpy.polyfit`: least-squares coefficients (highest power first), differentiable in
     x, y and w. NumPy's column-scaled Vandermonde system, solved by modified Gram-Schmidt
     on [A | b] (backward stable for full-rank A; NumPy's lstsq also handles rank-deficient
-    fits). full=True / cov= need the singular values: concrete arrays only (np.polyfit).
+    fits). full=True returns (coef, residuals, rank, singular_values, rcond) as NumPy, with
+    residuals of shape (1,) / (k,) whenever len(x) > deg + 1 (NumPy's are empty for a
+    rank-deficient fit: a value-dependent shape) and rank not differentiable; cov=True /
+    "unscaled" returns (coef, covariance) by NumPy's formula.
 
     Example:
         >>> x = np.array([0.0, 1.0, 2.0, 3.0])
@@ -303,13 +306,6 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
     x, y, w = lift(x), lift(y), lift(w)
     if not is_traced(x, y, w):
         return np.polyfit(x, y, deg, rcond, full, w, cov)
-    if full or cov:
-        raise NotImplementedError("polyfit: full=True and cov=True are not supported on traced "
-                                  "values (they need the singular values); use np.polyfit on "
-                                  "concrete arrays")
-    from ._elementwise import sqrt
-    from ._reductions import sum as _sum
-    from ._shape import stack
     deg = operator.index(deg)
     if deg < 0:
         raise ValueError("polyfit: expected deg >= 0")
@@ -319,7 +315,25 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
     if len(shape_of(y)) not in (1, 2) or shape_of(y)[0] != shape_of(x)[0]:
         raise TypeError(f"polyfit: expected 1-D or 2-D y with len(x) = {shape_of(x)[0]} rows, "
                         f"got shape {shape_of(y)}")
-    dt = result_type(x, y, np.zeros((), np.float64))  # NumPy's lstsq computes in double
+    if rcond is None:   # NumPy's default, from x's own float dtype
+        xdt = np.dtype(result_type(x))
+        rcond = shape_of(x)[0] * float(np.finfo(xdt if xdt.kind == "f" else np.float64).eps)
+    A, b, scale = _polyfit_system(x, y, w, deg)
+    coef_scaled, residual = _gram_schmidt_lstsq(A, b, deg)
+    coef = coef_scaled / (scale[:, None] if len(shape_of(b)) == 2 else scale)
+    if full:
+        return (coef,) + _polyfit_diagnostics(A, residual, rcond, deg)
+    if cov:
+        return coef, _polyfit_cov(A, residual, scale, deg, cov)
+    return coef
+
+
+def _polyfit_system(x, y, w, deg):
+    """NumPy's weighted, column-scaled Vandermonde system: (A, b, scale), computed in
+    float64 (NumPy's lstsq computes in double)."""
+    from ._elementwise import sqrt
+    from ._reductions import sum as _sum
+    dt = result_type(x, y, np.zeros((), np.float64))
     x, y = cast(x, dt) + 0.0, cast(y, dt) + 0.0
     A = vander(x, deg + 1)
     if w is not None:
@@ -327,13 +341,20 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
         A = A * w[:, None]
         y = y * (w if len(shape_of(y)) == 1 else w[:, None])
     scale = sqrt(_sum(A * A, axis=0))
-    A = A / scale
-    two_d = len(shape_of(y)) == 2
+    return A / scale, y, scale
+
+
+def _gram_schmidt_lstsq(A, b, deg):
+    """(c, r) with c minimizing |A c - b| and r = b - A c, by modified Gram-Schmidt on
+    [A | b] and back substitution (unrolled over the deg + 1 columns)."""
+    from ._elementwise import sqrt
+    from ._reductions import sum as _sum
+    from ._shape import stack
+    two_d = len(shape_of(b)) == 2
     cols = [A[:, j] for j in range(deg + 1)]
-    b = y
     R = [[None] * (deg + 1) for _ in range(deg + 1)]
     z = []
-    for j in range(deg + 1):  # modified Gram-Schmidt, applied to b as to a column
+    for j in range(deg + 1):
         rjj = sqrt(_sum(cols[j] * cols[j]))
         q = cols[j] / rjj
         R[j][j] = rjj
@@ -345,10 +366,48 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
         b = b - zj * qb
         z.append(zj)
     c = [None] * (deg + 1)
-    for j in range(deg, -1, -1):  # back substitution R c = z
+    for j in range(deg, -1, -1):
         acc = z[j]
         for k in range(j + 1, deg + 1):
             acc = acc - R[j][k] * c[k]
         c[j] = acc / R[j][j]
-    coef = stack(c)
-    return coef / (scale[:, None] if two_d else scale)
+    return stack(c), b
+
+
+def _residual_sums(residual):
+    """NumPy lstsq's residuals: squared norms per right-hand side, (1,) for a vector b."""
+    from ._reductions import sum as _sum
+    from ._shape import reshape
+    sums = _sum(residual * residual, axis=0)
+    return reshape(sums, (1,)) if len(shape_of(residual)) == 1 else sums
+
+
+def _polyfit_diagnostics(A, residual, rcond, deg):
+    """full=True's (residuals, rank, singular_values, rcond) of the scaled system A."""
+    from . import linalg
+    from ._reductions import max as _max, sum as _sum
+    m = shape_of(A)[0]
+    resids = (_residual_sums(residual) if m > deg + 1
+              else np.zeros((0,), np.float64))          # NumPy's: none when m <= deg + 1
+    s = linalg.svdvals(A)
+    rank = _sum(s > _max(s) * rcond).astype(np.int32)  # lstsq's cutoff, no derivative
+    return resids, rank, s, rcond
+
+
+def _polyfit_cov(A, residual, scale, deg, cov):
+    """NumPy's covariance: inv(A^T A) / outer(scale, scale), times the residual variance
+    sum(r^2) / (len(x) - order) unless cov == "unscaled"."""
+    from . import linalg
+    from ._contract import outer
+    order = deg + 1
+    m = shape_of(A)[0]
+    vbase = linalg.inv(A.T @ A) / outer(scale, scale)
+    if isinstance(cov, str) and cov == "unscaled":
+        fac = 1.0
+    elif m <= order:
+        raise ValueError(f"polyfit: the number of data points ({m}) must exceed order "
+                         f"({order}) to scale the covariance matrix (or pass cov='unscaled')")
+    else:
+        fac = _residual_sums(residual) / (m - order)
+    # NumPy's shapes: (order, order) for a 1-D y, else (order, order, k), or (.., 1) unscaled
+    return vbase * fac if len(shape_of(residual)) == 1 else vbase[:, :, None] * fac

@@ -229,8 +229,9 @@ def cholesky(a, /, *, upper=False):
 
 
 def qr(a, mode="reduced"):
-    """`numpy.linalg.qr` (modes 'reduced', 'complete', 'r'); derivatives for 'reduced' and
-    'r', and for 'complete' when m <= n (a tall matrix's extra Q columns are not unique).
+    """`numpy.linalg.qr` (modes 'reduced', 'complete', 'r'), differentiable in every mode:
+    a tall matrix's extra Q columns (mode='complete') are those of LAPACK's Householder
+    product, whose derivative fungrad.lax.linalg gives in closed form.
 
     Example:
         >>> a = np.array([[3.0, 0.0], [4.0, 5.0]])
@@ -331,7 +332,10 @@ def eigvals(a):
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """`numpy.linalg.svd`: U, S, Vh (S only with compute_uv=False). Derivatives of U and Vh
-    need distinct singular values (and full_matrices=False unless `a` is square).
+    need distinct singular values. With full_matrices=True a non-square `a`'s extra columns
+    of U (rows of Vh) are not unique (NumPy's depend on LAPACK's internal path): their
+    derivative is the smallest rotation keeping U unitary, exact for U[..., :k], S, Vh[:k]
+    and the projector onto the extra columns (use full_matrices=False for the thin factors).
 
     Example:
         >>> a = np.array([[3.0, 0.0], [0.0, -2.0]])

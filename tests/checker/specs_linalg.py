@@ -50,17 +50,41 @@ def hpd(draw, shape, cplx=False):
     return (q * w) @ np.conj(np.swapaxes(q, -1, -2))
 
 
-def with_complex_pair(draw, batch, n):
+def singular(draw, shape, rank, cplx=False):
+    """(*B, n, n) of the given rank < n: `general`'s with its trailing singular values 0."""
+    rng = _rng(draw)
+    *b, n, _ = shape
+    u = _unitary(rng, tuple(b) + (n, n), cplx)
+    v = _unitary(rng, tuple(b) + (n, n), cplx)
+    s = np.where(np.arange(n) < rank, np.linspace(2.0, 1.0, n), 0.0)
+    return (u * s) @ np.conj(np.swapaxes(v, -1, -2))
+
+
+def with_complex_pair(draw, batch, n, coupling=(0.8, -0.8), rng=None):
     """Real (*B, n, n), n in (2, 3), with eigenvalues a +- ib (b >= 0.5) and, for n = 3,
     one real eigenvalue: separated, and NumPy's eig returns complex."""
-    rng = _rng(draw)
+    rng = _rng(draw) if rng is None else rng
     d = np.zeros(batch + (n, n))
     d[..., 0, 0] = d[..., 1, 1] = 1.0
-    d[..., 0, 1], d[..., 1, 0] = 0.8, -0.8
+    d[..., 0, 1], d[..., 1, 0] = coupling
     if n == 3:
         d[..., 2, 2] = -1.0
     p = np.eye(n) + 0.2 * rng.standard_normal(batch + (n, n))
     return p @ d @ np.linalg.inv(p)
+
+
+def gauge_separated(draw, batch, n):
+    """with_complex_pair's with a non-normal rotation block (eigenvectors ~ (1, +-i/2)), so
+    each eigenvector's largest component leads the next by 10% or more: LAPACK's gauge (that
+    component real) is smooth there, and second derivatives of eig's vectors are checked."""
+    rng = _rng(draw)
+    for _ in range(20):
+        a = with_complex_pair(draw, batch, n, coupling=(1.2, -0.3), rng=rng)
+        mags = np.sort(np.abs(np.linalg.eig(a)[1]), axis=-2)
+        if (mags[..., -1, :] >= 1.1 * mags[..., -2, :]).all():
+            return a
+    return with_complex_pair(draw, batch, n, coupling=(1.2, -0.3),
+                             rng=np.random.default_rng(0))   # (checked: separated)
 
 
 def _size(draw, lo=1, hi=3):
@@ -86,6 +110,18 @@ def _usv(usv):
     return fnp.matmul(u * s[..., None, :], vh), fnp.real(u * fnp.conj(u))
 
 
+def _full_usv(usv):
+    """svd(full_matrices=True) of a non-square matrix: the thin product, s, and the
+    projectors onto the extra columns of U / rows of Vh (those columns are not unique; the
+    projectors are)."""
+    u, s, vh = usv
+    k = s.shape[-1]
+    ue, ve = u[..., :, k:], vh[..., k:, :]
+    return (fnp.matmul(u[..., :, :k] * s[..., None, :], vh[..., :k, :]), s,
+            fnp.matmul(ue, fnp.conj(fnp.swapaxes(ue, -1, -2))),
+            fnp.matmul(fnp.conj(fnp.swapaxes(ve, -1, -2)), ve))
+
+
 # ----------------------------------------------------------------------------- fnp.linalg
 @spec(FNP, "linalg.solve", "linalg.inv", "linalg.det", "linalg.slogdet",
       "linalg.matrix_power", "linalg.cond")
@@ -105,6 +141,8 @@ def _square_specs(draw, name, cplx=False):
         if p in (1, -1, np.inf, -np.inf):  # sums of |a_ij|: keep entries away from 0
             a = a + 3.0 * np.eye(n)
         return Case(lambda a: fnp.linalg.cond(a, p), (a,))
+    if name == "linalg.det" and draw(st.booleans()):   # det's derivative is the adjugate:
+        a = singular(draw, b + (n, n), draw(st.integers(0, n - 1)), cplx)   # finite there too
     f = {"linalg.inv": fnp.linalg.inv, "linalg.det": fnp.linalg.det,
          "linalg.slogdet": fnp.linalg.slogdet}[name]
     return Case(f, (a,))
@@ -139,12 +177,14 @@ def _rect_specs(draw, name, cplx=False):
     if name == "linalg.svd":
         full = m == n or draw(st.booleans())
         uv = draw(st.booleans())
+        if uv and full and m != n:
+            return Case(lambda a: _full_usv(fnp.linalg.svd(a, full_matrices=True)), (a,))
         if cplx and uv:
             return Case(lambda a: _usv(fnp.linalg.svd(a, full_matrices=False)), (a,))
         return Case(lambda a: fnp.linalg.svd(a, full_matrices=full and m == n, compute_uv=uv),
                     (a,))
     if name == "linalg.qr":
-        mode = draw(st.sampled_from(["reduced", "r"] + (["complete"] if m <= n else [])))
+        mode = draw(st.sampled_from(["reduced", "r", "complete"]))
         return Case(lambda a: fnp.linalg.qr(a, mode=mode), (a,))
     if name == "linalg.matrix_rank":
         return Case(fnp.linalg.matrix_rank, (a,), diff=False)
@@ -158,11 +198,10 @@ def _eig_specs(draw, name):
     a = with_complex_pair(draw, b, n)
     if name == "linalg.eigvals":
         return Case(_ri(fnp.linalg.eigvals), (a,))
-    # order2=False: LAPACK's eigenvector phase (largest component real, by a rotation whose
-    # sign can flip with rounding) is not continuous everywhere, and finite differences of
-    # the first derivative straddle such flips on some draws
-    return Case(lambda a: tuple(_ri(lambda x: o)(a) for o in fnp.linalg.eig(a)), (a,),
-                order2=False)
+    # LAPACK's eigenvector gauge (largest component real) jumps where two components tie:
+    # drawn away from ties, second order is checked too
+    a = gauge_separated(draw, b, n)
+    return Case(lambda a: tuple(_ri(lambda x: o)(a) for o in fnp.linalg.eig(a)), (a,))
 
 
 @spec(FNP, "linalg.norm", "linalg.matrix_norm", "linalg.vector_norm")
@@ -341,7 +380,7 @@ def _prim_specs(draw, name):
         return Case(lambda a: LL.qr_p.bind(a, mode="reduced"), (a,))
     if name == "eig":
         return Case(lambda a: tuple(_ri(lambda x: o)(a) for o in LL.eig_p.bind(a)),
-                    (with_complex_pair(draw, b, 2),), order2=False)  # as linalg.eig's
+                    (gauge_separated(draw, b, 2),))  # as linalg.eig's
     if name == "pinv":
         return Case(lambda a: LL.pinv_p.bind(a, rcond=1e-15, hermitian=False), (a,))
     if name == "expm_frechet":
@@ -354,3 +393,13 @@ def _prim_specs(draw, name):
     piv = np.asarray(rng.integers(0, n, b + (n,)), np.int32)
     piv = np.maximum(piv, np.arange(n, dtype=np.int32))  # LAPACK's pivots: piv[i] >= i
     return Case(lambda p: LL.pivots_to_permutation_p.bind(p, n=n), (piv,), diff=False)
+
+
+@spec(PRIM, "adjugate")
+def _adjugate_spec(draw, name):
+    """adj(a) (det's derivative) at invertible and singular matrices (rank n-1: rank one;
+    n-2 or less: zero, with a nonzero derivative): a polynomial, smooth everywhere."""
+    b, n = draw(BATCHES), _size(draw)
+    a = singular(draw, b + (n, n), draw(st.integers(0, n))) if draw(st.booleans()) else \
+        general(draw, b + (n, n))
+    return Case(LL.adjugate_p.bind, (a,))

@@ -129,10 +129,14 @@ def _polyfit(draw, name):
     # (float64 first: NumPy's lstsq rejects float16, so the narrow-float check has no
     # reference otherwise)
     f64 = lambda *a: [fnp.asarray(v, np.float64) for v in a]  # noqa: E731
+    # full=True: (coef, residuals, rank, singular values, rcond); cov: (coef, covariance)
+    # (the differentiable ones checked here; rank and rcond in tests/test_polyfit_full.py)
+    kw = draw(st.sampled_from([{}, {"full": True}, {"cov": True}, {"cov": "unscaled"}]))
+    pick = (lambda out: out[:2] + out[3:4]) if kw.get("full") else (lambda out: out)
     if draw(st.booleans()):
-        return Case(lambda x, y, w: fnp.polyfit(*f64(x, y), deg, w=f64(w)[0]),
+        return Case(lambda x, y, w: pick(fnp.polyfit(*f64(x, y), deg, w=f64(w)[0], **kw)),
                     (x, y, draw(arrays((n,), uniform(0.5, 1.5)))), tol=1e-7)
-    return Case(lambda x, y: fnp.polyfit(*f64(x, y), deg), (x, y), tol=1e-7)
+    return Case(lambda x, y: pick(fnp.polyfit(*f64(x, y), deg, **kw)), (x, y), tol=1e-7)
 
 
 EINSUM_CHAINS = [("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]), ("ij,jk,k->i", [(2, 3), (3, 2), (2,)]),

@@ -257,3 +257,28 @@ def _trapezoid(draw, name):
     x = np.sort(draw(arrays((shape[axis],) if how == "x1" else shape)),
                 axis=-1 if how == "x1" else axis)
     return Case(lambda y, x: f(y, x, **kw), (y, x))
+
+
+# ----------------------------------------------------------------------------- multivariate
+def _covariance(draw, d, kind):
+    """A positive-definite cov (d, d), its (d,) diagonal, or a scalar."""
+    if kind == "scalar":
+        return draw(arrays((), uniform(0.5, 2.0)))
+    if kind == "diagonal":
+        return draw(arrays((d,), uniform(0.5, 2.0)))
+    a = draw(arrays((d, d), uniform(-0.7, 0.7)))
+    return a @ a.T + np.eye(d)
+
+
+@spec(FNP, "scipy.stats.multivariate_normal.logpdf", "scipy.stats.multivariate_normal.pdf")
+def _multivariate_normal(draw, name):
+    _needs_scipy()
+    f = _stats_fn(name)
+    d = draw(st.integers(1, 3))
+    x = draw(arrays(draw(st.sampled_from([(d,), (2, d), (2, 1, d)]))))
+    kind = draw(st.sampled_from(["matrix", "diagonal", "scalar"]))
+    cov = _covariance(draw, d, kind)
+    kw = {"allow_singular": draw(st.booleans())}
+    if kind == "matrix" and draw(st.booleans()):   # mean=None: d is read off the matrix
+        return Case(lambda x, cov: f(x, None, cov, **kw), (x, cov))
+    return Case(lambda x, mean, cov: f(x, mean, cov, **kw), (x, draw(arrays((d,))), cov))

@@ -9,6 +9,8 @@ Example:
 """
 from . import (bernoulli, beta, binom, cauchy, dirichlet, expon, gamma, laplace, logistic, norm,
                poisson, t, uniform)
+from . import multivariate_normal
 
 __all__ = ["bernoulli", "beta", "binom", "cauchy", "dirichlet", "expon", "gamma", "laplace",
            "logistic", "norm", "poisson", "t", "uniform"]
+__all__ += ["multivariate_normal"]
