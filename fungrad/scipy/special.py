@@ -409,9 +409,10 @@ def multigammaln(a: ArrayLike, d: int) -> Array:
     `d(d-1)/4 log(pi) + sum_j gammaln(a - j/2)`, j = 0 .. d-1.
 
     Example:
-        >>> fg.scipy.special.multigammaln(np.array([3.0, 4.0]), 1)   # gammaln(a): [log 2, log 6]
+        >>> a = np.array([3.0, 4.0])
+        >>> fg.scipy.special.multigammaln(a, 1)   # gammaln(a): [log 2, log 6]
         array([0.69314718, 1.79175947])
-        >>> fg.scipy.special.multigammaln(np.array([3.0, 4.0]), 2)   # adds gammaln(a - 0.5) + log(pi)/2
+        >>> fg.scipy.special.multigammaln(a, 2)   # adds gammaln(a - 0.5) + log(pi)/2
         array([1.55019499, 3.56509801])
     """
     if not isinstance(d, (int, np.integer)) or d < 1:
