@@ -746,9 +746,17 @@ def elementwise_primitive(name: str, impl, derivatives, bool_output: bool = Fals
     `module` names the defining module (the caller's by default).
 
     Example:
-        >>> cube_p = elementwise_primitive("cube", lambda x: x ** 3,
-        ...                                [lambda x, y: mul(mul(x, x), 3.0)])
-        >>> cube = cube_p.bind
+        >>> from fungrad.lax.elementwise import mul
+        >>> cube_p = fg.extend.elementwise_primitive("cube_example", lambda x: x ** 3,
+        ...                                          [lambda x, y: mul(mul(x, x), 3.0)])
+        >>> cube_p.bind(np.array([1.0, 2.0]))
+        array([1., 8.])
+        >>> fg.grad(cube_p.bind)(1.0)              # 3 x**2
+        array(3.)
+        >>> fg.grad(fg.grad(cube_p.bind))(1.0)     # 6 x: the derivative differentiates again
+        array(6.)
+        >>> fg.vmap(fg.grad(cube_p.bind))(np.array([1.0, 2.0]))
+        array([ 3., 12.])
     """
     if module is None:
         module = sys._getframe(1).f_globals.get("__name__", "")

@@ -75,7 +75,10 @@ def checkpoint_name(x: Any, name: str) -> Any:
         ...     h = fg.checkpoint_name(x @ w, "proj")   # may be saved by name
         ...     return fnp.tanh(h)
         >>> policy = fg.checkpoint_policies.save_only_these_names("proj")
-        >>> fg.grad(lambda w: fg.checkpoint(layer, policy=policy)(w, x).sum())(w)
+        >>> saving_proj = fg.checkpoint(layer, policy=policy)
+        >>> fg.grad(lambda w: saving_proj(w, np.ones(2)).sum())(np.zeros((2, 2)))
+        array([[1., 1.],
+               [1., 1.]])
     """
     if not isinstance(name, str):
         raise TypeError(f"checkpoint_name: name must be a str, got {type(name).__name__} "
@@ -629,9 +632,15 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy: Callable | None 
     meant for a checkpoint inside a loop body).
 
     Example:
+        >>> w, x = np.zeros((2, 2)), np.ones(2)
         >>> layer = fg.checkpoint(lambda w, x: fnp.tanh(x @ w))
-        >>> fg.grad(lambda w, x: layer(w, layer(w, x)).sum())(w, x)   # recomputes each layer
-        >>> fg.checkpoint(layer, policy=fg.checkpoint_policies.dots_saveable)  # keeps x @ w
+        >>> fg.grad(lambda w: layer(w, x).sum())(w)   # as without checkpoint: tanh'(0) = 1
+        array([[1., 1.],
+               [1., 1.]])
+        >>> keep_dots = fg.checkpoint(layer, policy=fg.checkpoint_policies.dots_saveable)
+        >>> fg.grad(lambda w: keep_dots(w, x).sum())(w)   # keeps x @ w, recomputes tanh
+        array([[1., 1.],
+               [1., 1.]])
     """
     if not callable(fun):
         raise TypeError(f"checkpoint: expected a function, got {type(fun).__name__}")
