@@ -42,6 +42,7 @@ class EmptyState(NamedTuple):
     """The state of a stateless transformation (an empty pytree).
 
     Example:
+        >>> import fungrad as fg, numpy as np
         >>> fg.optim.clip(1.0).init(np.zeros(2))
         EmptyState()
         >>> fg.tree.tree_leaves(fg.optim.EmptyState())
@@ -91,6 +92,7 @@ def stateless(fn: Callable[[Updates, Params], Updates]) -> GradientTransformatio
     """A transformation from `fn(updates, params) -> updates`, with no state.
 
     Example:
+        >>> import fungrad as fg, numpy as np
         >>> decay = fg.optim.stateless(lambda updates, params: updates + 0.1 * params)
         >>> decay.update(np.zeros(2), decay.init(np.ones(2)), np.ones(2))
         (array([0.1, 0.1]), EmptyState())

@@ -18,6 +18,7 @@ class LossScaleState(NamedTuple):
     since it last changed (`good_steps`).
 
     Example:
+        >>> import fungrad as fg
         >>> ls = fg.optim.DynamicLossScale(init_scale=1024.0)
         >>> ls.init()
         LossScaleState(scale=array(1024., dtype=float32), good_steps=array(0, dtype=int32))
