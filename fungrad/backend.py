@@ -32,7 +32,12 @@ def cupy_available() -> bool:
 
 
 def device_put(x, device: str = "cpu"):
-    """Move an array (or a pytree of arrays) to `"cpu"` (NumPy) or `"gpu"` (CuPy)."""
+    """Move an array (or a pytree of arrays) to `"cpu"` (NumPy) or `"gpu"` (CuPy).
+
+    Example:
+        >>> fg.device_put({"w": np.zeros(2), "b": 1.0}, "cpu")   # leaves become NumPy arrays
+        {'b': array(1.), 'w': array([0., 0.])}
+    """
     from . import tree
     if device == "cpu":
         return tree.tree_map(lambda a: a.get() if _is_cupy(a) else np.asarray(a), x)

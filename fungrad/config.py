@@ -17,6 +17,19 @@ class Config:
     - `debug_nans` / `debug_infs` (bool, default False): raise `FloatingPointError`
       (`fg.errors.NonFiniteError`) at the first operation, forward or backward, eager or
       jitted, that produces a NaN / an inf, naming it and the user's line (`fungrad.debug`).
+
+    Example:
+        >>> fg.config.jit_retrace_warning
+        10
+        >>> old = fg.config.jit_cache_size
+        >>> fg.config.update("jit_cache_size", 8)
+        >>> fg.config.jit_cache_size
+        8
+        >>> fg.config.update("jit_cache_size", old)
+        >>> fg.config.update("jit_cache", 8)
+        Traceback (most recent call last):
+        ...
+        KeyError: "fg.config: unknown option 'jit_cache'; options are [...]"
     """
 
     def __init__(self):

@@ -37,8 +37,12 @@ def callback(fn: Callable[..., Any], *args: Any, ordered: bool = False, **kwargs
     Example:
         >>> seen = []
         >>> f = fg.jit(lambda x: (fg.debug.callback(seen.append, x), x * 2)[1])
-        >>> f(np.ones(2)); f(np.zeros(2)); len(seen)
-        2
+        >>> f(np.ones(2))
+        array([2., 2.])
+        >>> f(np.zeros(2))                    # compiled once; the callback runs on each call
+        array([0., 0.])
+        >>> seen
+        [array([1., 1.]), array([0., 0.])]
     """
     del ordered
     _bind_callback(fn, args, kwargs, getattr(fn, "__name__", "callback"))

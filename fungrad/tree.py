@@ -4,7 +4,7 @@ Built-in nodes: tuple, list, dict (children in sorted-key order), namedtuple,
 collections.OrderedDict (insertion order), None (a node with no children), and any class
 given to `register_pytree_node` / `register_dataclass`. Everything else is a leaf.
 
-    >>> leaves, treedef = tree_flatten({"b": (1, 2), "a": None})
+    >>> leaves, treedef = fg.tree.tree_flatten({"b": (1, 2), "a": None})
     >>> leaves, treedef
     ([1, 2], PyTreeDef({'a': None, 'b': (*, *)}))
 
@@ -53,7 +53,7 @@ class PyTreeDef:
     """The structure of a pytree without its leaves: hashable, comparable, printable.
 
     Example:
-        >>> td = tree_structure({"a": 1, "b": (2, 3)})
+        >>> td = fg.tree.tree_structure({"a": 1, "b": (2, 3)})
         >>> td, td.num_leaves, td.unflatten([4, 5, 6])
         (PyTreeDef({'a': *, 'b': (*, *)}), 3, {'a': 4, 'b': (5, 6)})
     """
@@ -131,8 +131,8 @@ def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Ite
     Example:
         >>> class Pair:
         ...     def __init__(self, a, b): self.a, self.b = a, b
-        >>> register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda _, c: Pair(*c))
-        >>> tree_leaves(Pair(1, [2, 3]))
+        >>> fg.tree.register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda _, c: Pair(*c))
+        >>> fg.tree.tree_leaves(Pair(1, [2, 3]))
         [1, 2, 3]
     """
     if not isinstance(nodetype, type):
@@ -153,12 +153,13 @@ def register_dataclass(cls: type | None = None, data_fields: Sequence[str] | Non
     any objects, e.g. tracers.
 
     Example:
-        >>> @register_dataclass
+        >>> import dataclasses
+        >>> @fg.tree.register_dataclass
         ... @dataclasses.dataclass
         ... class Linear:
         ...     w: float
         ...     b: float
-        >>> tree_map(lambda x: 2 * x, Linear(1.0, 2.0))
+        >>> fg.tree.tree_map(lambda x: 2 * x, Linear(1.0, 2.0))
         Linear(w=2.0, b=4.0)
     """
     def register(cls: type) -> type:
@@ -272,7 +273,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
     `is_leaf(x) -> True` makes `x` a leaf without looking inside it (even `None`).
 
     Example:
-        >>> tree_flatten([1, (2, None)])
+        >>> fg.tree.tree_flatten([1, (2, None)])
         ([1, 2], PyTreeDef([*, (*, None)]))
     """
     leaves: list = []
@@ -288,8 +289,8 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
     """Rebuild the tree described by `treedef` from `leaves`.
 
     Example:
-        >>> leaves, td = tree_flatten({"a": (1, 2)})
-        >>> tree_unflatten(td, [3, 4])
+        >>> leaves, td = fg.tree.tree_flatten({"a": (1, 2)})
+        >>> fg.tree.tree_unflatten(td, [3, 4])
         {'a': (3, 4)}
     """
     if type(treedef) is not PyTreeDef:
@@ -330,7 +331,7 @@ def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list
     """The leaves of `tree`, in flattening order.
 
     Example:
-        >>> tree_leaves({"b": [2, 3], "a": 1, "c": None})
+        >>> fg.tree.tree_leaves({"b": [2, 3], "a": 1, "c": None})
         [1, 2, 3]
     """
     leaves: list = []
@@ -346,7 +347,7 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
     """The `PyTreeDef` of `tree`.
 
     Example:
-        >>> tree_structure((1, [2])) == tree_structure(("a", ["b"]))
+        >>> fg.tree.tree_structure((1, [2])) == fg.tree.tree_structure(("a", ["b"]))
         True
     """
     return tree_flatten(tree, is_leaf)[1]
@@ -358,7 +359,7 @@ def tree_map(f: Callable, tree: Any, *rest: Any,
     structure as `tree`), returning a tree of that structure.
 
     Example:
-        >>> tree_map(lambda x, y: x + y, {"a": 1, "b": (2, 3)}, {"a": 10, "b": (20, 30)})
+        >>> fg.tree.tree_map(lambda x, y: x + y, {"a": 1, "b": (2, 3)}, {"a": 10, "b": (20, 30)})
         {'a': 11, 'b': (22, 33)}
     """
     leaves, treedef = tree_flatten(tree, is_leaf)
@@ -382,9 +383,9 @@ def tree_reduce(f: Callable[[Any, Any], Any], tree: Any, initializer: Any = _NO_
     """`functools.reduce(f, leaves[, initializer])` over the leaves of `tree`.
 
     Example:
-        >>> tree_reduce(lambda a, b: a + b, {"a": 1, "b": (2, 3)})
+        >>> fg.tree.tree_reduce(lambda a, b: a + b, {"a": 1, "b": (2, 3)})
         6
-        >>> tree_reduce(lambda a, b: a + b, [], 0)
+        >>> fg.tree.tree_reduce(lambda a, b: a + b, [], 0)
         0
     """
     leaves = tree_leaves(tree, is_leaf)

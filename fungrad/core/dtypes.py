@@ -71,7 +71,11 @@ def is_floating(dtype) -> bool:
 def is_inexact(dtype) -> bool:
     """A float or complex dtype: the dtypes that carry derivatives.
 
-    Example: `is_inexact(np.complex64)` is True; `is_inexact(np.bool_)` is False.
+    Example:
+        >>> fg.test_util.is_inexact(np.float32), fg.test_util.is_inexact(np.complex64)
+        (True, True)
+        >>> fg.test_util.is_inexact(np.int64), fg.test_util.is_inexact(np.bool_)
+        (False, False)
     """
     k = kind(dtype)
     return k == "f" or k == "c"

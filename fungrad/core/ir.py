@@ -17,7 +17,13 @@ _SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "bfloat16": "bf1
 
 
 class ShapedArray:
-    """Shape and dtype of an array, without its values (what tracing sees)."""
+    """Shape and dtype of an array, without its values (what tracing sees).
+
+    Example:
+        >>> aval = fg.extend.ShapedArray((2, 3), np.dtype(np.float32))
+        >>> aval, aval.ndim, aval.size
+        (f32[2,3], 2, 6)
+    """
     __slots__ = ("shape", "dtype", "weak_type")
     opaque = False  # (see OpaqueAval)
 

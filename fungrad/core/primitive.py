@@ -39,6 +39,19 @@ class Primitive:
     - `same_aval`: output shape/dtype equal those of the traced operands (elementwise).
     - `effectful`: it acts outside its outputs (a host callback: `fg.debug.print`), so the jit
       passes never drop, merge, fold or move it, even when nothing reads its outputs.
+
+    Example:
+        >>> double_p = fg.extend.Primitive("double_example")
+        >>> double_p.impl = lambda x: 2.0 * x                 # on arrays
+        >>> double_p.abstract_eval = lambda x: x              # same shape and dtype
+        >>> double_p.jvp = fg.extend.linear_jvp(double_p)     # linear: tangents double too
+        >>> fg.jvp(double_p.bind, (3.0,), (1.0,))
+        (array(6.), array(2.))
+        >>> print(fg.make_ir(double_p.bind)(np.ones(2)))
+        { lambda a:f64[2] .
+          let
+            b:f64[2] = double_example a
+          in ( b ) }
     """
     __slots__ = ("name", "impl", "abstract_eval", "jvp", "transpose", "batch", "emit",
                  "multiple_results", "same_aval", "linearize", "fresh_output", "accepts_out",
@@ -67,7 +80,20 @@ class Primitive:
         return self.name
 
     def bind(self, *args, **params):
-        """Apply the primitive through the innermost transform that owns one of `args`."""
+        """Apply the primitive through the innermost transform that owns one of `args`.
+
+        Without traced arguments this is `impl(*args, **params)`. `fg.extend.add_any` (the
+        sum of two cotangents) is the `bind` of the primitive `add_any`.
+
+        Example:
+            >>> fg.extend.add_any(np.ones(2), np.ones(2))        # concrete: the impl
+            array([2., 2.])
+            >>> print(fg.make_ir(lambda x: fg.extend.add_any(x, x))(np.ones(2)))   # traced
+            { lambda a:f64[2] .
+              let
+                b:f64[2] = add_any a a
+              in ( b ) }
+        """
         top = None
         for a in args:
             if isinstance(a, Tracer):

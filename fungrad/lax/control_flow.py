@@ -489,8 +489,11 @@ def switch(index, branches: Sequence[Callable], *operands):
     batched index, every branch runs and the results are selected per example).
 
     Example:
-        >>> fg.lax.switch(1, [lambda x: x + 1, lambda x: x * 2, fnp.sin], np.array(3.))
-        array(6.)
+        >>> branches = [lambda x: x + 1, lambda x: x * 2]
+        >>> fg.lax.switch(1, branches, np.array([3.0]))
+        array([6.])
+        >>> fg.jit(lambda i, x: fg.lax.switch(i, branches, x))(5, np.array([3.0]))   # clamped to 1
+        array([6.])
     """
     branches = list(branches)
     if not branches:

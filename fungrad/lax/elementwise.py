@@ -597,7 +597,17 @@ ELEMENTWISE_PRIMITIVES = (UNARY + BINARY
 # --------------------------------------------------------------------------- batching
 def elementwise_batch(prim):
     """Batch an elementwise primitive: batched operands share the first batched operand's
-    batch axis; unbatched array operands are broadcast along it (a NumPy view)."""
+    batch axis; unbatched array operands are broadcast along it (a NumPy view).
+
+    Example:
+        >>> relu_p = fg.extend.Primitive("relu_example")
+        >>> relu_p.impl = lambda x: np.maximum(x, 0.0)
+        >>> relu_p.abstract_eval = lambda x: x
+        >>> relu_p.batch = fg.extend.elementwise_batch(relu_p)
+        >>> fg.vmap(relu_p.bind)(np.array([[-1.0, 2.0], [3.0, -4.0]]))
+        array([[0., 2.],
+               [3., 0.]])
+    """
     bind, impl = prim.bind, prim.impl
 
     def rule(vals, dims, axis_size, **params):
@@ -747,9 +757,18 @@ def elementwise_primitive(name: str, impl, derivatives, bool_output: bool = Fals
     `module` names the defining module (the caller's by default).
 
     Example:
-        >>> cube_p = elementwise_primitive("cube", lambda x: x ** 3,
-        ...                                [lambda x, y: mul(mul(x, x), 3.0)])
-        >>> cube = cube_p.bind
+        >>> from fungrad.lax.elementwise import mul
+        >>> cube_p = fg.extend.elementwise_primitive("cube_example", lambda x: x ** 3,
+        ...                                          [lambda x, y: mul(mul(x, x), 3.0)],
+        ...                                          module="my_ops")
+        >>> cube_p.bind(np.array([1.0, 2.0]))
+        array([1., 8.])
+        >>> fg.grad(cube_p.bind)(1.0)              # 3 x**2
+        array(3.)
+        >>> fg.grad(fg.grad(cube_p.bind))(1.0)     # 6 x: the derivative differentiates again
+        array(6.)
+        >>> fg.vmap(fg.grad(cube_p.bind))(np.array([1.0, 2.0]))
+        array([ 3., 12.])
     """
     if module is None:
         module = sys._getframe(1).f_globals.get("__name__", "")

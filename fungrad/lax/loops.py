@@ -894,10 +894,13 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
     iteration; `True`: all of them), with the same results.
 
     Example:
-        >>> def step(h, x):
-        ...     h = fnp.tanh(W @ h + x)
-        ...     return h, h.sum()
-        >>> h, sums = fg.lax.scan(step, np.zeros(4), np.ones((10, 4)))
+        >>> def step(total, x):               # a running sum; y = twice the sum so far
+        ...     total = total + x
+        ...     return total, 2 * total
+        >>> fg.lax.scan(step, 0.0, np.array([1.0, 2.0, 3.0]))
+        (array(6.), array([ 2.,  6., 12.]))
+        >>> fg.grad(lambda xs: fg.lax.scan(step, 0.0, xs)[1].sum())(np.array([1.0, 2.0, 3.0]))
+        array([6., 4., 2.])
     """
     if not callable(f):
         raise TypeError(f"scan: f must be callable, got {type(f).__name__}")

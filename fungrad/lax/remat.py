@@ -75,7 +75,10 @@ def checkpoint_name(x: Any, name: str) -> Any:
         ...     h = fg.checkpoint_name(x @ w, "proj")   # may be saved by name
         ...     return fnp.tanh(h)
         >>> policy = fg.checkpoint_policies.save_only_these_names("proj")
-        >>> fg.grad(lambda w: fg.checkpoint(layer, policy=policy)(w, x).sum())(w)
+        >>> saving_proj = fg.checkpoint(layer, policy=policy)
+        >>> fg.grad(lambda w: saving_proj(w, np.ones(2)).sum())(np.zeros((2, 2)))
+        array([[1., 1.],
+               [1., 1.]])
     """
     if not isinstance(name, str):
         raise TypeError(f"checkpoint_name: name must be a str, got {type(name).__name__} "
@@ -104,6 +107,32 @@ class _Policy:
 
 
 class _Nothing(_Policy):
+    """Nothing is saved (as with `policy=None`): the backward pass recomputes every value of
+    the checkpointed function from its inputs.
+
+    Example:
+        >>> f = fg.checkpoint(lambda x: fnp.sin(fnp.sin(x)),
+        ...                   policy=fg.checkpoint_policies.nothing_saveable)
+        >>> fg.grad(f)(0.0)                   # cos(sin 0) cos 0
+        array(1.)
+        >>> print(fg.make_ir(fg.grad(f))(0.0))   # the second remat recomputes c = sin a
+        { lambda a:f64[] .
+          let
+            b:f64[] = remat body={ checkpoint { lambda a:f64[] .
+            let
+              b:f64[] = sin a
+              c:f64[] = sin b
+            in ( c ) } } policy=_Nothing prevent_cse=True a
+            c:f64[] = remat body={ checkpoint { lambda a:f64[] b:f64[] .
+            let
+              c:f64[] = sin a
+              d:f64[] = cos a
+              e:f64[] = cos c
+              f:f64[] = mul b e
+              g:f64[] = mul f d
+            in ( g ) } } policy=_Nothing prevent_cse=True a 1.0
+          in ( c ) }
+    """
     __slots__ = ()
 
     def __call__(self, prim, *avals, **params):
@@ -111,6 +140,28 @@ class _Nothing(_Policy):
 
 
 class _Everything(_Policy):
+    """Every value is saved: the backward pass recomputes nothing (as without checkpoint).
+
+    Example:
+        >>> f = fg.checkpoint(lambda x: fnp.sin(fnp.sin(x)),
+        ...                   policy=fg.checkpoint_policies.everything_saveable)
+        >>> print(fg.make_ir(fg.grad(f))(0.0))   # the first remat also returns cos a, cos b
+        { lambda a:f64[] .
+          let
+            b:f64[] c:f64[] d:f64[] = remat body={ checkpoint { lambda a:f64[] .
+            let
+              b:f64[] = sin a
+              c:f64[] = cos a
+              d:f64[] = sin b
+              e:f64[] = cos b
+            in ( d c e ) } } policy=_Everything prevent_cse=True a
+            e:f64[] = remat body={ checkpoint { lambda a:f64[] b:f64[] c:f64[] .
+            let
+              d:f64[] = mul c b
+              e:f64[] = mul d a
+            in ( e ) } } policy=_Everything prevent_cse=True c d 1.0
+          in ( e ) }
+    """
     __slots__ = ()
 
     def __call__(self, prim, *avals, **params):
@@ -119,7 +170,21 @@ class _Everything(_Policy):
 
 class _Dots(_Policy):
     """Matrix products (and convolutions) are saved; with `no_batch_dims`, only dot_generals
-    without batch dimensions."""
+    without batch dimensions.
+
+    `dots_saveable` (alias `checkpoint_dots`) and `dots_with_no_batch_dims_saveable` (alias
+    `checkpoint_dots_with_no_batch_dims`) are the two instances.
+
+    Example:
+        >>> w, x = np.zeros((2, 2)), np.ones(2)
+        >>> layer = fg.checkpoint(lambda w, x: fnp.tanh(x @ w),
+        ...                       policy=fg.checkpoint_policies.dots_saveable)
+        >>> fg.grad(lambda w: layer(w, x).sum())(w)   # keeps x @ w; recomputes tanh
+        array([[1., 1.],
+               [1., 1.]])
+        >>> fg.checkpoint_policies.checkpoint_dots is fg.checkpoint_policies.dots_saveable
+        True
+    """
     __slots__ = ("no_batch_dims",)
 
     def __init__(self, no_batch_dims: bool):
@@ -168,17 +233,49 @@ class _Both(_Policy):
 
 
 def save_only_these_names(*names: str) -> _Policy:
-    """Save the values tagged by `checkpoint_name` with one of `names`; recompute the rest."""
+    """Save the values tagged by `checkpoint_name` with one of `names`; recompute the rest.
+
+    Example:
+        >>> def layer(w, x):
+        ...     return fnp.tanh(fg.checkpoint_name(x @ w, "proj"))
+        >>> policy = fg.checkpoint_policies.save_only_these_names("proj")
+        >>> f = fg.checkpoint(layer, policy=policy)   # keeps x @ w; recomputes tanh
+        >>> fg.grad(lambda w: f(w, np.ones(2)).sum())(np.zeros((2, 2)))
+        array([[1., 1.],
+               [1., 1.]])
+    """
     return _Names(names, True)
 
 
 def save_any_names_but_these(*names: str) -> _Policy:
-    """Save every value tagged by `checkpoint_name` except those named in `names`."""
+    """Save every value tagged by `checkpoint_name` except those named in `names`.
+
+    Example:
+        >>> def layer(w, x):
+        ...     h = fg.checkpoint_name(x @ w, "proj")
+        ...     return fg.checkpoint_name(fnp.tanh(h), "act") * 2.0
+        >>> policy = fg.checkpoint_policies.save_any_names_but_these("act")   # keeps "proj"
+        >>> f = fg.checkpoint(layer, policy=policy)
+        >>> fg.grad(lambda w: f(w, np.ones(2)).sum())(np.zeros((2, 2)))
+        array([[2., 2.],
+               [2., 2.]])
+    """
     return _Names(names, False)
 
 
 def save_from_both_policies(a: Callable, b: Callable) -> _Policy:
-    """Save what either policy saves."""
+    """Save what either policy saves.
+
+    Example:
+        >>> def layer(w, x):
+        ...     return fg.checkpoint_name(fnp.tanh(x @ w), "act")
+        >>> cp = fg.checkpoint_policies
+        >>> policy = cp.save_from_both_policies(cp.dots_saveable, cp.save_only_these_names("act"))
+        >>> f = fg.checkpoint(layer, policy=policy)   # keeps x @ w and tanh(x @ w)
+        >>> fg.grad(lambda w: f(w, np.ones(2)).sum())(np.zeros((2, 2)))
+        array([[1., 1.],
+               [1., 1.]])
+    """
     return _Both(a, b)
 
 
@@ -629,9 +726,15 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy: Callable | None 
     meant for a checkpoint inside a loop body).
 
     Example:
+        >>> w, x = np.zeros((2, 2)), np.ones(2)
         >>> layer = fg.checkpoint(lambda w, x: fnp.tanh(x @ w))
-        >>> fg.grad(lambda w, x: layer(w, layer(w, x)).sum())(w, x)   # recomputes each layer
-        >>> fg.checkpoint(layer, policy=fg.checkpoint_policies.dots_saveable)  # keeps x @ w
+        >>> fg.grad(lambda w: layer(w, x).sum())(w)   # as without checkpoint: tanh'(0) = 1
+        array([[1., 1.],
+               [1., 1.]])
+        >>> keep_dots = fg.checkpoint(layer, policy=fg.checkpoint_policies.dots_saveable)
+        >>> fg.grad(lambda w: keep_dots(w, x).sum())(w)   # keeps x @ w, recomputes tanh
+        array([[1., 1.],
+               [1., 1.]])
     """
     if not callable(fun):
         raise TypeError(f"checkpoint: expected a function, got {type(fun).__name__}")

@@ -10,7 +10,17 @@ from ..core.ad_util import ZERO
 
 
 def linear_jvp(prim):
-    """The JVP of a primitive that is linear in its (single) array operand."""
+    """The JVP of a primitive that is linear in its (single) array operand.
+
+    Example:
+        >>> half_p = fg.extend.Primitive("half_example")
+        >>> half_p.impl = lambda x: 0.5 * x
+        >>> half_p.abstract_eval = lambda x: x
+        >>> half_p.jvp = fg.extend.linear_jvp(half_p)          # tangent out: half_p(tangent)
+        >>> half_p.transpose = lambda ct, x: [half_p.bind(ct)]  # for reverse mode
+        >>> fg.jvp(half_p.bind, (4.0,), (1.0,)), fg.grad(half_p.bind)(4.0)
+        ((array(2.), array(0.5)), array(0.5))
+    """
     bind = prim.bind
 
     def jvp(primals, tangents, **params):

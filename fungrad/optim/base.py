@@ -39,7 +39,15 @@ class GradientTransformation(NamedTuple):
 
 
 class EmptyState(NamedTuple):
-    """The state of a stateless transformation (an empty pytree)."""
+    """The state of a stateless transformation (an empty pytree).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.clip(1.0).init(np.zeros(2))
+        EmptyState()
+        >>> fg.tree.tree_leaves(fg.optim.EmptyState())
+        []
+    """
 
 
 def zeros_count() -> np.ndarray:
@@ -81,7 +89,14 @@ def identity() -> GradientTransformation:
 
 
 def stateless(fn: Callable[[Updates, Params], Updates]) -> GradientTransformation:
-    """A transformation from `fn(updates, params) -> updates`, with no state."""
+    """A transformation from `fn(updates, params) -> updates`, with no state.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> decay = fg.optim.stateless(lambda updates, params: updates + 0.1 * params)
+        >>> decay.update(np.zeros(2), decay.init(np.ones(2)), np.ones(2))
+        (array([0.1, 0.1]), EmptyState())
+    """
     def update(updates, state, params=None):
         return fn(updates, params), state
     return GradientTransformation(lambda params: EmptyState(), update)

@@ -14,6 +14,17 @@ from .wrappers import all_finite
 
 
 class LossScaleState(NamedTuple):
+    """The state of `DynamicLossScale`: the current `scale` and the number of finite steps
+    since it last changed (`good_steps`).
+
+    Example:
+        >>> import fungrad as fg
+        >>> ls = fg.optim.DynamicLossScale(init_scale=1024.0)
+        >>> ls.init()
+        LossScaleState(scale=array(1024., dtype=float32), good_steps=array(0, dtype=int32))
+        >>> ls.adjust(False, ls.init())   # a step with non-finite gradients halves the scale
+        LossScaleState(scale=array(512., dtype=float32), good_steps=array(0, dtype=int32))
+    """
     scale: Any          # float32 0-d array
     good_steps: Any     # int32 0-d array: finite steps since the last change of `scale`
 

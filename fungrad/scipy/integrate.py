@@ -46,7 +46,11 @@ def trapezoid(y: ArrayLike, x: _Optional[ArrayLike] = None, dx: float = 1.0,
     """The integral of `y` along `axis` by the trapezoidal rule, at sample points `x` (1-d,
     or y's shape) or spaced `dx` apart.
 
-    Example: `fint.trapezoid(np.array([0.0, 1.0, 2.0]), dx=0.5)` is `1.0`.
+    Example:
+        >>> fg.scipy.integrate.trapezoid(np.array([0.0, 1.0, 2.0]), dx=0.5)
+        np.float64(1.0)
+        >>> fg.grad(fg.scipy.integrate.trapezoid)(np.ones(3))   # the rule's weights
+        array([0.5, 1. , 0.5])
     """
     pieces, _ = _pieces("trapezoid", y, x, dx, axis)
     return fnp.sum(pieces, axis=-1)
@@ -57,7 +61,11 @@ def cumulative_trapezoid(y: ArrayLike, x: _Optional[ArrayLike] = None, dx: float
     """The running integral of `y` along `axis` (one value fewer than y, or with `initial`
     = 0 prepended, as SciPy allows).
 
-    Example: `fint.cumulative_trapezoid(np.array([0.0, 1.0, 2.0]))` is `[0.5, 2.0]`.
+    Example:
+        >>> fg.scipy.integrate.cumulative_trapezoid(np.array([0.0, 1.0, 2.0]))
+        array([0.5, 2. ])
+        >>> fg.scipy.integrate.cumulative_trapezoid(np.array([0.0, 1.0, 2.0]), initial=0)
+        array([0. , 0.5, 2. ])
     """
     if initial is not None and initial != 0:
         raise ValueError(f"integrate.cumulative_trapezoid: initial must be None or 0 (SciPy "

@@ -75,7 +75,12 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
                      check_finite=True):
     """`scipy.linalg.solve_triangular`: x with op(a) x = b, reading one triangle of `a`.
 
-    Example: `fg.scipy.linalg.solve_triangular(l, b, lower=True)`
+    Example:
+        >>> l = np.array([[2.0, 0.0], [1.0, 1.0]])
+        >>> fg.scipy.linalg.solve_triangular(l, np.array([2.0, 3.0]), lower=True)
+        array([1., 2.])
+        >>> fg.grad(lambda b: fg.scipy.linalg.solve_triangular(l, b, lower=True).sum())(np.ones(2))
+        array([0., 1.])
     """
     a, b = _lift(a), _lift(b)
     if not _is_traced(a, b):
@@ -94,7 +99,11 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     """`scipy.linalg.cho_factor`: (c, lower), the Cholesky factor in c's `lower` (or
     upper) triangle; the other triangle holds a's entries, as SciPy leaves them.
 
-    Example: `c, low = fg.scipy.linalg.cho_factor(a)`
+    Example:
+        >>> a = np.array([[4.0, 2.0], [2.0, 2.0]])   # = U.T @ U, U = [[2, 1], [0, 1]]
+        >>> fg.scipy.linalg.cho_factor(a)   # U above the diagonal; a's entry below it
+        (array([[2., 1.],
+               [2., 1.]]), False)
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -110,7 +119,10 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """`scipy.linalg.cho_solve`: x with a x = b from cho_factor's (c, lower).
 
-    Example: `fg.scipy.linalg.cho_solve(fg.scipy.linalg.cho_factor(a), b)`
+    Example:
+        >>> a = np.array([[4.0, 2.0], [2.0, 2.0]])
+        >>> fg.scipy.linalg.cho_solve(fg.scipy.linalg.cho_factor(a), np.array([2.0, 2.0]))
+        array([0., 1.])
     """
     c, lower = c_and_lower
     c, b = _lift(c), _lift(b)
@@ -135,7 +147,13 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     """`scipy.linalg.lu_factor`: (lu, piv), LAPACK's packed LU with partial pivoting;
     derivative dL = L tril(M, -1), dU = triu(M) U for M = L^-1 P dA U^-1.
 
-    Example: `lu, piv = fg.scipy.linalg.lu_factor(a)`
+    Example:
+        >>> lu, piv = fg.scipy.linalg.lu_factor(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        >>> lu   # U on and above the diagonal, L's multipliers below (rows swapped)
+        array([[3.        , 4.        ],
+               [0.33333333, 0.66666667]])
+        >>> piv.tolist()   # row 0 was swapped with row 1
+        [1, 1]
     """
     a = _lift(a)
     if not _is_traced(a):
@@ -147,7 +165,10 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """`scipy.linalg.lu_solve`: x with op(a) x = b from lu_factor's (lu, piv).
 
-    Example: `fg.scipy.linalg.lu_solve(fg.scipy.linalg.lu_factor(a), b)`
+    Example:
+        >>> a = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fg.scipy.linalg.lu_solve(fg.scipy.linalg.lu_factor(a), np.array([5.0, 11.0]))
+        array([1., 2.])
     """
     lu, piv = lu_and_piv
     lu, b = _lift(lu), _lift(b)
@@ -175,7 +196,13 @@ def expm(A):
     """`scipy.linalg.expm` (Pade with scaling and squaring); its derivative is the Frechet
     derivative L(A, dA), the top-right block of expm([[A, dA], [0, A]]).
 
-    Example: `fg.scipy.linalg.expm(a)`
+    Example:
+        >>> fg.scipy.linalg.expm(np.array([[0.0, 1.0], [0.0, 0.0]]))   # I + A: A @ A = 0
+        array([[1., 1.],
+               [0., 1.]])
+        >>> fg.grad(lambda a: fnp.trace(fg.scipy.linalg.expm(a)))(np.zeros((2, 2)))   # expm(a).T
+        array([[1., 0.],
+               [0., 1.]])
     """
     A = _lift(A)
     if not _is_traced(A):
@@ -190,7 +217,14 @@ def sqrtm(A):
     Sylvester equation, SciPy's solver). Traced inputs keep their dtype, so a real matrix
     needs a real square root (e.g. symmetric positive definite).
 
-    Example: `fg.scipy.linalg.sqrtm(a)`
+    Example:
+        >>> fg.scipy.linalg.sqrtm(np.array([[5.0, 4.0], [4.0, 5.0]]))
+        array([[2., 1.],
+               [1., 2.]])
+        >>> trace_sqrtm = lambda a: fnp.trace(fg.scipy.linalg.sqrtm(a))
+        >>> fg.grad(trace_sqrtm)(np.diag([4.0, 9.0]))   # inv(sqrtm(a)).T / 2
+        array([[0.25      , 0.        ],
+               [0.        , 0.16666667]])
     """
     A = _lift(A)
     if not _is_traced(A):
@@ -203,7 +237,11 @@ def sqrtm(A):
 def block_diag(*arrs):
     """`scipy.linalg.block_diag`: the arrays (scalars and 1-D as one row) on the diagonal.
 
-    Example: `fg.scipy.linalg.block_diag(a, b)`
+    Example:
+        >>> fg.scipy.linalg.block_diag(np.ones((2, 2)), 3.0)
+        array([[1., 1., 0.],
+               [1., 1., 0.],
+               [0., 0., 3.]])
     """
     arrs = [_lift(a) for a in arrs]
     if not _is_traced(*arrs):

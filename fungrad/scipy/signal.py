@@ -112,7 +112,12 @@ def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = 
     """N-d cross-correlation `z[k] = sum_n in1[n + k] conj(in2[n])` (SciPy's
     `signal.correlate`; both inputs of the same rank).
 
-    Example: `fsig.correlate(np.array([1.0, 2.0]), np.array([1.0, 1.0]))` is `[1, 3, 2]`.
+    Example:
+        >>> x, k = np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5])
+        >>> fg.scipy.signal.correlate(x, k)   # convolve(x, k[::-1])
+        array([0.5, 2. , 3.5, 3. , 0. ])
+        >>> fg.scipy.signal.correlate(x, k, mode="same")   # the middle, len(x) values
+        array([2. , 3.5, 3. ])
     """
     _check("correlate", mode, method)
     return _correlate("correlate", in1, in2, mode, _centered)
@@ -121,7 +126,14 @@ def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = 
 def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "auto") -> Array:
     """N-d convolution `z[k] = sum_n in1[n] in2[k - n]` (SciPy's `signal.convolve`).
 
-    Example: `fsig.convolve(np.array([1.0, 2.0]), np.array([1.0, 1.0]))` is `[1, 3, 2]`.
+    Example:
+        >>> x, k = np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5])
+        >>> fg.scipy.signal.convolve(x, k)
+        array([0. , 1. , 2.5, 4. , 1.5])
+        >>> fg.scipy.signal.convolve(x, k, mode="valid")   # where k overlaps x fully
+        array([2.5])
+        >>> fg.grad(lambda k: fg.scipy.signal.convolve(x, k)[2])(k)   # x reversed
+        array([3., 2., 1.])
     """
     _check("convolve", mode, method)
     return _convolve("convolve", in1, in2, mode)
@@ -138,7 +150,10 @@ def convolve2d(in1: ArrayLike, in2: ArrayLike, mode: str = "full", boundary: str
                fillvalue: float = 0) -> Array:
     """2-d convolution (SciPy's `signal.convolve2d`, zero boundary only).
 
-    Example: `fsig.convolve2d(np.ones((2, 2)), np.ones((1, 1)))` is `np.ones((2, 2))`.
+    Example:
+        >>> fg.scipy.signal.convolve2d(np.eye(2), np.array([[1.0, 2.0]]))
+        array([[1., 2., 0.],
+               [0., 1., 2.]])
     """
     _check("convolve2d", mode)
     _check_boundary("convolve2d", boundary, fillvalue)
@@ -150,7 +165,10 @@ def correlate2d(in1: ArrayLike, in2: ArrayLike, mode: str = "full", boundary: st
     """2-d cross-correlation (SciPy's `signal.correlate2d`, zero boundary only; its 'same'
     output is centered as SciPy's, which differs from `correlate`'s for even kernels).
 
-    Example: `fsig.correlate2d(np.ones((2, 2)), np.ones((1, 1)))` is `np.ones((2, 2))`.
+    Example:
+        >>> fg.scipy.signal.correlate2d(np.eye(2), np.array([[1.0, 2.0]]))   # the kernel flipped
+        array([[2., 1., 0.],
+               [0., 2., 1.]])
     """
     _check("correlate2d", mode)
     _check_boundary("correlate2d", boundary, fillvalue)

@@ -61,7 +61,11 @@ def _apply(fname, prim, *args):
 def gammaln(x: ArrayLike) -> Array:
     """`log|Gamma(x)|`; derivative `digamma(x)`.
 
-    Example: `fsp.gammaln(np.array([1.0, 4.0]))` is `[0, log 6]`.
+    Example:
+        >>> fg.scipy.special.gammaln(np.array([1.0, 4.0]))   # [0, log 6]
+        array([0.        , 1.79175947])
+        >>> fg.grad(fg.scipy.special.gammaln)(1.0)          # digamma(1) = -Euler's constant
+        array(-0.57721566)
     """
     return _apply("special.gammaln", S.gammaln_p, x)
 
@@ -69,7 +73,11 @@ def gammaln(x: ArrayLike) -> Array:
 def digamma(x: ArrayLike) -> Array:
     """`psi(x) = d/dx log Gamma(x)`; derivative `polygamma(1, x)`.
 
-    Example: `fsp.digamma(1.0)` is `-0.5772...` (minus Euler's constant).
+    Example:
+        >>> fg.scipy.special.digamma(np.array([1.0, 2.0]))   # [-gamma, 1 - gamma]
+        array([-0.57721566,  0.42278434])
+        >>> fg.grad(fg.scipy.special.digamma)(1.0)          # polygamma(1, 1) = pi**2 / 6
+        array(1.64493407)
     """
     return _apply("special.digamma", S.digamma_p, x)
 
@@ -78,7 +86,9 @@ def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
     """`psi^(n)(x)`, the n-th derivative of digamma (n a non-negative integer); derivative
     `polygamma(n + 1, x)` in x, none in n.
 
-    Example: `fsp.polygamma(1, 1.0)` is `pi**2 / 6`.
+    Example:
+        >>> fg.scipy.special.polygamma(1, np.array([1.0, 2.0]))   # [pi**2/6, pi**2/6 - 1]
+        array([1.64493407, 0.64493407])
     """
     return _apply("special.polygamma", S.polygamma_p, n, x)
 
@@ -86,7 +96,11 @@ def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
 def gamma(x: ArrayLike) -> Array:
     """`Gamma(x)`; derivative `Gamma(x) digamma(x)`.
 
-    Example: `fsp.gamma(5.0)` is `24.0`.
+    Example:
+        >>> fg.scipy.special.gamma(np.array([1.0, 5.0, 0.5]))   # [0!, 4!, sqrt(pi)]
+        array([ 1.        , 24.        ,  1.77245385])
+        >>> fg.grad(fg.scipy.special.gamma)(1.0)          # gamma(1) * digamma(1)
+        array(-0.57721566)
     """
     return _apply("special.gamma", S.gamma_p, x)
 
@@ -94,7 +108,11 @@ def gamma(x: ArrayLike) -> Array:
 def erf(x: ArrayLike) -> Array:
     """The error function; derivative `2/sqrt(pi) exp(-x^2)`.
 
-    Example: `fsp.erf(0.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.erf(np.array([0.0, 1.0]))
+        array([0.        , 0.84270079])
+        >>> fg.grad(fg.scipy.special.erf)(0.0)            # 2 / sqrt(pi)
+        array(1.12837917)
     """
     return _apply("special.erf", erf_p, x)
 
@@ -102,7 +120,9 @@ def erf(x: ArrayLike) -> Array:
 def erfc(x: ArrayLike) -> Array:
     """`1 - erf(x)`, accurate where erf(x) is close to 1.
 
-    Example: `fsp.erfc(10.0)` is `2.1e-45`.
+    Example:
+        >>> fg.scipy.special.erfc(np.array([0.0, 1.0, 10.0]))   # 1 - erf, accurate in the tail
+        array([1.00000000e+00, 1.57299207e-01, 2.08848758e-45])
     """
     return _apply("special.erfc", S.erfc_p, x)
 
@@ -110,7 +130,11 @@ def erfc(x: ArrayLike) -> Array:
 def erfinv(x: ArrayLike) -> Array:
     """The inverse of erf on (-1, 1); derivative `sqrt(pi)/2 exp(erfinv(x)^2)`.
 
-    Example: `fsp.erfinv(0.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.erfinv(np.array([0.0, 0.5]))
+        array([0.        , 0.47693628])
+        >>> fg.grad(fg.scipy.special.erfinv)(0.0)          # sqrt(pi) / 2
+        array(0.88622693)
     """
     return _apply("special.erfinv", S.erfinv_p, x)
 
@@ -118,7 +142,9 @@ def erfinv(x: ArrayLike) -> Array:
 def erfcx(x: ArrayLike) -> Array:
     """The scaled complementary error function `exp(x^2) erfc(x)`.
 
-    Example: `fsp.erfcx(0.0)` is `1.0`.
+    Example:
+        >>> fg.scipy.special.erfcx(np.array([0.0, 30.0]))      # exp(x**2) erfc(x), no overflow
+        array([1.        , 0.01879589])
     """
     return _apply("special.erfcx", S.erfcx_p, x)
 
@@ -126,7 +152,11 @@ def erfcx(x: ArrayLike) -> Array:
 def ndtr(x: ArrayLike) -> Array:
     """The standard normal CDF.
 
-    Example: `fsp.ndtr(0.0)` is `0.5`.
+    Example:
+        >>> fg.scipy.special.ndtr(np.array([0.0, 1.96]))
+        array([0.5      , 0.9750021])
+        >>> fg.grad(fg.scipy.special.ndtr)(0.0)          # the normal density at 0
+        array(0.39894228)
     """
     return _apply("special.ndtr", S.ndtr_p, x)
 
@@ -135,7 +165,9 @@ def log_ndtr(x: ArrayLike) -> Array:
     """`log(ndtr(x))`, accurate for very negative x (value and derivative: `log_ndtr(-40)`
     is `-804.6`, its derivative `40.02`).
 
-    Example: `fsp.log_ndtr(0.0)` is `log 0.5`.
+    Example:
+        >>> fg.scipy.special.log_ndtr(np.array([0.0, -40.0]))   # log 0.5; ndtr(-40) underflows
+        array([-6.93147181e-01, -8.04608442e+02])
     """
     return _apply("special.log_ndtr", S.log_ndtr_p, x)
 
@@ -143,7 +175,11 @@ def log_ndtr(x: ArrayLike) -> Array:
 def ndtri(p: ArrayLike) -> Array:
     """The inverse of ndtr (the standard normal quantile function).
 
-    Example: `fsp.ndtri(0.5)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.ndtri(np.array([0.5, 0.975]))
+        array([0.        , 1.95996398])
+        >>> fg.grad(fg.scipy.special.ndtri)(0.5)            # 1 / density(0) = sqrt(2 pi)
+        array(2.50662827)
     """
     return _apply("special.ndtri", S.ndtri_p, p)
 
@@ -151,7 +187,11 @@ def ndtri(p: ArrayLike) -> Array:
 def i0(x: ArrayLike) -> Array:
     """The modified Bessel function of order 0; derivative `i1(x)`.
 
-    Example: `fsp.i0(0.0)` is `1.0`.
+    Example:
+        >>> fg.scipy.special.i0(np.array([0.0, 1.0]))
+        array([1.        , 1.26606588])
+        >>> fg.grad(fg.scipy.special.i0)(1.0)                # i1(1)
+        array(0.5651591)
     """
     return _apply("special.i0", S.i0_p, x)
 
@@ -159,7 +199,9 @@ def i0(x: ArrayLike) -> Array:
 def i0e(x: ArrayLike) -> Array:
     """`exp(-|x|) i0(x)`; derivative `i1e(x) - sign(x) i0e(x)`.
 
-    Example: `fsp.i0e(0.0)` is `1.0`.
+    Example:
+        >>> fg.scipy.special.i0e(np.array([0.0, 1.0]))          # exp(-|x|) i0(x)
+        array([1.        , 0.46575961])
     """
     return _apply("special.i0e", S.i0e_p, x)
 
@@ -167,7 +209,11 @@ def i0e(x: ArrayLike) -> Array:
 def i1(x: ArrayLike) -> Array:
     """The modified Bessel function of order 1; derivative `i0(x) - i1(x)/x` (1/2 at 0).
 
-    Example: `fsp.i1(0.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.i1(np.array([0.0, 1.0]))
+        array([0.       , 0.5651591])
+        >>> fg.grad(fg.scipy.special.i1)(0.0)                # (i0 + i2) / 2 at 0
+        array(0.5)
     """
     return _apply("special.i1", S.i1_p, x)
 
@@ -175,7 +221,9 @@ def i1(x: ArrayLike) -> Array:
 def i1e(x: ArrayLike) -> Array:
     """`exp(-|x|) i1(x)`; derivative `i0e(x) - i1e(x) (1/x + sign(x))` (1/2 at 0).
 
-    Example: `fsp.i1e(0.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.i1e(np.array([0.0, 1.0]))          # exp(-|x|) i1(x)
+        array([0.        , 0.20791042])
     """
     return _apply("special.i1e", S.i1e_p, x)
 
@@ -185,7 +233,11 @@ def zeta(x: ArrayLike, q: ArrayLike = None) -> Array:
     differentiable in q (`-x zeta(x + 1, q)`); the derivative in x raises
     NotImplementedError.
 
-    Example: `fsp.zeta(2.0, 1.0)` is `pi**2 / 6`.
+    Example:
+        >>> fg.scipy.special.zeta(np.array([2.0, 4.0]))        # [pi**2/6, pi**4/90]
+        array([1.64493407, 1.08232323])
+        >>> fg.scipy.special.zeta(2.0, np.array([1.0, 2.0]))   # Hurwitz: [pi**2/6, pi**2/6 - 1]
+        array([1.64493407, 0.64493407])
     """
     return _apply("special.zeta", S.zeta_p, x, 1.0 if q is None else q)
 
@@ -194,7 +246,11 @@ def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized lower incomplete gamma function P(a, x); differentiable in x
     (`x^(a-1) e^-x / Gamma(a)`); the derivative in a raises NotImplementedError.
 
-    Example: `fsp.gammainc(1.0, 1.0)` is `1 - 1/e`.
+    Example:
+        >>> fg.scipy.special.gammainc(1.0, np.array([0.0, 1.0]))   # [0, 1 - 1/e]
+        array([0.        , 0.63212056])
+        >>> fg.grad(lambda x: fg.scipy.special.gammainc(1.0, x))(1.0)   # exp(-x)
+        array(0.36787944)
     """
     return _apply("special.gammainc", S.gammainc_p, a, x)
 
@@ -203,7 +259,9 @@ def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x);
     differentiable in x only (as gammainc).
 
-    Example: `fsp.gammaincc(1.0, 1.0)` is `1/e`.
+    Example:
+        >>> fg.scipy.special.gammaincc(1.0, np.array([0.0, 1.0]))   # [1, 1/e]
+        array([1.        , 0.36787944])
     """
     return _apply("special.gammaincc", S.gammaincc_p, a, x)
 
@@ -211,7 +269,9 @@ def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
 def betaln(a: ArrayLike, b: ArrayLike) -> Array:
     """`log|B(a, b)|`; derivatives `digamma(a) - digamma(a + b)` (and in b).
 
-    Example: `fsp.betaln(1.0, 1.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.betaln(np.array([1.0, 2.0]), 3.0)   # [log 1/3, log 1/12]
+        array([-1.09861229, -2.48490665])
     """
     return _apply("special.betaln", S.betaln_p, a, b)
 
@@ -219,7 +279,9 @@ def betaln(a: ArrayLike, b: ArrayLike) -> Array:
 def beta(a: ArrayLike, b: ArrayLike) -> Array:
     """The beta function `Gamma(a) Gamma(b) / Gamma(a + b)`.
 
-    Example: `fsp.beta(2.0, 3.0)` is `1/12`.
+    Example:
+        >>> fg.scipy.special.beta(np.array([1.0, 2.0]), 3.0)     # [1/3, 1/12]
+        array([0.33333333, 0.08333333])
     """
     return _apply("special.beta", S.beta_p, a, b)
 
@@ -229,7 +291,11 @@ def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     (`x^(a-1) (1-x)^(b-1) / B(a, b)`); the derivatives in a and b raise
     NotImplementedError.
 
-    Example: `fsp.betainc(1.0, 1.0, 0.3)` is `0.3`.
+    Example:
+        >>> fg.scipy.special.betainc(2.0, 1.0, np.array([0.0, 0.5, 1.0]))   # x**2
+        array([0.  , 0.25, 1.  ])
+        >>> fg.grad(lambda x: fg.scipy.special.betainc(2.0, 1.0, x))(0.5)   # 2x
+        array(1.)
     """
     return _apply("special.betainc", S.betainc_p, a, b, x)
 
@@ -238,7 +304,11 @@ def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
 def expit(x: ArrayLike) -> Array:
     """The logistic sigmoid `1 / (1 + exp(-x))`, finite with finite derivatives everywhere.
 
-    Example: `fsp.expit(0.0)` is `0.5`.
+    Example:
+        >>> fg.scipy.special.expit(np.array([0.0, 1000.0, -1000.0]))
+        array([0.5, 1. , 0. ])
+        >>> fg.grad(fg.scipy.special.expit)(0.0)          # expit(0) * (1 - expit(0))
+        array(0.25)
     """
     return _sigmoid(*_inexact("special.expit", x))
 
@@ -246,7 +316,11 @@ def expit(x: ArrayLike) -> Array:
 def logit(p: ArrayLike) -> Array:
     """`log(p / (1 - p))`, the inverse of expit (`-inf` at 0, `inf` at 1).
 
-    Example: `fsp.logit(0.5)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.logit(np.array([0.5, 0.75]))   # [0, log 3]
+        array([0.        , 1.09861229])
+        >>> fg.grad(fg.scipy.special.logit)(0.5)          # 1 / (p (1 - p))
+        array(4.)
     """
     p, = _inexact("special.logit", p)
     return fnp.log(p) - fnp.log1p(-p)
@@ -262,7 +336,11 @@ def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
     """`x * log(y)`, 0 where x == 0 (whatever y). Derivatives: `log(y)` in x (0 where
     x == 0 and y <= 0) and `x / y` in y (0 where x == 0, also at y == 0).
 
-    Example: `fsp.xlogy(0.0, 0.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.xlogy(np.array([0.0, 2.0]), np.array([0.0, np.e]))   # [0, not nan]
+        array([0., 2.])
+        >>> fg.grad(fg.scipy.special.xlogy, argnums=1)(2.0, 4.0)   # x / y
+        array(0.5)
     """
     x, y = _inexact("special.xlogy", x, y)
     return x * fnp.log(_safe_where(x, y > 0, y, 1.0))
@@ -271,7 +349,9 @@ def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
 def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
     """`x * log1p(y)`, 0 where x == 0 (derivatives as xlogy's).
 
-    Example: `fsp.xlog1py(0.0, -1.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.xlog1py(np.array([0.0, 2.0]), np.array([-1.0, 0.0]))
+        array([0., 0.])
     """
     x, y = _inexact("special.xlog1py", x, y)
     return x * fnp.log1p(_safe_where(x, y > -1, y, 0.0))
@@ -285,7 +365,11 @@ def entr(x: ArrayLike) -> Array:
     """Elementwise entropy `-x log x` (0 at 0, `-inf` for x < 0); its derivative at 0 is
     taken as 0 (the one-sided limit is +inf).
 
-    Example: `fsp.entr(1.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.entr(np.array([0.0, 0.5, -1.0]))
+        array([0.        , 0.34657359,       -inf])
+        >>> fg.grad(fg.scipy.special.entr)(1.0)           # -log(x) - 1
+        array(-1.)
     """
     x, = _inexact("special.entr", x)
     inside = -x * fnp.log(_positive_or_one(x))
@@ -295,7 +379,9 @@ def entr(x: ArrayLike) -> Array:
 def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
     """`x log(x / y)` for x, y > 0; 0 for x == 0 and y >= 0; inf otherwise.
 
-    Example: `fsp.rel_entr(1.0, 1.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.rel_entr(np.array([0.0, 1.0, 1.0]), np.array([1.0, 1.0, 0.0]))
+        array([ 0.,  0., inf])
     """
     x, y = _inexact("special.rel_entr", x, y)
     both = fnp.logical_and(x > 0, y > 0)
@@ -307,7 +393,9 @@ def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
 def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
     """`x log(x / y) - x + y` for x, y > 0; y for x == 0 and y >= 0; inf otherwise.
 
-    Example: `fsp.kl_div(1.0, 1.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.special.kl_div(np.array([0.0, 1.0, 1.0]), np.array([2.0, 1.0, 0.0]))
+        array([ 2.,  0., inf])
     """
     x, y = _inexact("special.kl_div", x, y)
     both = fnp.logical_and(x > 0, y > 0)
@@ -320,7 +408,12 @@ def multigammaln(a: ArrayLike, d: int) -> Array:
     """The log of the multivariate gamma function of dimension `d` (a Python int):
     `d(d-1)/4 log(pi) + sum_j gammaln(a - j/2)`, j = 0 .. d-1.
 
-    Example: `fsp.multigammaln(3.0, 1)` is `gammaln(3.0)`.
+    Example:
+        >>> a = np.array([3.0, 4.0])
+        >>> fg.scipy.special.multigammaln(a, 1)   # gammaln(a): [log 2, log 6]
+        array([0.69314718, 1.79175947])
+        >>> fg.scipy.special.multigammaln(a, 2)   # adds gammaln(a - 0.5) + log(pi)/2
+        array([1.55019499, 3.56509801])
     """
     if not isinstance(d, (int, np.integer)) or d < 1:
         raise ValueError(f"multigammaln: d must be a positive Python int, got {d!r}")
@@ -338,7 +431,11 @@ def logsumexp(a: ArrayLike, axis: _Axis = None, b: _Optional[ArrayLike] = None,
     same function as `fg.nn.logsumexp`). A negative sum gives nan unless `return_sign`,
     which returns `(log|sum|, sign(sum))`.
 
-    Example: `fsp.logsumexp(np.array([1e4, 1e4]))` is `1e4 + log 2`.
+    Example:
+        >>> fg.scipy.special.logsumexp(np.array([1e4, 1e4]))   # 1e4 + log 2, no overflow
+        array(10000.69314718)
+        >>> fg.grad(fg.scipy.special.logsumexp)(np.array([0.0, 0.0]))   # softmax
+        array([0.5, 0.5])
     """
     return _logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
 
@@ -347,7 +444,12 @@ def softmax(x: ArrayLike, axis: _Axis = None) -> Array:
     """`exp(x) / sum(exp(x), axis)`, stable; SciPy's default axis=None normalizes over all
     elements (fg.nn.softmax's is -1).
 
-    Example: `fsp.softmax(np.array([0.0, 0.0]))` is `[0.5, 0.5]`.
+    Example:
+        >>> fg.scipy.special.softmax(np.array([0.0, 0.0, 1e4]))
+        array([0., 0., 1.])
+        >>> fg.scipy.special.softmax(np.zeros((2, 2)))          # axis=None: over all elements
+        array([[0.25, 0.25],
+               [0.25, 0.25]])
     """
     return _softmax(x, axis=axis)
 
@@ -355,6 +457,10 @@ def softmax(x: ArrayLike, axis: _Axis = None) -> Array:
 def log_softmax(x: ArrayLike, axis: _Axis = None) -> Array:
     """`x - logsumexp(x, axis)`, stable; SciPy's default axis=None.
 
-    Example: `fsp.log_softmax(np.array([0.0, 0.0]))` is `[-log 2, -log 2]`.
+    Example:
+        >>> fg.scipy.special.log_softmax(np.array([0.0, 0.0]))   # [-log 2, -log 2]
+        array([-0.69314718, -0.69314718])
+        >>> fg.grad(lambda x: fg.scipy.special.log_softmax(x)[0])(np.array([0.0, 0.0]))
+        array([ 0.5, -0.5])
     """
     return _log_softmax(x, axis=axis)

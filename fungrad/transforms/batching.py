@@ -125,7 +125,13 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
     `chunk_size` processes the batch in chunks of at most that many (same result, less memory).
 
     Example:
-        >>> per_example = fg.vmap(fg.grad(loss), in_axes=(None, 0, 0))(params, xs, ys)
+        >>> fg.vmap(fnp.dot)(np.ones((3, 2)), np.ones((3, 2)))   # three dot products
+        array([2., 2., 2.])
+        >>> loss = lambda w, x, y: (fnp.dot(x, w) - y) ** 2
+        >>> w, xs, ys = np.array([2.0, 3.0]), np.eye(2), np.array([1.0, 2.0])
+        >>> fg.vmap(fg.grad(loss), in_axes=(None, 0, 0))(w, xs, ys)   # per example: 2 (x.w - y) x
+        array([[2., 0.],
+               [0., 2.]])
     """
     name = _fun_name(f)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):

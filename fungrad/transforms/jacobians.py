@@ -90,6 +90,9 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 
     Example:
         >>> fg.jacfwd(lambda x: fnp.sin(x) * 2.0)(np.zeros(3))   # diag(2 cos 0)
+        array([[2., 0., 0.],
+               [0., 2., 0.],
+               [0., 0., 2.]])
     """
     def jac_f(*args):
         single, nums, leaves, in_tree = diff_leaves("jacfwd", f, args, argnums)
@@ -156,7 +159,8 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     `holomorphic=True` (complex inputs; the Jacobian is then f'(z)).
 
     Example:
-        >>> fg.jacrev(lambda x: fnp.sum(x ** 2))(np.ones(3))       # 2x
+        >>> fg.jacrev(lambda x: fnp.sum(x ** 2))(np.array([1.0, 2.0, 3.0]))   # 2x
+        array([2., 4., 6.])
     """
     def jac_f(*args):
         single, nums, leaves, in_tree = diff_leaves("jacrev", f, args, argnums)
@@ -190,6 +194,8 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0, holomorphic: bool = F
     """Hessian: `jacfwd(jacrev(f))`.
 
     Example:
-        >>> fg.hessian(lambda x: fnp.sum(x ** 3))(np.ones(2))       # diag(6x)
+        >>> fg.hessian(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0]))   # diag(6x)
+        array([[ 6.,  0.],
+               [ 0., 12.]])
     """
     return jacfwd(jacrev(f, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)

@@ -735,9 +735,19 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     a donated one) and with no other output.
 
     Example:
-        >>> step = fg.jit(lambda w, x: w - 0.1 * fg.grad(loss)(w, x))
-        >>> w = step(w, x)                    # traced and compiled on the first call
-        >>> print(step.lower(w, x).source)    # the generated code
+        >>> f = fg.jit(lambda x: fnp.sin(x) * 2.0)
+        >>> f(np.zeros(2))                    # traced and compiled on the first call
+        array([0., 0.])
+        >>> print(f.lower(np.zeros(2)).source)   # the generated code
+        def jit__lambda_(a):
+            b = np.sin(a)  # ...
+            c = np.multiply(b, c0, out=b)  # ...
+            return (c, )
+        >>> step = fg.jit(lambda w, g: w - 0.5 * g, donate_argnums=0)
+        >>> w = np.ones(2)
+        >>> w = step(w, np.ones(2))           # the old w's memory may hold the new w
+        >>> w
+        array([0.5, 0.5])
     """
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)

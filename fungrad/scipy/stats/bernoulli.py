@@ -20,7 +20,11 @@ __all__ = ["logpmf", "pmf", "cdf", "ppf"]
 def logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """`xlogy(k, p) + xlog1py(1 - k, -p)` for k in {0, 1} (shifted by loc), -inf elsewhere.
 
-    Example: `fst.bernoulli.logpmf(0.0, 0.5)` is `-log 2`.
+    Example:
+        >>> fg.scipy.stats.bernoulli.logpmf(np.array([0.0, 1.0, 2.0]), 0.5)   # -inf off {0, 1}
+        array([-0.69314718, -0.69314718,        -inf])
+        >>> fg.grad(lambda p: fg.scipy.stats.bernoulli.logpmf(1.0, p))(0.25)   # 1 / p
+        array(4.)
     """
     k, p, loc = _inexact("stats.bernoulli.logpmf", k, p, loc)
     k = k - loc
@@ -32,7 +36,11 @@ def logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
 def pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """Probability mass.
 
-    Example: `fst.bernoulli.pmf(1.0, 0.3)` is `0.3`.
+    Example:
+        >>> fg.scipy.stats.bernoulli.pmf(np.array([0.0, 1.0]), 0.25)
+        array([0.75, 0.25])
+        >>> fg.grad(lambda p: fg.scipy.stats.bernoulli.pmf(0.0, p))(0.25)   # d(1 - p)/dp
+        array(-1.)
     """
     return fnp.exp(logpmf(k, p, loc))
 
@@ -40,7 +48,9 @@ def pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
 def cdf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """0 for k < 0, 1 - p for 0 <= k < 1, 1 for k >= 1.
 
-    Example: `fst.bernoulli.cdf(0.0, 0.3)` is `0.7`.
+    Example:
+        >>> fg.scipy.stats.bernoulli.cdf(np.array([-1.0, 0.0, 0.5, 1.0]), 0.25)
+        array([0.  , 0.75, 0.75, 1.  ])
     """
     k, p, loc = _inexact("stats.bernoulli.cdf", k, p, loc)
     k = k - loc
@@ -50,7 +60,9 @@ def cdf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
 def ppf(q: ArrayLike, p: ArrayLike) -> Array:
     """The smallest k in {0, 1} with cdf(k) >= q (nan outside 0 <= q <= 1); no derivative.
 
-    Example: `fst.bernoulli.ppf(0.9, 0.3)` is `1.0`.
+    Example:
+        >>> fg.scipy.stats.bernoulli.ppf(np.array([0.5, 0.75, 0.9]), 0.25)   # cdf(0) = 0.75
+        array([0., 0., 1.])
     """
     q, p = _inexact("stats.bernoulli.ppf", q, p)
     k = fnp.where(q > 1.0 - p, 1.0, 0.0)

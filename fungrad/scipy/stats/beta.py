@@ -28,7 +28,11 @@ def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     """`xlogy(a-1, y) + xlog1py(b-1, -y) - betaln(a, b) - log(scale)` on 0 <= y <= 1,
     -inf outside (y = (x - loc) / scale).
 
-    Example: `fst.beta.logpdf(0.5, 1.0, 1.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.stats.beta.logpdf(np.array([0.25, 0.5]), 2.0, 1.0)   # log(2x)
+        array([-0.69314718,  0.        ])
+        >>> fg.grad(lambda x: fg.scipy.stats.beta.logpdf(x, 2.0, 1.0))(0.5)   # 1 / x
+        array(2.)
     """
     y, a, b, scale = _standard("stats.beta.logpdf", x, a, b, loc, scale)
     inside = fnp.logical_and(y >= 0, y <= 1)
@@ -41,7 +45,9 @@ def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
         scale: ArrayLike = 1.0) -> Array:
     """Density.
 
-    Example: `fst.beta.pdf(0.5, 2.0, 2.0)` is `1.5`.
+    Example:
+        >>> fg.scipy.stats.beta.pdf(np.array([0.25, 0.5, 2.0]), 2.0, 2.0)   # 6 x (1 - x) on [0, 1]
+        array([1.125, 1.5  , 0.   ])
     """
     return fnp.exp(logpdf(x, a, b, loc, scale))
 
@@ -50,7 +56,11 @@ def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
         scale: ArrayLike = 1.0) -> Array:
     """`betainc(a, b, clip(y, 0, 1))`.
 
-    Example: `fst.beta.cdf(0.25, 1.0, 1.0)` is `0.25`.
+    Example:
+        >>> fg.scipy.stats.beta.cdf(np.array([0.25, 0.5]), 2.0, 1.0)   # x**2
+        array([0.0625, 0.25  ])
+        >>> fg.grad(lambda x: fg.scipy.stats.beta.cdf(x, 2.0, 1.0))(0.5)   # the density 2x
+        array(1.)
     """
     y, a, b, _ = _standard("stats.beta.cdf", x, a, b, loc, scale)
     return fsp.betainc(a, b, fnp.clip(y, 0.0, 1.0))
@@ -60,7 +70,9 @@ def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
            scale: ArrayLike = 1.0) -> Array:
     """`log(cdf)` (-inf below the support).
 
-    Example: `fst.beta.logcdf(1.0, 1.0, 1.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.stats.beta.logcdf(np.array([0.25, 0.5]), 2.0, 1.0)   # log(x**2)
+        array([-2.77258872, -1.38629436])
     """
     return _log_probability(cdf(x, a, b, loc, scale), sf(x, a, b, loc, scale))
 
@@ -69,7 +81,9 @@ def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
        scale: ArrayLike = 1.0) -> Array:
     """`1 - cdf = betainc(b, a, 1 - y)`.
 
-    Example: `fst.beta.sf(0.25, 1.0, 1.0)` is `0.75`.
+    Example:
+        >>> fg.scipy.stats.beta.sf(np.array([0.25, 0.5]), 2.0, 1.0)   # 1 - x**2
+        array([0.9375, 0.75  ])
     """
     y, a, b, _ = _standard("stats.beta.sf", x, a, b, loc, scale)
     return fsp.betainc(b, a, fnp.clip(1.0 - y, 0.0, 1.0))
@@ -79,6 +93,8 @@ def logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
           scale: ArrayLike = 1.0) -> Array:
     """`log(sf)` (-inf above the support).
 
-    Example: `fst.beta.logsf(0.0, 1.0, 1.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.stats.beta.logsf(np.array([0.25, 0.5]), 2.0, 1.0)   # log(1 - x**2)
+        array([-0.06453852, -0.28768207])
     """
     return _log_probability(sf(x, a, b, loc, scale), cdf(x, a, b, loc, scale))

@@ -21,7 +21,11 @@ def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Ar
     """`log C(n, k) + xlogy(k, p) + xlog1py(n - k, -p)` for integers 0 <= k <= n (k shifted
     by loc), -inf elsewhere.
 
-    Example: `fst.binom.logpmf(0.0, 1.0, 0.5)` is `-log 2`.
+    Example:
+        >>> fg.scipy.stats.binom.logpmf(np.array([0.0, 1.0, 2.0]), 2.0, 0.5)   # log [1/4, 1/2, 1/4]
+        array([-1.38629436, -0.69314718, -1.38629436])
+        >>> fg.grad(lambda p: fg.scipy.stats.binom.logpmf(1.0, 2.0, p))(0.25)   # 1/p - 1/(1 - p)
+        array(2.66666667)
     """
     k, n, p, loc = _inexact("stats.binom.logpmf", k, n, p, loc)
     k = k - loc
@@ -34,6 +38,8 @@ def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Ar
 def pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """Probability mass.
 
-    Example: `fst.binom.pmf(1.0, 2.0, 0.5)` is `0.5`.
+    Example:
+        >>> fg.scipy.stats.binom.pmf(np.array([0.0, 1.0, 2.0]), 2.0, 0.5)
+        array([0.25, 0.5 , 0.25])
     """
     return fnp.exp(logpmf(k, n, p, loc))

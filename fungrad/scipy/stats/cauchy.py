@@ -20,7 +20,11 @@ _LOG_PI = math.log(math.pi)
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-log(pi) - log(scale) - log1p(z^2)`, z = (x - loc) / scale.
 
-    Example: `fst.cauchy.logpdf(0.0)` is `-log(pi)`.
+    Example:
+        >>> fg.scipy.stats.cauchy.logpdf(np.array([0.0, 1.0]))   # [-log pi, -log 2 pi]
+        array([-1.14472989, -1.83787707])
+        >>> fg.grad(fg.scipy.stats.cauchy.logpdf)(1.0)    # -2x / (1 + x**2)
+        array(-1.)
     """
     z, log_scale = _standardize("stats.cauchy.logpdf", x, loc, scale)
     return -_LOG_PI - log_scale - fnp.log1p(z * z)
@@ -29,7 +33,9 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Density.
 
-    Example: `fst.cauchy.pdf(0.0)` is `1 / pi`.
+    Example:
+        >>> fg.scipy.stats.cauchy.pdf(np.array([0.0, 1.0]))   # [1/pi, 1/(2 pi)]
+        array([0.31830989, 0.15915494])
     """
     return fnp.exp(logpdf(x, loc, scale))
 
@@ -37,7 +43,11 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`1/2 + arctan(z) / pi`.
 
-    Example: `fst.cauchy.cdf(0.0)` is `0.5`.
+    Example:
+        >>> fg.scipy.stats.cauchy.cdf(np.array([-1.0, 0.0, 1.0]))   # 1/2 + arctan(x) / pi
+        array([0.25, 0.5 , 0.75])
+        >>> fg.grad(fg.scipy.stats.cauchy.cdf)(0.0)    # the density 1/pi
+        array(0.31830989)
     """
     z, _ = _standardize("stats.cauchy.cdf", x, loc, scale)
     return 0.5 + fnp.arctan(z) / math.pi
@@ -46,7 +56,9 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log(cdf)`.
 
-    Example: `fst.cauchy.logcdf(0.0)` is `-log 2`.
+    Example:
+        >>> fg.scipy.stats.cauchy.logcdf(np.array([0.0, 1.0]))   # [log 1/2, log 3/4]
+        array([-0.69314718, -0.28768207])
     """
     return fnp.log(cdf(x, loc, scale))
 
@@ -54,7 +66,9 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`1/2 - arctan(z) / pi`.
 
-    Example: `fst.cauchy.sf(0.0)` is `0.5`.
+    Example:
+        >>> fg.scipy.stats.cauchy.sf(np.array([-1.0, 0.0, 1.0]))
+        array([0.75, 0.5 , 0.25])
     """
     z, _ = _standardize("stats.cauchy.sf", x, loc, scale)
     return 0.5 - fnp.arctan(z) / math.pi
@@ -63,7 +77,9 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log(sf)`.
 
-    Example: `fst.cauchy.logsf(0.0)` is `-log 2`.
+    Example:
+        >>> fg.scipy.stats.cauchy.logsf(np.array([0.0, -1.0]))   # [log 1/2, log 3/4]
+        array([-0.69314718, -0.28768207])
     """
     return fnp.log(sf(x, loc, scale))
 
@@ -71,7 +87,9 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc + scale * tan(pi (q - 1/2))`.
 
-    Example: `fst.cauchy.ppf(0.5, 3.0)` is `3.0`.
+    Example:
+        >>> fg.scipy.stats.cauchy.ppf(np.array([0.25, 0.5, 0.75]), 3.0)   # loc 3, quartiles at +-1
+        array([2., 3., 4.])
     """
     q, loc, scale = _inexact("stats.cauchy.ppf", q, loc, scale)
     return loc + scale * fnp.tan(math.pi * (q - 0.5))
@@ -80,7 +98,9 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc + scale * tan(pi (1/2 - q))`.
 
-    Example: `fst.cauchy.isf(0.5, 3.0)` is `3.0`.
+    Example:
+        >>> fg.scipy.stats.cauchy.isf(np.array([0.25, 0.5, 0.75]), 3.0)
+        array([4., 3., 2.])
     """
     q, loc, scale = _inexact("stats.cauchy.isf", q, loc, scale)
     return loc + scale * fnp.tan(math.pi * (0.5 - q))

@@ -18,7 +18,12 @@ __all__ = ["logpdf", "pdf"]
 def logpdf(x: ArrayLike, alpha: ArrayLike) -> Array:
     """`sum_i xlogy(alpha_i - 1, x_i) + gammaln(sum alpha) - sum gammaln(alpha)`.
 
-    Example: `fst.dirichlet.logpdf(np.array([0.5, 0.5]), np.array([1.0, 1.0]))` is `0.0`.
+    Example:
+        >>> x = np.array([[0.25, 0.5], [0.75, 0.5]])   # two points (columns)
+        >>> fg.scipy.stats.dirichlet.logpdf(x, np.array([2.0, 1.0]))   # log(2 x_0)
+        array([-0.69314718,  0.        ])
+        >>> fg.grad(fg.scipy.stats.dirichlet.logpdf, argnums=1)(np.array([0.5, 0.5]), np.ones(2))
+        array([0.30685282, 0.30685282])
     """
     x, alpha = _inexact("stats.dirichlet.logpdf", x, alpha)
     if fnp.ndim(alpha) != 1 or fnp.ndim(x) < 1 or fnp.shape(x)[0] != fnp.shape(alpha)[0]:
@@ -32,6 +37,9 @@ def logpdf(x: ArrayLike, alpha: ArrayLike) -> Array:
 def pdf(x: ArrayLike, alpha: ArrayLike) -> Array:
     """Density.
 
-    Example: `fst.dirichlet.pdf(np.array([0.5, 0.5]), np.array([1.0, 1.0]))` is `1.0`.
+    Example:
+        >>> x = np.array([[0.25, 0.5], [0.75, 0.5]])   # two points (columns)
+        >>> fg.scipy.stats.dirichlet.pdf(x, np.array([2.0, 1.0]))   # 2 x_0
+        array([0.5, 1. ])
     """
     return fnp.exp(logpdf(x, alpha))

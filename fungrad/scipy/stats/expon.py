@@ -28,7 +28,11 @@ def _y(fname, x, loc, scale):
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-y - log(scale)` for y = (x - loc) / scale >= 0, -inf below.
 
-    Example: `fst.expon.logpdf(2.0)` is `-2.0`.
+    Example:
+        >>> fg.scipy.stats.expon.logpdf(np.array([-1.0, 1.0, 2.0]))   # -x on the support
+        array([-inf,  -1.,  -2.])
+        >>> fg.grad(lambda s: fg.scipy.stats.expon.logpdf(2.0, scale=s))(1.0)   # x/s**2 - 1/s
+        array(1.)
     """
     y, inside, log_scale = _y("stats.expon.logpdf", x, loc, scale)
     return fnp.where(inside, -y - log_scale, -np.inf)
@@ -37,7 +41,9 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Density.
 
-    Example: `fst.expon.pdf(0.0)` is `1.0`.
+    Example:
+        >>> fg.scipy.stats.expon.pdf(np.array([0.0, 1.0]), scale=2.0)   # exp(-x/2) / 2
+        array([0.5       , 0.30326533])
     """
     return fnp.exp(logpdf(x, loc, scale))
 
@@ -45,7 +51,11 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-expm1(-y)` (0 below the support).
 
-    Example: `fst.expon.cdf(0.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.stats.expon.cdf(np.array([-1.0, 0.0, 1.0]))   # 1 - exp(-x)
+        array([0.        , 0.        , 0.63212056])
+        >>> fg.grad(fg.scipy.stats.expon.cdf)(1.0)    # the density exp(-x)
+        array(0.36787944)
     """
     y, _, _ = _y("stats.expon.cdf", x, loc, scale)
     return -fnp.expm1(-y)
@@ -55,7 +65,9 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log(1 - exp(-y))`: `log(-expm1(-y))` for y <= log 2, `log1p(-exp(-y))` above (each
     accurate on its side); -inf at and below the support's edge.
 
-    Example: `fst.expon.logcdf(1.0)` is `log(1 - 1/e)`.
+    Example:
+        >>> fg.scipy.stats.expon.logcdf(np.array([0.0, 1.0, 50.0]))   # log(1 - exp(-x))
+        array([           -inf, -4.58675145e-01, -1.92874985e-22])
     """
     y, _, _ = _y("stats.expon.logcdf", x, loc, scale)
     pos = y > 0
@@ -68,7 +80,9 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`exp(-y)` (1 below the support).
 
-    Example: `fst.expon.sf(1.0)` is `1/e`.
+    Example:
+        >>> fg.scipy.stats.expon.sf(np.array([-1.0, 0.0, 1.0]))   # exp(-x)
+        array([1.        , 1.        , 0.36787944])
     """
     y, _, _ = _y("stats.expon.sf", x, loc, scale)
     return fnp.exp(-y)
@@ -77,7 +91,9 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-y` (0 below the support).
 
-    Example: `fst.expon.logsf(2.0)` is `-2.0`.
+    Example:
+        >>> fg.scipy.stats.expon.logsf(np.array([1.0, 2.0]))   # -x on the support
+        array([-1., -2.])
     """
     y, _, _ = _y("stats.expon.logsf", x, loc, scale)
     return -y
@@ -86,7 +102,11 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc - scale * log1p(-q)`.
 
-    Example: `fst.expon.ppf(0.0)` is `0.0`.
+    Example:
+        >>> fg.scipy.stats.expon.ppf(np.array([0.0, 0.5]))   # [0, log 2]
+        array([0.        , 0.69314718])
+        >>> fg.grad(fg.scipy.stats.expon.ppf)(0.5)    # 1 / (1 - q)
+        array(2.)
     """
     q, loc, scale = _inexact("stats.expon.ppf", q, loc, scale)
     return loc - scale * fnp.log1p(-q)

@@ -27,7 +27,11 @@ def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 
     """`xlogy(a-1, y) - y - gammaln(a) - log(scale)` for y >= 0, -inf below
     (y = (x - loc) / scale).
 
-    Example: `fst.gamma.logpdf(1.0, 1.0)` is `-1.0`.
+    Example:
+        >>> fg.scipy.stats.gamma.logpdf(np.array([1.0, 2.0]), 2.0)   # log(x) - x
+        array([-1.        , -1.30685282])
+        >>> fg.grad(lambda x: fg.scipy.stats.gamma.logpdf(x, 2.0))(2.0)   # 1/x - 1
+        array(-0.5)
     """
     y, a, scale = _standard("stats.gamma.logpdf", x, a, loc, scale)
     inside = y >= 0
@@ -39,7 +43,9 @@ def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 
 def pdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Density.
 
-    Example: `fst.gamma.pdf(0.0, 1.0)` is `1.0`.
+    Example:
+        >>> fg.scipy.stats.gamma.pdf(np.array([0.0, 1.0]), 1.0)   # a = 1: exp(-x)
+        array([1.        , 0.36787944])
     """
     return fnp.exp(logpdf(x, a, loc, scale))
 
@@ -47,7 +53,11 @@ def pdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0
 def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`gammainc(a, max(y, 0))`.
 
-    Example: `fst.gamma.cdf(1.0, 1.0)` is `1 - 1/e`.
+    Example:
+        >>> fg.scipy.stats.gamma.cdf(np.array([0.0, 1.0]), 1.0)   # 1 - exp(-x)
+        array([0.        , 0.63212056])
+        >>> fg.grad(lambda x: fg.scipy.stats.gamma.cdf(x, 2.0))(1.0)   # the density x exp(-x)
+        array(0.36787944)
     """
     y, a, _ = _standard("stats.gamma.cdf", x, a, loc, scale)
     return fsp.gammainc(a, fnp.maximum(y, 0.0))
@@ -56,7 +66,9 @@ def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0
 def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log(cdf)` (-inf below the support).
 
-    Example: `fst.gamma.logcdf(1.0, 1.0)` is `log(1 - 1/e)`.
+    Example:
+        >>> fg.scipy.stats.gamma.logcdf(np.array([1.0, 2.0]), 1.0)   # log(1 - exp(-x))
+        array([-0.45867515, -0.14541346])
     """
     return _log_probability(cdf(x, a, loc, scale), sf(x, a, loc, scale))
 
@@ -64,7 +76,9 @@ def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 
 def sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`gammaincc(a, max(y, 0))`.
 
-    Example: `fst.gamma.sf(1.0, 1.0)` is `1/e`.
+    Example:
+        >>> fg.scipy.stats.gamma.sf(np.array([0.0, 1.0]), 1.0)   # exp(-x)
+        array([1.        , 0.36787944])
     """
     y, a, _ = _standard("stats.gamma.sf", x, a, loc, scale)
     return fsp.gammaincc(a, fnp.maximum(y, 0.0))
@@ -73,6 +87,8 @@ def sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0)
 def logsf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log(sf)`.
 
-    Example: `fst.gamma.logsf(1.0, 1.0)` is `-1.0`.
+    Example:
+        >>> fg.scipy.stats.gamma.logsf(np.array([1.0, 2.0]), 1.0)   # -x
+        array([-1., -2.])
     """
     return _log_probability(sf(x, a, loc, scale), cdf(x, a, loc, scale))

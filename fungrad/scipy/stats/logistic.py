@@ -18,7 +18,11 @@ __all__ = ["logpdf", "pdf", "cdf", "sf", "ppf", "isf"]
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-|z| - 2 log1p(exp(-|z|)) - log(scale)`, stable for any z = (x - loc) / scale.
 
-    Example: `fst.logistic.logpdf(0.0)` is `-log 4`.
+    Example:
+        >>> fg.scipy.stats.logistic.logpdf(np.array([0.0, 1000.0]))   # [-log 4, -1000]
+        array([   -1.38629436, -1000.        ])
+        >>> fg.grad(fg.scipy.stats.logistic.logpdf)(1000.0)   # -tanh(x/2)
+        array(-1.)
     """
     z, log_scale = _standardize("stats.logistic.logpdf", x, loc, scale)
     # the density is even in z: -z - 2 log(1 + e^-z) written as -z - 2 logaddexp(0, -z)
@@ -29,7 +33,9 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Density.
 
-    Example: `fst.logistic.pdf(0.0)` is `0.25`.
+    Example:
+        >>> fg.scipy.stats.logistic.pdf(np.array([0.0, 1.0]))   # expit(x) expit(-x)
+        array([0.25      , 0.19661193])
     """
     return fnp.exp(logpdf(x, loc, scale))
 
@@ -37,7 +43,11 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`expit(z)`.
 
-    Example: `fst.logistic.cdf(0.0)` is `0.5`.
+    Example:
+        >>> fg.scipy.stats.logistic.cdf(np.array([0.0, 1.0]))   # expit(x)
+        array([0.5       , 0.73105858])
+        >>> fg.grad(fg.scipy.stats.logistic.cdf)(0.0)    # the density 1/4
+        array(0.25)
     """
     z, _ = _standardize("stats.logistic.cdf", x, loc, scale)
     return fsp.expit(z)
@@ -46,7 +56,9 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`expit(-z)`.
 
-    Example: `fst.logistic.sf(0.0)` is `0.5`.
+    Example:
+        >>> fg.scipy.stats.logistic.sf(np.array([0.0, 1.0]))   # expit(-x)
+        array([0.5       , 0.26894142])
     """
     z, _ = _standardize("stats.logistic.sf", x, loc, scale)
     return fsp.expit(-z)
@@ -55,7 +67,11 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc + scale * logit(q)`.
 
-    Example: `fst.logistic.ppf(0.5, 2.0)` is `2.0`.
+    Example:
+        >>> fg.scipy.stats.logistic.ppf(np.array([0.5, 0.75]), 2.0)   # 2 + logit(q)
+        array([2.        , 3.09861229])
+        >>> fg.grad(fg.scipy.stats.logistic.ppf)(0.5)    # 1 / (q (1 - q))
+        array(4.)
     """
     q, loc, scale = _inexact("stats.logistic.ppf", q, loc, scale)
     return loc + scale * fsp.logit(q)
@@ -64,7 +80,9 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc - scale * logit(q)`.
 
-    Example: `fst.logistic.isf(0.5, 2.0)` is `2.0`.
+    Example:
+        >>> fg.scipy.stats.logistic.isf(np.array([0.5, 0.75]), 2.0)   # 2 - logit(q)
+        array([2.        , 0.90138771])
     """
     q, loc, scale = _inexact("stats.logistic.isf", q, loc, scale)
     return loc - scale * fsp.logit(q)

@@ -21,7 +21,13 @@ _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Log density `-z^2/2 - log(scale) - log(2 pi)/2`, z = (x - loc) / scale.
 
-    Example: `fst.norm.logpdf(1.0, 1.0, 2.0)` is `-log 2 - log(2 pi)/2`.
+    Example:
+        >>> fg.scipy.stats.norm.logpdf(np.array([0.0, 1.0]))   # -x**2/2 - log(2 pi)/2
+        array([-0.91893853, -1.41893853])
+        >>> fg.grad(fg.scipy.stats.norm.logpdf)(1.0)    # -x
+        array(-1.)
+        >>> fg.grad(fg.scipy.stats.norm.logpdf, argnums=2)(5.0, 1.0, 2.0)   # (z**2 - 1) / scale
+        array(1.5)
     """
     z, log_scale = _standardize("stats.norm.logpdf", x, loc, scale)
     return -0.5 * (z * z) - log_scale - _HALF_LOG_2PI
@@ -30,7 +36,9 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Density.
 
-    Example: `fst.norm.pdf(0.0)` is `0.3989...`.
+    Example:
+        >>> fg.scipy.stats.norm.pdf(np.array([0.0, 1.0]))
+        array([0.39894228, 0.24197072])
     """
     return fnp.exp(logpdf(x, loc, scale))
 
@@ -38,7 +46,11 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Distribution function `ndtr(z)`.
 
-    Example: `fst.norm.cdf(0.0)` is `0.5`.
+    Example:
+        >>> fg.scipy.stats.norm.cdf(np.array([0.0, 1.96]))
+        array([0.5      , 0.9750021])
+        >>> fg.grad(fg.scipy.stats.norm.cdf)(0.0)    # the density 1/sqrt(2 pi)
+        array(0.39894228)
     """
     z, _ = _standardize("stats.norm.cdf", x, loc, scale)
     return fsp.ndtr(z)
@@ -47,7 +59,9 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log_ndtr(z)`, accurate far in the left tail.
 
-    Example: `fst.norm.logcdf(-40.0)` is `-804.6...`.
+    Example:
+        >>> fg.scipy.stats.norm.logcdf(np.array([0.0, -40.0]))   # no underflow at -40
+        array([-6.93147181e-01, -8.04608442e+02])
     """
     z, _ = _standardize("stats.norm.logcdf", x, loc, scale)
     return fsp.log_ndtr(z)
@@ -56,7 +70,9 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Survival function `1 - cdf = ndtr(-z)`.
 
-    Example: `fst.norm.sf(0.0)` is `0.5`.
+    Example:
+        >>> fg.scipy.stats.norm.sf(np.array([0.0, 1.96]))   # 1 - cdf
+        array([0.5      , 0.0249979])
     """
     z, _ = _standardize("stats.norm.sf", x, loc, scale)
     return fsp.ndtr(-z)
@@ -65,7 +81,9 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log_ndtr(-z)`, accurate far in the right tail.
 
-    Example: `fst.norm.logsf(40.0)` is `-804.6...`.
+    Example:
+        >>> fg.scipy.stats.norm.logsf(np.array([0.0, 40.0]))   # no underflow at 40
+        array([-6.93147181e-01, -8.04608442e+02])
     """
     z, _ = _standardize("stats.norm.logsf", x, loc, scale)
     return fsp.log_ndtr(-z)
@@ -74,7 +92,11 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Quantile function `loc + scale * ndtri(q)`.
 
-    Example: `fst.norm.ppf(0.5, 3.0)` is `3.0`.
+    Example:
+        >>> fg.scipy.stats.norm.ppf(np.array([0.5, 0.975]), 3.0)   # loc 3
+        array([3.        , 4.95996398])
+        >>> fg.grad(fg.scipy.stats.norm.ppf)(0.5)    # 1 / density(0) = sqrt(2 pi)
+        array(2.50662827)
     """
     q, loc, scale = _inexact("stats.norm.ppf", q, loc, scale)
     return loc + scale * fsp.ndtri(q)
@@ -83,7 +105,9 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Inverse survival function `loc - scale * ndtri(q)`.
 
-    Example: `fst.norm.isf(0.5, 3.0)` is `3.0`.
+    Example:
+        >>> fg.scipy.stats.norm.isf(np.array([0.5, 0.025]), 3.0)
+        array([3.        , 4.95996398])
     """
     q, loc, scale = _inexact("stats.norm.isf", q, loc, scale)
     return loc - scale * fsp.ndtri(q)

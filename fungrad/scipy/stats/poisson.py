@@ -21,7 +21,11 @@ def logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """`xlogy(k, mu) - gammaln(k + 1) - mu` for integers k >= 0 (k shifted by loc), -inf
     elsewhere.
 
-    Example: `fst.poisson.logpmf(0.0, 2.0)` is `-2.0`.
+    Example:
+        >>> fg.scipy.stats.poisson.logpmf(np.array([0.0, 1.0, 0.5]), 2.0)   # [-2, log 2 - 2, -inf]
+        array([-2.        , -1.30685282,        -inf])
+        >>> fg.grad(lambda mu: fg.scipy.stats.poisson.logpmf(3.0, mu))(2.0)   # k/mu - 1
+        array(0.5)
     """
     k, mu, loc = _inexact("stats.poisson.logpmf", k, mu, loc)
     k = k - loc
@@ -33,7 +37,9 @@ def logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0.0) -> Array:
 def pmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """Probability mass.
 
-    Example: `fst.poisson.pmf(0.0, 2.0)` is `exp(-2)`.
+    Example:
+        >>> fg.scipy.stats.poisson.pmf(np.array([0.0, 1.0, 2.0]), 2.0)   # exp(-2) [1, 2, 2]
+        array([0.13533528, 0.27067057, 0.27067057])
     """
     return fnp.exp(logpmf(k, mu, loc))
 
@@ -41,7 +47,11 @@ def pmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0.0) -> Array:
 def cdf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """`P(K <= k) = gammaincc(floor(k) + 1, mu)`, 0 for k < 0.
 
-    Example: `fst.poisson.cdf(0.0, 2.0)` is `exp(-2)`.
+    Example:
+        >>> fg.scipy.stats.poisson.cdf(np.array([-1.0, 0.0, 1.5]), 2.0)   # exp(-2) [0, 1, 3]
+        array([0.        , 0.13533528, 0.40600585])
+        >>> fg.grad(lambda mu: fg.scipy.stats.poisson.cdf(0.0, mu))(2.0)   # -exp(-mu)
+        array(-0.13533528)
     """
     k, mu, loc = _inexact("stats.poisson.cdf", k, mu, loc)
     k = fnp.floor(k - loc)

@@ -21,7 +21,11 @@ def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike =
     """`gammaln((df+1)/2) - gammaln(df/2) - log(df pi)/2 - log(scale)
     - (df+1)/2 log1p(z^2 / df)`, z = (x - loc) / scale.
 
-    Example: `fst.t.logpdf(0.0, 1.0)` is `-log(pi)`.
+    Example:
+        >>> fg.scipy.stats.t.logpdf(np.array([0.0, 1.0]), 1.0)   # df = 1: the Cauchy logpdf
+        array([-1.14472989, -1.83787707])
+        >>> fg.grad(lambda x: fg.scipy.stats.t.logpdf(x, 1.0))(1.0)   # -(df + 1) x / (df + x**2)
+        array(-1.)
     """
     x, df, loc, scale = _inexact("stats.t.logpdf", x, df, loc, scale)
     z = (x - loc) / scale
@@ -33,6 +37,10 @@ def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike =
 def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Density.
 
-    Example: `fst.t.pdf(0.0, 1.0)` is `1 / pi`.
+    Example:
+        >>> fg.scipy.stats.t.pdf(np.array([0.0, 1.0]), 1.0)   # 1 / (pi (1 + x**2))
+        array([0.31830989, 0.15915494])
+        >>> fg.scipy.stats.t.pdf(0.0, np.array([1.0, 1e6]))   # as df grows: the normal's 0.39894228
+        array([0.31830989, 0.39894218])
     """
     return fnp.exp(logpdf(x, df, loc, scale))

@@ -19,7 +19,11 @@ __all__ = ["logpdf", "pdf", "cdf", "ppf"]
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-log(scale)` on [loc, loc + scale], -inf outside.
 
-    Example: `fst.uniform.logpdf(0.5, 0.0, 2.0)` is `-log 2`.
+    Example:
+        >>> fg.scipy.stats.uniform.logpdf(np.array([-1.0, 0.5, 3.0]), 0.0, 2.0)   # on [0, 2]
+        array([       -inf, -0.69314718,        -inf])
+        >>> fg.grad(lambda s: fg.scipy.stats.uniform.logpdf(0.5, 0.0, s))(2.0)   # -1 / scale
+        array(-0.5)
     """
     y, log_scale = _standardize("stats.uniform.logpdf", x, loc, scale)
     inside = fnp.logical_and(y >= 0, y <= 1)
@@ -29,7 +33,9 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Density.
 
-    Example: `fst.uniform.pdf(0.5, 0.0, 2.0)` is `0.5`.
+    Example:
+        >>> fg.scipy.stats.uniform.pdf(np.array([-1.0, 0.5, 3.0]), 0.0, 2.0)
+        array([0. , 0.5, 0. ])
     """
     return fnp.exp(logpdf(x, loc, scale))
 
@@ -37,7 +43,11 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`clip((x - loc) / scale, 0, 1)`.
 
-    Example: `fst.uniform.cdf(0.5, 0.0, 2.0)` is `0.25`.
+    Example:
+        >>> fg.scipy.stats.uniform.cdf(np.array([-1.0, 0.5, 3.0]), 0.0, 2.0)
+        array([0.  , 0.25, 1.  ])
+        >>> fg.grad(lambda x: fg.scipy.stats.uniform.cdf(x, 0.0, 2.0))(0.5)   # 1 / scale
+        array(0.5)
     """
     y, _ = _standardize("stats.uniform.cdf", x, loc, scale)
     return fnp.clip(y, 0.0, 1.0)
@@ -46,7 +56,9 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc + q * scale` for 0 <= q <= 1, nan outside.
 
-    Example: `fst.uniform.ppf(0.25, 0.0, 2.0)` is `0.5`.
+    Example:
+        >>> fg.scipy.stats.uniform.ppf(np.array([0.0, 0.25, 1.5]), 0.0, 2.0)   # nan outside [0, 1]
+        array([0. , 0.5, nan])
     """
     q, loc, scale = _inexact("stats.uniform.ppf", q, loc, scale)
     return fnp.where(fnp.logical_and(q >= 0, q <= 1), loc + q * scale, np.nan)
