@@ -71,6 +71,17 @@ def test_user_primitives_are_not_fungrads(cube):
     assert cube.module == __name__
 
 
+def test_a_primitive_made_by_exec_code_is_not_fungrads():
+    """Code run by exec() or doctest may have no __name__ in its globals."""
+    try:
+        exec("import fungrad as fg\n"
+             "p = fg.extend.elementwise_primitive('test_exec_made', lambda x: x, [None])", {})
+        assert _REGISTRY["test_exec_made"].module == "__main__"
+        assert _REGISTRY["test_exec_made"] not in registered_primitives()
+    finally:
+        _REGISTRY.pop("test_exec_made", None)
+
+
 def test_elementwise_batch_is_the_rule_fungrad_uses():
     from fungrad.lax.elementwise import sin_p
     assert sin_p.batch.__qualname__ == elementwise_batch(sin_p).__qualname__

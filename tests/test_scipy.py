@@ -379,3 +379,10 @@ def test_module_doctests():
         assert result.failed == 0, name
         attempted += result.attempted
     assert attempted > 0
+
+
+def test_gammainc_derivative_in_x_at_zero_for_a_equal_one():
+    """gammainc(1, x) = 1 - exp(-x): its derivative at 0 is 1 (x^0 = 1, not 0 * log 0)."""
+    d = fg.grad(lambda x: fg.scipy.special.gammainc(1.0, x))
+    assert d(0.0) == 1.0 and fg.grad(d)(0.0) == -1.0
+    assert fg.grad(lambda x: fg.scipy.special.gammaincc(1.0, x))(0.0) == -1.0

@@ -771,7 +771,8 @@ def elementwise_primitive(name: str, impl, derivatives, bool_output: bool = Fals
         array([ 3., 12.])
     """
     if module is None:
-        module = sys._getframe(1).f_globals.get("__name__", "")
+        # (code run by exec() or doctest may have no __name__: never claim to be fungrad's)
+        module = sys._getframe(1).f_globals.get("__name__") or "__main__"
     p, _ = _elementwise(name, impl, tuple(derivatives), bool_output, module)
     p.batch = elementwise_batch(p)
     _set_emit(p)

@@ -123,8 +123,11 @@ zeta_p, zeta = _special("zeta", [
 
 
 def _gamma_density(a, x):
-    """x^(a-1) e^-x / Gamma(a): d gammainc(a, x) / dx."""
-    return exp(sub(sub(mul(_minus_one(a), log(x)), x), gammaln(a)))
+    """x^(a-1) e^-x / Gamma(a): d gammainc(a, x) / dx. x^0 is 1 also at x = 0 (a == 1, the
+    exponential distribution): log x is read at 1 there, not as 0 * log 0 = NaN."""
+    a_minus_one = _minus_one(a)
+    log_power = mul(a_minus_one, log(select(eq(a_minus_one, 0.0), 1.0, x)))
+    return exp(sub(sub(log_power, x), gammaln(a)))
 
 
 gammainc_p, gammainc = _special("gammainc", [
