@@ -21,7 +21,8 @@ import numpy as np
 
 from ..core.dtypes import is_inexact
 from ..core.trace import Tracer
-from ..lax.indexing import _advanced_layout, build_index, getitem_p, scatter_add_p
+from ..lax.indexing import (_advanced_layout, build_index, getitem_p, scatter_add_p,
+                            take_axis)
 from ..lax.scatter import scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p
 from ._base import is_traced, lift
 from ._dtypes import result_type
@@ -194,6 +195,9 @@ class _Index:
     def indexed_shape(self):
         """The shape of x[index], from size-1 stand-ins for the index arrays (indexing with
         the real ones would gather them all)."""
+        axis = take_axis(self.spec) if len(self.arrays) == 1 else None
+        if axis is not None:  # x[:, ..., a]: a's shape replaces axis `axis`
+            return self.shape[:axis] + _aval_shape(self.arrays[0]) + self.shape[axis + 1:]
         dummy = np.broadcast_to(np.empty((), np.int8), self.shape)
         if not self.arrays:
             return dummy[build_index(self.spec, ())].shape
@@ -218,6 +222,8 @@ def _normalize_concrete(a, n, wrap):
     a = np.asarray(a)
     if a.size == 0:
         return a, None
+    if a.dtype.kind == "i" and a.view(a.dtype.str.replace("i", "u")).max() < n:
+        return a, None  # (one pass: negatives read as huge unsigned values)
     lo, hi = a.min(), a.max()
     if lo < 0 and wrap:
         a = np.where(a < 0, a + n, a)
