@@ -24,7 +24,7 @@ from ..core.trace import Tracer
 from ..lax.indexing import (_advanced_layout, build_index, getitem_p, scatter_add_p,
                             take_axis)
 from ..lax.scatter import scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p
-from ._base import is_traced, lift
+from ._base import dtype_of, is_traced, lift, shape_of
 from ._dtypes import result_type
 from ._indexing import getitem, parse_index
 
@@ -189,7 +189,6 @@ class _Index:
                 self.arrays[k] = np.clip(a, 0, n - 1)
 
     def batch_shape(self):
-        from ._base import shape_of
         return np.broadcast_shapes(*(shape_of(a) for a in self.arrays))
 
     def indexed_shape(self):
@@ -250,14 +249,8 @@ def _default_fill(dtype):
     return np.nan
 
 
-def _aval_shape(x):
-    from ._base import shape_of
-    return shape_of(x)
-
-
-def _dtype(x):
-    from ._base import dtype_of
-    return dtype_of(x)
+_aval_shape = shape_of
+_dtype = dtype_of
 
 
 # --------------------------------------------------------------------------- get
