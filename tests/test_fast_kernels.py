@@ -80,3 +80,49 @@ def test_pooling_shaped_reductions_equal_numpy_eager_and_jit(dtype, reduce, ref)
 def test_bool_sums_are_not_unrolled_as_logical_or():
     from fungrad.lax import reduce as R
     assert not R._unrolls((64, 12, 2, 12, 2, 32), np.bool_, (2, 4))
+
+
+# ------------------------------------------------- gather by np.take, 1-D scatter-add by bincount
+from fungrad.lax.indexing import getitem_p, scatter_add_p, take_axis  # noqa: E402
+
+FULL = ("slice", None, None, None)
+
+
+@pytest.mark.parametrize("spec, want", [
+    ((("array", 0),), 0), ((FULL, ("array", 0)), 1), ((("array", 0), FULL), 0),
+    ((("int", 0), ("array", 0)), None), ((("array", 0), ("array", 1)), None),
+    ((None, ("array", 0)), None)])
+def test_take_axis(spec, want):
+    assert take_axis(spec) == want
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+@pytest.mark.parametrize("spec", [(("array", 0),), (FULL, ("array", 0)), (("array", 0), FULL)])
+def test_getitem_take_path_equals_fancy_indexing(dtype, spec):
+    x = np.arange(60.0).reshape(6, 10)
+    n = x.shape[take_axis(spec)]
+    idx = np.array([[0, n - 1, 2], [1, 1, 0]]).astype(dtype)
+    if dtype != np.uint8:
+        idx[0, 0] = -1  # negative indices count from the end, as in NumPy
+    want = x[tuple(idx if s == ("array", 0) else slice(None) for s in spec)]
+    for got in (getitem_p.impl(x, idx, spec=spec),
+                fg.jit(lambda x: getitem_p.bind(x, idx, spec=spec))(x)):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("idx", [[3, 3, 0, 9, 3], [[1, 2], [2, 2]], [-1, 0, -1], [],
+                                 np.array([4, 4, 1], np.uint64), np.array([5, 5], np.int32)])
+def test_vector_scatter_add_accumulates_like_add_at(idx):
+    x = np.linspace(-1.0, 1.0, 10)
+    idx = np.asarray(idx, dtype=getattr(idx, "dtype", np.int64))
+    v = np.arange(1.0, idx.size + 1).reshape(idx.shape)
+    want = x.copy()
+    np.add.at(want, idx, v)
+    got = scatter_add_p.impl(x, v, idx, spec=(("array", 0),))
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+
+
+def test_vector_scatter_add_out_of_bounds_raises():
+    with pytest.raises(IndexError):
+        scatter_add_p.impl(np.zeros(3), np.ones(2), np.array([0, 3]), spec=(("array", 0),))

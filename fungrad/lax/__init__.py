@@ -22,13 +22,16 @@ from .scatter import SCATTER_PRIMITIVES
 from .fft import FFT_PRIMITIVES
 from .special import SPECIAL_PRIMITIVES
 from .linalg import LINALG_PRIMITIVES
+from .signal import SIGNAL_PRIMITIVES
+from .search import SEARCH_PRIMITIVES
 
 ALL_PRIMITIVES = (ELEMENTWISE_PRIMITIVES + REDUCE_PRIMITIVES + SHAPE_PRIMITIVES
                   + INDEXING_PRIMITIVES + [dot_general_p] + MISC_PRIMITIVES + RANDOM_PRIMITIVES
                   + CONV_PRIMITIVES + DEBUG_PRIMITIVES + [jit_call_p] + SLICING_PRIMITIVES
                   + CONTROL_FLOW_PRIMITIVES + LOOP_PRIMITIVES + TAPE_PRIMITIVES
                   + REMAT_PRIMITIVES + SCATTER_PRIMITIVES + FFT_PRIMITIVES
-                  + SPECIAL_PRIMITIVES + LINALG_PRIMITIVES)
+                  + SPECIAL_PRIMITIVES + LINALG_PRIMITIVES
+                  + SIGNAL_PRIMITIVES + SEARCH_PRIMITIVES)
 
 # the functions re-exported above as fg.lax.* (listed, so pyflakes counts them as used)
 __all__ = ["ALL_PRIMITIVES", "conv", "conv_general_dilated", "conv_general_dilated_p",

@@ -26,6 +26,8 @@ float16 / bfloat16 are rejected, as NumPy's LAPACK routines reject them (fnp che
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..core.ir import ShapedArray, aval_of
@@ -89,26 +91,40 @@ def mm(a, b):
     return dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)))
 
 
-def _const_like(x, mask):
-    """A NumPy constant `mask` (m, n) broadcast to x's shape in x's dtype."""
+@lru_cache(maxsize=64)
+def _mask(kind: str, m: int, n: int, k: int, dtype) -> np.ndarray:
+    """The read-only matrix `kind` in `dtype` ("tril": 1 where j <= i + k, "triu": where
+    j >= i + k, "eye"; "phi": the strict lower triangle and 1/2 on the diagonal, cholesky's
+    Phi), built once per size: rebuilding it on every rule call cost as much as the masking
+    itself (benchmarks/linalg.py)."""
+    if kind == "eye":
+        t = np.eye(m, n, dtype=dtype)
+    elif kind == "phi":
+        t = np.tri(m, n, -1, dtype=dtype) + np.asarray(0.5, dtype) * np.eye(m, n, dtype=dtype)
+    else:
+        t = np.tri(m, n, k if kind == "tril" else k - 1, dtype=dtype)
+        t = 1 - t if kind == "triu" else t
+    t.flags.writeable = False
+    return t
+
+
+def _mask_like(x, kind, k=0):
+    """`_mask` for x's trailing (m, n) dims in x's dtype, broadcast to x's shape."""
     av = _aval(x)
-    return np.broadcast_to(np.asarray(mask, av.dtype), av.shape)
+    return np.broadcast_to(_mask(kind, *av.shape[-2:], k, av.dtype), av.shape)
 
 
 def tril(x, k=0):
-    m, n = _aval(x).shape[-2:]
-    return mul(x, _const_like(x, np.tri(m, n, k)))
+    return mul(x, _mask_like(x, "tril", k))
 
 
 def triu(x, k=0):
-    m, n = _aval(x).shape[-2:]
-    return mul(x, _const_like(x, 1 - np.tri(m, n, k - 1)))
+    return mul(x, _mask_like(x, "triu", k))
 
 
 def diag(x):
     """(..., n, n) -> (..., n): the diagonal."""
-    n = _aval(x).shape[-1]
-    return reduce_sum(mul(x, _const_like(x, np.eye(n))), axes=(_aval(x).ndim - 2,))
+    return reduce_sum(mul(x, _mask_like(x, "eye")), axes=(_aval(x).ndim - 2,))
 
 
 def _along(d, shape, axis_from_end):
@@ -122,7 +138,7 @@ def diag_embed(d):
     av = _aval(d)
     n = av.shape[-1]
     shape = av.shape + (n,)
-    return mul(_along(d, shape, 1), np.broadcast_to(np.eye(n, dtype=av.dtype), shape))
+    return mul(_along(d, shape, 1), np.broadcast_to(_mask("eye", n, n, 0, av.dtype), shape))
 
 
 def scale_cols(x, d):
@@ -140,12 +156,15 @@ def scale_rows(x, d):
 def _eye_like(x, n=None):
     av = _aval(x)
     n = av.shape[-1] if n is None else n
-    return np.broadcast_to(np.eye(n, dtype=av.dtype), av.shape[:-2] + (n, n))
+    return np.broadcast_to(_mask("eye", n, n, 0, av.dtype), av.shape[:-2] + (n, n))
 
 
 def hermitian_from(dA, lower: bool):
     """The Hermitian matrix whose strict `lower` (or upper) triangle is that of `dA` and whose
     diagonal is Re(diag dA): what LAPACK's cholesky / eigh read of their input."""
+    if not _is_complex(dA):  # (real: one triangle with its diagonal plus the other one)
+        return (add(tril(dA), mT(tril(dA, -1))) if lower
+                else add(triu(dA), mT(triu(dA, 1))))
     strict = tril(dA, -1) if lower else triu(dA, 1)
     d = diag(dA)
     if _is_complex(dA):
@@ -155,6 +174,13 @@ def hermitian_from(dA, lower: bool):
 
 def inverse_gaps(w):
     """F[..., i, j] = 1 / (w_j - w_i) off the diagonal, 0 where w_i == w_j (degenerate)."""
+    if type(w) is np.ndarray:  # (concrete eigenvalues, eager grad: four NumPy passes)
+        gaps = w[..., None, :] - w[..., :, None]
+        zero = gaps == 0
+        gaps[zero] = 1.0
+        f = np.reciprocal(gaps, out=gaps)
+        f[zero] = 0.0
+        return f
     shape = _aval(w).shape + (_aval(w).shape[-1],)
     gaps = sub(_along(w, shape, 1), _along(w, shape, 2))
     zero = eq(gaps, 0.0)
@@ -340,7 +366,7 @@ def _cholesky_jvp(primals, tangents):
     dA = hermitian_from(da, lower=True)
     y = triangular_solve(L, dA, lower=True)                      # L^-1 dA
     phi = mH(triangular_solve(L, mH(y), lower=True))             # L^-1 dA L^-H
-    Phi = add(tril(phi, -1), mul(diag_embed(diag(phi)), 0.5))
+    Phi = mul(phi, _mask_like(phi, "phi"))  # strict lower triangle, half the diagonal
     return L, mm(L, Phi)
 
 
@@ -360,9 +386,8 @@ def _logdet_tangent(a, da):
 
 
 def diag_sum(x):
-    n = _aval(x).shape[-1]
-    return reduce_sum(mul(x, _const_like(x, np.eye(n))), axes=(_aval(x).ndim - 2,
-                                                             _aval(x).ndim - 1))
+    return reduce_sum(mul(x, _mask_like(x, "eye")), axes=(_aval(x).ndim - 2,
+                                                        _aval(x).ndim - 1))
 
 
 def _det_jvp(primals, tangents):

@@ -21,9 +21,10 @@ import numpy as np
 
 from ..core.dtypes import is_inexact
 from ..core.trace import Tracer
-from ..lax.indexing import _advanced_layout, build_index, getitem_p, scatter_add_p
+from ..lax.indexing import (_advanced_layout, build_index, getitem_p, scatter_add_p,
+                            take_axis)
 from ..lax.scatter import scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p
-from ._base import is_traced, lift
+from ._base import dtype_of, is_traced, lift, shape_of
 from ._dtypes import result_type
 from ._indexing import getitem, parse_index
 
@@ -195,12 +196,14 @@ class _Index:
                 self.arrays[k] = np.clip(a, 0, n - 1)
 
     def batch_shape(self):
-        from ._base import shape_of
         return np.broadcast_shapes(*(shape_of(a) for a in self.arrays))
 
     def indexed_shape(self):
         """The shape of x[index], from size-1 stand-ins for the index arrays (indexing with
         the real ones would gather them all)."""
+        axis = take_axis(self.spec) if len(self.arrays) == 1 else None
+        if axis is not None:  # x[:, ..., a]: a's shape replaces axis `axis`
+            return self.shape[:axis] + _aval_shape(self.arrays[0]) + self.shape[axis + 1:]
         dummy = np.broadcast_to(np.empty((), np.int8), self.shape)
         if not self.arrays:
             return dummy[build_index(self.spec, ())].shape
@@ -225,6 +228,8 @@ def _normalize_concrete(a, n, wrap):
     a = np.asarray(a)
     if a.size == 0:
         return a, None
+    if a.dtype.kind == "i" and a.view(a.dtype.str.replace("i", "u")).max() < n:
+        return a, None  # (one pass: negatives read as huge unsigned values)
     lo, hi = a.min(), a.max()
     if lo < 0 and wrap:
         a = np.where(a < 0, a + n, a)
@@ -251,14 +256,8 @@ def _default_fill(dtype):
     return np.nan
 
 
-def _aval_shape(x):
-    from ._base import shape_of
-    return shape_of(x)
-
-
-def _dtype(x):
-    from ._base import dtype_of
-    return dtype_of(x)
+_aval_shape = shape_of
+_dtype = dtype_of
 
 
 # --------------------------------------------------------------------------- get

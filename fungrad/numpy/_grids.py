@@ -307,12 +307,10 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
 
 
 # --------------------------------------------------------------------------- convolution
-def _conv1d(fname, a, v, mode, start_of):
-    """The `mode` window of the full 1-D convolution of a with v (v reversed: lax convolves
-    as a correlation), computed by one conv_general_dilated with the window's padding."""
-    from ..lax.convolution import conv_general_dilated
-    a, v = lift(a), lift(v)
-    a, v = _np(a), _np(v)
+def _conv1d(fname, a, v, mode, start_of, prim):
+    """The `mode` window of the full 1-D convolution (or unconjugated correlation) of a with
+    v: one `prim` (fg.lax.signal's convolve1d / correlate1d, np.convolve underneath)."""
+    a, v = _np(lift(a)), _np(lift(v))
     if len(shape_of(a)) != 1 or len(shape_of(v)) != 1:
         raise ValueError(f"{fname}: object too deep for desired array (a: {shape_of(a)}, v: "
                          f"{shape_of(v)}; both must be 1-D)")
@@ -322,14 +320,8 @@ def _conv1d(fname, a, v, mode, start_of):
     length = {"full": n + m - 1, "same": max(n, m), "valid": abs(n - m) + 1}.get(mode)
     if length is None:
         raise ValueError(f"{fname}: mode must be 'full', 'same' or 'valid', got {mode!r}")
-    start = start_of(mode, n, m)
     dt = result_type(a, v)
-    a, v = cast(a, dt), cast(v, dt)
-    lo = m - 1 - start
-    hi = length - n + start
-    out = conv_general_dilated(a.reshape((1, 1, n)), v[::-1].reshape((1, 1, m)), (1,),
-                               [(lo, hi)])
-    return out.reshape((length,))
+    return prim.bind(cast(a, dt), cast(v, dt), start=start_of(mode, n, m), length=length)
 
 
 def _convolve_start(mode, n, m):
@@ -344,7 +336,7 @@ def _correlate_start(mode, n, m):
 
 def convolve(a, v, mode: str = "full"):
     """`numpy.convolve` of 1-D sequences (modes 'full', 'same', 'valid'), differentiable in
-    both; one `lax.conv_general_dilated`.
+    both; one `convolve1d` primitive (np.convolve).
 
     Example:
         >>> fnp.convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
@@ -355,7 +347,8 @@ def convolve(a, v, mode: str = "full"):
     a, v = lift(a), lift(v)
     if not is_traced(a, v):
         return np.convolve(a, v, mode)
-    return _conv1d("convolve", a, v, mode, _convolve_start)
+    from ..lax.signal import convolve1d_p
+    return _conv1d("convolve", a, v, mode, _convolve_start, convolve1d_p)
 
 
 def correlate(a, v, mode: str = "valid"):
@@ -372,9 +365,8 @@ def correlate(a, v, mode: str = "valid"):
     if not is_traced(a, v):
         return np.correlate(a, v, mode)
     from ._elementwise import conj
+    from ..lax.signal import correlate1d_p
     v = _np(v)
     if result_type(a, v).kind == "c":
         v = conj(v)
-    if len(shape_of(v)) == 1:
-        v = v[::-1]
-    return _conv1d("correlate", a, v, mode, _correlate_start)
+    return _conv1d("correlate", a, v, mode, _correlate_start, correlate1d_p)

@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.trace import Tracer
-from ..lax.elementwise import convert_element_type
 from ..lax.indexing import getitem_p
-from ..lax.reduce import reduce_sum
 
 
 def _index_error(msg, shape):
@@ -314,12 +312,14 @@ def searchsorted(a, v, side="left", sorter=None):
     a, v = _lifted(a), _lifted(v)
     if not isinstance(a, Tracer) and not isinstance(v, Tracer):
         return np.searchsorted(a, v, side, sorter)
-    from ._elementwise import less, less_equal
-    if sorter is not None:
-        a = take(a, sorter)
+    from ..lax.search import searchsorted as _searchsorted
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if len(np.shape(a) if not isinstance(a, Tracer) else a.aval.shape) != 1:
         raise ValueError("searchsorted: a must be 1-D")
-    from ._shape import expand_dims
-    before = (less if side == "left" else less_equal)(a, expand_dims(v, -1))
-    counts = convert_element_type(before, np.intp)
-    return reduce_sum(counts, (counts.ndim - 1,))
+    if sorter is not None:
+        a = take(a, sorter)
+    from ._dtypes import result_type
+    from ._base import cast
+    dt = result_type(a, v)  # (NumPy compares in the common dtype)
+    return _searchsorted(cast(a, dt), cast(v, dt), side)

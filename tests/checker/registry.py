@@ -1064,3 +1064,4 @@ from . import specs_fft  # noqa: E402,F401
 from . import specs_elementwise  # noqa: E402,F401
 from . import specs_scipy  # noqa: E402,F401
 from . import specs_linalg  # noqa: E402,F401
+from . import specs_signal  # noqa: E402,F401
