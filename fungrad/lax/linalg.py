@@ -94,11 +94,13 @@ def mm(a, b):
 @lru_cache(maxsize=64)
 def _mask(kind: str, m: int, n: int, k: int, dtype) -> np.ndarray:
     """The read-only matrix `kind` in `dtype` ("tril": 1 where j <= i + k, "triu": where
-    j >= i + k, "eye"; "phi": the strict lower triangle and 1/2 on the diagonal, cholesky's
+    j >= i + k, "eye", "offdiag"; "phi": the strict lower triangle and 1/2 on the diagonal, cholesky's
     Phi), built once per size: rebuilding it on every rule call cost as much as the masking
     itself (benchmarks/linalg.py)."""
     if kind == "eye":
         t = np.eye(m, n, dtype=dtype)
+    elif kind == "offdiag":
+        t = 1 - np.eye(m, n, dtype=dtype)
     elif kind == "phi":
         t = np.tri(m, n, -1, dtype=dtype) + np.asarray(0.5, dtype) * np.eye(m, n, dtype=dtype)
     else:
@@ -466,7 +468,7 @@ def _pair_products(s):
     shape = _aval(s).shape + (n,)
     eye = np.broadcast_to(np.eye(n, dtype=bool), shape)
     rows = select(eye, np.ones(shape, _aval(s).dtype), _along(s, shape, 1))  # s, s_i -> 1
-    return mul(prod_others(rows, (nd,)), _const_like(rows, 1 - np.eye(n)))
+    return mul(prod_others(rows, (nd,)), _mask_like(rows, "offdiag"))
 
 
 def _adjugate_aval(a):
