@@ -371,3 +371,11 @@ def test_checkpoint_inside_scan_and_scan_inside_checkpoint():
               fg.jit(fg.grad(lambda h: loss(h, fg.checkpoint(step)))),
               fg.grad(fg.checkpoint(lambda h: loss(h, step)))):
         np.testing.assert_allclose(f(h0), want, rtol=1e-12)
+
+
+def test_jit_checkpoint_reading_one_value_twice():
+    """One barrier operand per Var (an operand read twice gave a barrier with fewer
+    outputs than operands)."""
+    twice = fg.checkpoint(lambda a, b: fnp.sin(a) * b)
+    close(fg.jit(lambda x: twice(x, x))(X), np.sin(X) * X)
+    close(fg.jit(fg.grad(lambda x: fnp.sum(twice(x, x))))(X), np.cos(X) * X + np.sin(X))

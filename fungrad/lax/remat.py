@@ -620,11 +620,11 @@ def _remat_inline(eqn, ins):
     body = eqn.params["body"].graph
     eqns = []
     if eqn.params["prevent_cse"]:
-        traced = [v for v in ins if type(v) is Var]
-        if traced:
-            fresh = {v: Var(v.aval) for v in traced}
-            eqns.append(Eqn(barrier_p, traced, {"tag": next(_barrier_tags)}, list(fresh.values()),
-                            eqn.source))
+        # (one barrier operand per Var: an operand may be read twice)
+        fresh = {v: Var(v.aval) for v in ins if type(v) is Var}
+        if fresh:
+            eqns.append(Eqn(barrier_p, list(fresh), {"tag": next(_barrier_tags)},
+                            list(fresh.values()), eqn.source))
             ins = [fresh.get(v, v) if type(v) is Var else v for v in ins]
     env = dict(zip(body.invars, ins))
     for e in body.eqns:  # (fresh Vars: one body may be inlined several times)
