@@ -116,9 +116,11 @@ def rownorm_setup(mb):
 DEEP_LAYERS, DEEP_WIDTH = 32, 512
 
 
-def deep_mlp(m, params, x, block=0):
+def deep_mlp(m, params, x, block=0, last_plain=False):
     """sum(h^2) of a 32-layer tanh MLP; with `block` k > 0, every k consecutive layers are one
-    checkpoint (`fg.checkpoint` / `jax.checkpoint`): the backward pass recomputes them."""
+    checkpoint (`fg.checkpoint` / `jax.checkpoint`): the backward pass recomputes them.
+    `last_plain`: the last block is not checkpointed (its backward pass starts right after
+    its forward, so recomputing it would save no memory at the peak)."""
     def layers(ps, h):
         for w, b in ps:
             h = m.tanh(h @ w + b)
@@ -127,7 +129,8 @@ def deep_mlp(m, params, x, block=0):
         ck = fg.checkpoint if m is fnp else __import__("jax").checkpoint
         run = ck(layers)
         for i in range(0, len(params), block):
-            x = run(params[i:i + block], x)
+            plain = last_plain and i + block >= len(params)
+            x = (layers if plain else run)(params[i:i + block], x)
     else:
         x = layers(params, x)
     return m.sum(x * x)
@@ -146,7 +149,7 @@ def deep_mlp_grad_numpy(params, x):
     return grads[::-1]
 
 
-def deep_mlp_setup(block):
+def deep_mlp_setup(block, last_plain=False):
     def setup(mb):
         """32 tanh layers of width 512; the batch makes the 32 hidden activations `mb` MB in
         all (200 MB: batch 1600; 32 MB: batch 256). Gradient w.r.t. the parameters."""
@@ -155,7 +158,7 @@ def deep_mlp_setup(block):
         params = [(rng.standard_normal((DEEP_WIDTH, DEEP_WIDTH)) / np.sqrt(DEEP_WIDTH),
                    0.1 * rng.standard_normal(DEEP_WIDTH)) for _ in range(DEEP_LAYERS)]
         x = rng.standard_normal((rows, DEEP_WIDTH))
-        return (params, x), (lambda m: lambda p, x: deep_mlp(m, p, x, block)), \
+        return (params, x), (lambda m: lambda p, x: deep_mlp(m, p, x, block, last_plain)), \
             deep_mlp_grad_numpy
     return setup
 
@@ -163,7 +166,7 @@ def deep_mlp_setup(block):
 CASES = {"mlp": mlp_setup, "elementwise": elementwise_setup, "rownorm": rownorm_setup,
          # issue 10: checkpointing every layer / every 4 layers against none
          "mlp32": deep_mlp_setup(0), "mlp32 remat1": deep_mlp_setup(1),
-         "mlp32 remat4": deep_mlp_setup(4)}
+         "mlp32 remat4": deep_mlp_setup(4), "mlp32 remat4 last plain": deep_mlp_setup(4, True)}
 # hand-written variants with explicit buffer reuse (a floor, not the reference)
 NUMPY_OUT = {"elementwise": elementwise_grad_numpy_out}
 METHODS = ("numpy", "numpy out=", "eager grad", "jit(grad)", "jax.jit(jax.grad)")
