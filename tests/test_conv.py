@@ -397,3 +397,84 @@ def test_tiled_reduce_window_is_taken_and_keeps_transforms(monkeypatch):
     np.testing.assert_allclose(fg.vmap(pool)(np.stack([x, 2 * x])), np.stack([want, pool(2 * x)]))
     ones = np.ones((1, 4, 4, 1))  # all tied: each window's cotangent is split in four
     np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(pool(x)))(ones), ones / 4)
+
+
+# ------------------------------------------------------------- DFT path (stride-1 convs)
+# (lhs shape, rhs shape, padding): stride 1, no dilation, one group, pads in [0, k - 1]
+DFT_CONFIGS = [
+    ((2, 3, 5, 4), (4, 3, 3, 3), [(1, 1), (1, 1)]),
+    ((2, 6, 3, 3), (1, 6, 3, 3), [(2, 2), (2, 2)]),  # full: every kernel offset
+    ((2, 3, 6), (2, 3, 4), [(3, 0)]),  # 1-D, one-sided
+    ((1, 2, 4, 3, 5), (3, 2, 2, 3, 2), [(1, 0), (0, 2), (1, 1)]),  # 3-D
+    ((2, 3, 6, 7), (4, 3, 6, 7), [(0, 0), (0, 0)]),  # kernel as big as the input
+    ((2, 2, 4, 5), (3, 2, 5, 4), [(4, 1), (0, 3)]),  # even and odd transform lengths
+]
+
+
+@pytest.mark.parametrize("cfg", DFT_CONFIGS)
+def test_dft_path_matches_reference(cfg):
+    """The frequency-domain path, forced on small shapes (its cost model would pick im2col
+    there), against the direct loop at float64 tolerance, in NCHW and NHWC memory."""
+    xs, ws, p = cfg
+    nd = len(xs) - 2
+    rng = np.random.default_rng(7)
+    x, w = rng.normal(size=xs), rng.normal(size=ws)
+    want = reference_conv(x, w, (1,) * nd, p, (1,) * nd, (1,) * nd, 1)
+    got = C._dft_conv(x, w, p, want.shape[2:])
+    np.testing.assert_allclose(np.moveaxis(got, -1, 1), want, atol=1e-10)
+    x_last = np.moveaxis(np.moveaxis(x, 1, -1).copy(), -1, 1)  # channels-last memory
+    w_last = np.moveaxis(np.moveaxis(w, (0, 1), (-1, -2)).copy(), (-1, -2), (0, 1))
+    got = C._dft_conv(x_last, w_last, p, want.shape[2:])
+    np.testing.assert_allclose(np.moveaxis(got, -1, 1), want, atol=1e-10)
+
+
+# LeNet's conv2 in NCHW/OIHW: forward, input gradient (full padding), kernel gradient
+LENET_CONV2 = [((64, 32, 12, 12), (64, 32, 5, 5), ((0, 0), (0, 0))),
+               ((64, 64, 8, 8), (32, 64, 5, 5), ((4, 4), (4, 4))),
+               ((32, 64, 12, 12), (64, 64, 8, 8), ((0, 0), (0, 0)))]
+
+
+def _pick_dft(xs, ws, p, dtype=np.float32, strides=(1, 1)):
+    x, w = np.zeros(xs, dtype), np.zeros(ws, dtype)
+    out = [n + lo + hi - k + 1 for n, (lo, hi), k in zip(xs[2:], p, ws[2:])]
+    return C._use_dft(x, w, strides, p, (1, 1), (1, 1), 1, out)
+
+
+def test_dft_path_is_chosen_by_cost():
+    """It takes LeNet's conv2 (all three convs: ~0.7x im2col's multiply-adds), not conv1
+    (one input channel: the inverse transforms would dominate) nor small or unsupported
+    convs."""
+    assert all(_pick_dft(*cfg) for cfg in LENET_CONV2)
+    assert not _pick_dft((64, 1, 28, 28), (32, 1, 5, 5), ((0, 0), (0, 0)))  # conv1
+    assert not _pick_dft((1, 64, 28, 28), (32, 64, 24, 24), ((0, 0), (0, 0)))  # its dw
+    assert not _pick_dft((2, 3, 5, 4), (4, 3, 3, 3), ((1, 1), (1, 1)))
+    assert not _pick_dft(*LENET_CONV2[0], dtype=np.float16)
+    assert not _pick_dft(*LENET_CONV2[0], strides=(2, 1))
+    assert not _pick_dft((64, 64, 8, 8), (32, 64, 5, 5), ((5, 4), (4, 4)))  # pad > k - 1
+
+
+def test_dft_path_float32_accuracy_and_gradients(monkeypatch):
+    """On a conv it picks (float32): within ~1e-6 of a float64 im2col, and the whole
+    value-and-gradient (whose transposed convs also qualify) agrees with the im2col path."""
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(32, 12, 12, 32)).astype(np.float32)  # NHWC
+    w = rng.normal(size=(5, 5, 32, 64)).astype(np.float32)  # HWIO
+    dn = ("NHWC", "HWIO", "NHWC")
+    calls = []
+    orig = C._dft_conv
+    monkeypatch.setattr(C, "_dft_conv", lambda *a: calls.append(1) or orig(*a))
+    got = conv_general_dilated(x, w, (1, 1), "VALID", dimension_numbers=dn)
+    assert calls and got.dtype == np.float32
+    want = conv_general_dilated(x.astype(np.float64), w.astype(np.float64), (1, 1), "VALID",
+                                dimension_numbers=dn)
+    assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+
+    def loss(x, w):
+        return fnp.sum(fnp.tanh(conv_general_dilated(x, w, (1, 1), "VALID",
+                                                     dimension_numbers=dn)))
+    grads = fg.jit(fg.grad(loss, argnums=(0, 1)))(x, w)
+    assert len(calls) >= 4  # forward, then the forward, dx and dw convs of the gradient
+    monkeypatch.setattr(C, "_use_dft", lambda *a: False)
+    im2col = fg.jit(fg.grad(loss, argnums=(0, 1)))(x, w)
+    for g, h in zip(grads, im2col):
+        np.testing.assert_allclose(g, h, rtol=1e-4, atol=1e-4 * np.abs(h).max())

@@ -12,6 +12,7 @@ feature group, so BLAS does the work. Both transposes are convolutions again (de
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Sequence
 
@@ -177,7 +178,10 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
         return np.zeros(out_shape, dtype)
     x, w = lhs.transpose(ls), rhs.transpose(rs)  # (N, C, *spatial), (O, I, *K)
     spatial_out = [out_shape[a] for a in os_[2:]]
-    if all(s == 1 for s in window_strides) and (
+    if _use_dft(x, w, window_strides, padding, lhs_dilation, rhs_dilation,
+                feature_group_count, spatial_out):
+        out = _dft_conv(x, w, padding, spatial_out)
+    elif all(s == 1 for s in window_strides) and (
             np.prod(x.shape[2:]) * w.shape[0] < np.prod(spatial_out) * x.shape[1]):
         out = _scatter_conv(x, w, padding, lhs_dilation, rhs_dilation, feature_group_count,
                             spatial_out)
@@ -244,6 +248,102 @@ def _scatter_conv(x, w, padding, lhs_dilation, rhs_dilation, g, spatial_out):
                                                            x.shape[2:], lhs_dilation))
         buf[(slice(None),) + idx] += slab
     return buf[(slice(None),) + tuple(slice(-st, -st + m) for st, m in zip(starts, spatial_out))]
+
+
+# A stride-1 conv as a product in the frequency domain, with the (small) transforms as
+# dense DFT matrices so that BLAS does them too: pocketfft (np.fft / scipy.fft) spends
+# ~1 us per 12x12 transform, which made rfftn + irfftn slower than im2col on LeNet's conv2
+# shapes, while these matrix products run at sgemm speed and skip the zeros of padding
+# (only the input's, kernel's and output's own positions get a row or a column).
+_DFT_GAIN = 0.8  # take the DFT path when it needs fewer than this fraction of im2col's MACs
+
+
+def _dft_sizes(ns, ks, padding):
+    """Per spatial dim the transform length L = n + max(lo, hi): long enough that the
+    circular correlation equals the linear one at every output position (an output at m
+    reads c[m - lo], c[d] is nonzero for d in [-(k-1), n-1], and with 0 <= lo, hi <= k-1
+    no other d of that range lands on the same index mod L)."""
+    return tuple(n + max(lo, hi) for n, (lo, hi) in zip(ns, padding))
+
+
+def _dft_macs(x_shape, w_shape, padding, spatial_out) -> int:
+    """Multiply-adds of `_dft_conv`: the three transforms (2 reals per frequency) and the
+    per-frequency complex (N, C) x (C, O) products (4 real multiplies each)."""
+    (n, c), (o, _) = x_shape[:2], w_shape[:2]
+    ls = _dft_sizes(x_shape[2:], w_shape[2:], padding)
+    freqs = math.prod(ls[:-1]) * (ls[-1] // 2 + 1)
+    transforms = (n * c * math.prod(x_shape[2:]) + o * c * math.prod(w_shape[2:])
+                  + n * o * math.prod(spatial_out))
+    return 2 * freqs * transforms + 4 * freqs * n * c * o
+
+
+def _use_dft(x, w, window_strides, padding, lhs_dilation, rhs_dilation, g, spatial_out):
+    """Whether the DFT path runs this conv: stride 1, no dilation, one feature group, real
+    float32/64, pads within [0, kernel size - 1], and clearly fewer MACs than im2col."""
+    if (x.dtype != w.dtype or x.dtype not in (np.float32, np.float64) or g != 1
+            or any(s != 1 for s in window_strides + lhs_dilation + rhs_dilation)
+            or not all(0 <= lo < k and 0 <= hi < k for (lo, hi), k in zip(padding, w.shape[2:]))):
+        return False
+    im2col = math.prod(x.shape[:2]) * w.shape[0] * math.prod(w.shape[2:]) * math.prod(spatial_out)
+    return _dft_macs(x.shape, w.shape, padding, spatial_out) < _DFT_GAIN * im2col
+
+
+def _phases(positions, sizes):
+    """(prod positions, prod frequencies) phase fractions sum_d f_d p_d / L_d (mod 1), the
+    last dim's frequencies halved as a real FFT's (0 .. L // 2)."""
+    nd = len(sizes)
+    total = np.zeros([1] * (2 * nd))
+    for d, (p, size) in enumerate(zip(positions, sizes)):
+        f = np.arange(size // 2 + 1 if d == nd - 1 else size)
+        shape = [1] * (2 * nd)
+        shape[d], shape[nd + d] = len(p), len(f)
+        total = total + (np.outer(p, f) % size / size).reshape(shape)  # exact integer mod
+    return total.reshape(math.prod(len(p) for p in positions), -1)
+
+
+def _interleaved(z, dtype):
+    """complex (P, F) -> real (P, 2F) as [re, im] pairs: a product with it is a complex
+    array in memory (`.view(complex)`), no copy."""
+    return np.stack([z.real, z.imag], -1).reshape(z.shape[0], -1).astype(dtype)
+
+
+@functools.lru_cache(maxsize=32)
+def _dft_matrices(ns, ks, padding, ms, dtype):
+    """Real matrices of the transforms: input (prod ns, 2F) forward, kernel (prod ks, 2F)
+    forward and conjugated (a cross-correlation), output (2F, prod ms) inverse, reading
+    each output m at index (m - lo) mod L, the half spectrum weighted 2 where its mirror
+    image is missing, and 1 / prod L."""
+    ls = _dft_sizes(ns, ks, padding)
+    fwd_x = _interleaved(np.exp(-2j * np.pi * _phases([np.arange(n) for n in ns], ls)), dtype)
+    fwd_w = _interleaved(np.exp(2j * np.pi * _phases([np.arange(k) for k in ks], ls)), dtype)
+    at = [(np.arange(m) - lo) % size for m, (lo, _), size in zip(ms, padding, ls)]
+    last = np.arange(ls[-1] // 2 + 1)
+    weight = np.where((last == 0) | (2 * last == ls[-1]), 1.0, 2.0) / math.prod(ls)
+    e = np.broadcast_to(weight, ls[:-1] + last.shape).reshape(-1) * np.exp(
+        2j * np.pi * _phases(at, ls))  # (M, F): out = Re(Y @ e.T) = Yr e.r - Yi e.i
+    inv = np.stack([e.real, -e.imag], -1).reshape(e.shape[0], -1).T.astype(dtype)
+    return fwd_x, fwd_w, np.ascontiguousarray(inv)
+
+
+def _dft_conv(x, w, padding, spatial_out):
+    """Stride-1 cross-correlation of x (N, C, *in) and w (O, C, *K) through the frequency
+    domain: transform both, one complex (N, C) x (C, O) product per frequency, transform
+    back only the output positions. Result (N, *out, O)."""
+    n, o = x.shape[0], w.shape[0]
+    fwd_x, fwd_w, inv = _dft_matrices(x.shape[2:], w.shape[2:], tuple(padding),
+                                      tuple(spatial_out), x.dtype)
+    cplx = np.result_type(x.dtype, np.complex64)
+    sp, mat = list(range(2, x.ndim)), list(range(x.ndim - 2))
+    # _contract reads x and w in memory order (NHWC, HWIO); the result's last axis is
+    # contiguous, so its (re, im) pairs can be viewed as complex numbers
+    xf = _contract(x, fwd_x.reshape(x.shape[2:] + (-1,)), sp, mat).view(cplx)
+    wf = _contract(w, fwd_w.reshape(w.shape[2:] + (-1,)), sp, mat).view(cplx)
+    yf = np.matmul(np.ascontiguousarray(xf.transpose(2, 0, 1)),
+                   np.ascontiguousarray(wf.transpose(2, 1, 0)))  # (F, N, O)
+    rows = np.ascontiguousarray(yf.transpose(1, 2, 0)).view(x.dtype)  # (N, O, 2F)
+    # one (out, 2F) x (2F, O) product per example: the result is (N, *out, O) in memory
+    out = np.matmul(inv.T, rows.transpose(0, 2, 1))
+    return out.reshape((n,) + tuple(spatial_out) + (o,))
 
 
 def _conv_aval(lhs, rhs, **params):
