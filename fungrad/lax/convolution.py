@@ -8,8 +8,9 @@ feature, spatial...), and `padding` is explicit `(lo, hi)` pairs (negative pads 
 The impl is an im2col: zeros inserted for lhs dilation, padding, a strided
 `sliding_window_view` (rhs dilation by slicing the window), and one `tensordot` per
 feature group, so BLAS does the work; stride-1 convs where it needs clearly fewer
-multiply-adds go through the frequency domain instead (`_dft_conv`). Both transposes are convolutions again (derived in
-`_transpose_lhs` / `_transpose_rhs`), so every derivative order works.
+multiply-adds go through the frequency domain instead (`_dft_conv`). Both transposes are
+convolutions again (derived in `_transpose_lhs` / `_transpose_rhs`), so every derivative
+order works.
 """
 from __future__ import annotations
 
