@@ -5,7 +5,7 @@ z = np.convolve(a, v); the cotangent of z is z itself; da = np.correlate(z, v, '
 dv = np.correlate(z, a, 'valid') (real inputs). fungrad is timed eagerly (`fg.grad`) and
 compiled (`fg.jit(fg.grad(...))`); before the convolve1d primitive this took ~22x.
 
-    python benchmarks/signal.py
+    python benchmarks/convolve1d.py
 """
 from __future__ import annotations
 
