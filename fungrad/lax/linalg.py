@@ -546,12 +546,17 @@ def _svd_impl(a, full_matrices):
     return [u, s, vh]
 
 
-def _svd_aval(a, full_matrices):
+def _matrix_dims(name: str, a) -> tuple:
+    """(batch dims, m, n, min(m, n)) of a stack of matrices `a` (..., m, n), or ValueError
+    naming the function."""
     if a.ndim < 2:
-        raise ValueError(f"svd: expected matrices (..., m, n), got {a.str_short()}")
+        raise ValueError(f"{name}: expected matrices (..., m, n), got {a.str_short()}")
     m, n = a.shape[-2:]
-    k = min(m, n)
-    b = a.shape[:-2]
+    return a.shape[:-2], m, n, min(m, n)
+
+
+def _svd_aval(a, full_matrices):
+    b, m, n, k = _matrix_dims("svd", a)
     mu, nv = (m, n) if full_matrices else (k, k)
     return [ShapedArray(b + (m, mu), a.dtype), ShapedArray(b + (k,), _real_dtype(a.dtype)),
             ShapedArray(b + (nv, n), a.dtype)]
@@ -628,11 +633,7 @@ def _qr_impl(a, mode):
 
 
 def _qr_aval(a, mode):
-    if a.ndim < 2:
-        raise ValueError(f"qr: expected matrices (..., m, n), got {a.str_short()}")
-    m, n = a.shape[-2:]
-    k = min(m, n)
-    b = a.shape[:-2]
+    b, m, n, k = _matrix_dims("qr", a)
     r = ShapedArray(b + ((m if mode == "complete" else k), n), a.dtype)
     if mode == "r":
         return [ShapedArray(b + (k, n), a.dtype)]
@@ -773,9 +774,8 @@ def _pinv_jvp(primals, tangents, rcond, hermitian):
 
 
 def _pinv_aval(a, rcond, hermitian):
-    if a.ndim < 2:
-        raise ValueError(f"pinv: expected matrices (..., m, n), got {a.str_short()}")
-    return ShapedArray(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype)
+    b, m, n, _ = _matrix_dims("pinv", a)
+    return ShapedArray(b + (n, m), a.dtype)
 
 
 pinv_p = _primitive("pinv", lambda a, rcond, hermitian: np.linalg.pinv(

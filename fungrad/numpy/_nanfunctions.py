@@ -13,7 +13,7 @@ from ._base import cast, dtype_of, is_traced, lift, shape_of
 from ._elementwise import doc_example, isnan, logical_and, logical_not, logical_or, where
 from ._reductions import (_NoValue, all as _all, argmax, argmin, cumprod, cumsum, max, mean, min,
                           prod, reject_out, std, sum, var, where_mask)
-from ._statistics import (_as_operand, quantile_function, quantile_operands,
+from ._statistics import (_as_operand, median_function, quantile_function, quantile_operands,
                           quantile_sorted)
 
 
@@ -253,8 +253,9 @@ nanpercentile = quantile_function("nanpercentile", np.nanpercentile, _nanquantil
     """, module=__name__)
 
 
-def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """`numpy.nanmedian`: the median of the non-NaN elements of each slice.
+nanmedian = median_function("nanmedian", np.nanmedian, np.nanquantile, _nanquantile,
+                            """`numpy.nanmedian`: the median of the non-NaN elements of each
+    slice.
 
     Example:
         >>> x = np.array([1.0, np.nan, 3.0, 10.0])
@@ -262,10 +263,4 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         np.float64(3.0)
         >>> fg.grad(fnp.nanmedian)(x)
         array([0., 0., 1., 0.])
-    """
-    a = lift(a)
-    if not is_traced(a):
-        return np.nanmedian(a, axis=axis, out=out, overwrite_input=overwrite_input,
-                            keepdims=keepdims)
-    reject_out("nanmedian", out)
-    return _nanquantile("nanmedian", np.nanquantile, a, 0.5, axis, "linear", keepdims, 1)
+    """, module=__name__)

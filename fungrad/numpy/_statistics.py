@@ -543,9 +543,25 @@ percentile = quantile_function("percentile", np.percentile, _quantile, 100,
     """)
 
 
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """`numpy.median`: the middle element, or the mean of the two middle ones (their
-    gradient is split in half); NaN where a row holds NaN.
+def median_function(name: str, np_fn, np_quantile, impl, doc: str, module: str = __name__):
+    """A NumPy median (`median`, `nanmedian`): NumPy's own on plain arrays, else the
+    quantile-family `impl` of `np_quantile` at q = 0.5 (see `quantile_function`)."""
+    def fn(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+        a = lift(a)
+        if not is_traced(a):
+            return np_fn(a, axis=axis, out=out, overwrite_input=overwrite_input,
+                         keepdims=keepdims)
+        reject_out(name, out)
+        return impl(name, np_quantile, a, 0.5, axis, "linear", keepdims, 1)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = module
+    fn.__doc__ = doc
+    return fn
+
+
+median = median_function("median", np.median, np.quantile, _quantile, """`numpy.median`: the middle
+    element, or the mean of the two middle ones (their gradient is split in half); NaN where
+    a row holds NaN.
 
     Example:
         >>> x = np.array([3.0, 1.0, 2.0, 10.0])
@@ -553,13 +569,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         np.float64(2.5)
         >>> fg.grad(fnp.median)(x)
         array([0.5, 0. , 0.5, 0. ])
-    """
-    a = lift(a)
-    if not is_traced(a):
-        return np.median(a, axis=axis, out=out, overwrite_input=overwrite_input,
-                         keepdims=keepdims)
-    reject_out("median", out)
-    return _quantile("median", np.quantile, a, 0.5, axis, "linear", keepdims, 1)
+    """)
 
 
 # ----------------------------------------------------------------------------- moments

@@ -393,7 +393,8 @@ def svdvals(x, /):
 
 
 def det(a):
-    """`numpy.linalg.det`; derivative det(a) tr(a^-1 da) (one solve).
+    """`numpy.linalg.det`; derivative tr(adj(a) da) (the adjugate: det(a) a^-1 where `a` is
+    invertible, finite and exact at singular matrices too).
 
     Example:
         >>> a = np.array([[2.0, 0.0], [0.0, 3.0]])
