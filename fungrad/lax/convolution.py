@@ -28,6 +28,7 @@ from .elementwise import add, maximum, minimum, select
 from .reduce import reduce_max, reduce_min, reduce_sum
 from .indexing import getitem_p, slice_along
 from .shape import concatenate, moveaxis, reshape, transpose
+from .workspace import workspace
 
 _ALL = ("slice", None, None, None)
 
@@ -120,13 +121,20 @@ def _dilate_and_pad(x, padding, lhs_dilation):
     return x
 
 
-def _contract(a, b, a_axes, b_axes):
+def _copy_into(buf, x):
+    np.copyto(buf, x)
+    return buf
+
+
+def _contract(a, b, a_axes, b_axes, tag=None, out_tag=None):
     """`np.tensordot(a, b, (a_axes, b_axes))`, but the copy that lines `a` up as a matrix
     reads `a` in memory order: free and contracted axes are each taken from the largest
     stride down, and the matrix is built as (free, contracted) or, when `a`'s innermost
     axis is a free one, as (contracted, free) and handed to the product transposed (BLAS
     takes either). For an NHWC input's windows that copy runs over C instead of gathering
-    across it (3-4x faster). The result is transposed back as a view."""
+    across it (3-4x faster). The result is transposed back as a view. With `tag`, that copy
+    goes into a reused workspace; with `out_tag` the product too (then the result must not
+    outlive the caller: see lax/workspace.py)."""
     def outer_first(ax):  # a length-1 axis has no place in memory: put it first
         return -abs(a.strides[ax]) if a.shape[ax] > 1 else -math.inf
     free = [ax for ax in range(a.ndim) if ax not in a_axes]
@@ -137,12 +145,15 @@ def _contract(a, b, a_axes, b_axes):
     k = math.prod(a.shape[ax] for ax in a_axes)
     inner_free = bool(free) and bool(a_axes) and (
         outer_first(free_order[-1]) > outer_first(a_axes[-1]))
-    if inner_free:
-        lhs = a.transpose(a_axes + free_order).reshape(k, -1).T
-    else:
-        lhs = a.transpose(free_order + a_axes).reshape(-1, k)
+    lined_up = a.transpose(a_axes + free_order if inner_free else free_order + a_axes)
+    if tag is not None and type(lined_up) is np.ndarray and not lined_up.flags.c_contiguous:
+        lined_up = _copy_into(workspace(tag, lined_up.shape, lined_up.dtype), lined_up)
+    lhs = lined_up.reshape(k, -1).T if inner_free else lined_up.reshape(-1, k)
     rhs = b.transpose(b_axes + b_free).reshape(k, -1)
-    out = (lhs @ rhs).reshape([a.shape[ax] for ax in free_order] + [b.shape[ax] for ax in b_free])
+    out = None if out_tag is None else workspace(
+        out_tag, (lhs.shape[0], rhs.shape[1]), np.result_type(lhs.dtype, rhs.dtype))
+    out = np.matmul(lhs, rhs, out=out).reshape(
+        [a.shape[ax] for ax in free_order] + [b.shape[ax] for ax in b_free])
     back = [free_order.index(ax) for ax in free] + list(range(len(free), out.ndim))
     return out.transpose(back)
 
@@ -217,16 +228,20 @@ def _gather_conv(x, w, window_strides, padding, lhs_dilation, rhs_dilation, g):
               + tuple(slice(None, None, d) for d in rhs_dilation)]  # (N, C, *out, *K)
     win_axes = [1] + list(range(2 + nd, 2 + 2 * nd))
     w_axes = [1] + list(range(2, 2 + nd))
-    return _per_group(win, w, g, lambda v, k: _contract(v, k, win_axes, w_axes))
+    return _per_group(win, w, g, lambda v, k: _contract(v, k, win_axes, w_axes, "im2col"))
 
 
-def _kernel_slabs(x, w):
+def _kernel_slabs(x, w, tag=None):
     """Every input position times every kernel offset's (I, O) matrix, one batched matrix
     product: x (N, C, *in), w (O, I, *K) -> (prod K, N, *in, O), each offset's slab
-    contiguous so that adding it into the output reads memory in order."""
+    contiguous so that adding it into the output reads memory in order. With `tag` the
+    product goes into a reused workspace (lax/workspace.py)."""
     rows = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
     per_offset = np.moveaxis(w, (0, 1), (-1, -2)).reshape((-1, w.shape[1], w.shape[0]))
-    return np.matmul(rows, per_offset).reshape(
+    out = None if tag is None else workspace(
+        tag, (per_offset.shape[0],) + rows.shape[:1] + per_offset.shape[2:],
+        np.result_type(rows.dtype, per_offset.dtype))
+    return np.matmul(rows, per_offset, out=out).reshape(
         (per_offset.shape[0], x.shape[0]) + x.shape[2:] + (w.shape[0],))
 
 
@@ -236,7 +251,8 @@ def _scatter_conv(x, w, padding, lhs_dilation, rhs_dilation, g, spatial_out):
     shifted by it. Cheaper than im2col when the input has fewer (positions x features)
     than the output has (positions x input features): the input-gradient convs (zeros of
     lhs dilation are never read, no big window copy)."""
-    slabs = _per_group(x, w, g, _kernel_slabs)  # (prod K, N, *in, O)
+    # (prod K, N, *in, O); one group's slabs die here, several groups' are joined anew
+    slabs = _kernel_slabs(x, w, "col2im") if g == 1 else _per_group(x, w, g, _kernel_slabs)
     ksizes = w.shape[2:]
     # output index of input i, kernel offset k: i*ld + lo - k*rd; buffer starts at `start`
     starts = [min(0, lo - (k - 1) * rd) for (lo, _), k, rd in zip(padding, ksizes, rhs_dilation)]
@@ -338,11 +354,15 @@ def _dft_conv(x, w, padding, spatial_out):
     sp, mat = list(range(2, x.ndim)), list(range(x.ndim - 2))
     # _contract reads x and w in memory order (NHWC, HWIO); the result's last axis is
     # contiguous, so its (re, im) pairs can be viewed as complex numbers
-    xf = _contract(x, fwd_x.reshape(x.shape[2:] + (-1,)), sp, mat).view(cplx)
-    wf = _contract(w, fwd_w.reshape(w.shape[2:] + (-1,)), sp, mat).view(cplx)
-    yf = np.matmul(np.ascontiguousarray(xf.transpose(2, 0, 1)),
-                   np.ascontiguousarray(wf.transpose(2, 1, 0)))  # (F, N, O)
-    rows = np.ascontiguousarray(yf.transpose(1, 2, 0)).view(x.dtype)  # (N, O, 2F)
+    # every intermediate lives in a reused workspace (lax/workspace.py): only `out` is new
+    xf = _contract(x, fwd_x.reshape(x.shape[2:] + (-1,)), sp, mat, "dft x", "dft xf").view(cplx)
+    wf = _contract(w, fwd_w.reshape(w.shape[2:] + (-1,)), sp, mat, "dft w", "dft wf").view(cplx)
+    xt, wt = xf.transpose(2, 0, 1), wf.transpose(2, 1, 0)
+    yf = np.matmul(_copy_into(workspace("dft xt", xt.shape, cplx), xt),
+                   _copy_into(workspace("dft wt", wt.shape, cplx), wt),
+                   out=workspace("dft yf", (xt.shape[0], n, o), cplx))  # (F, N, O)
+    yt = yf.transpose(1, 2, 0)
+    rows = _copy_into(workspace("dft rows", yt.shape, cplx), yt).view(x.dtype)  # (N, O, 2F)
     # one (out, 2F) x (2F, O) product per example: the result is (N, *out, O) in memory
     out = np.matmul(inv.T, rows.transpose(0, 2, 1))
     return out.reshape((n,) + tuple(spatial_out) + (o,))

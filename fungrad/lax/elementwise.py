@@ -417,20 +417,21 @@ _BITWISE_SELECT_MIN_SIZE = 1 << 14
 _SAME_SIZE_INT = {4: np.int32, 8: np.int64}
 
 
-def _bitwise_select(pred, a, b):
+def _bitwise_select(pred, a, b, out=None):
     """`np.where(pred, a, b)` for a boolean ndarray `pred` and 4/8-byte results, as integer
-    ops on the values' bits: `b ^ ((a ^ b) & m)` with m all ones where `pred`. Exact for
-    every value (NaN payloads, -0.0); 4-7x faster than np.where on an unpatterned mask."""
+    ops on the values' bits: `b ^ ((a ^ b) * pred)` (an integer times 0 or 1 keeps or
+    clears every bit). Exact for every value (NaN payloads, -0.0); 5-10x faster than
+    np.where on an unpatterned mask. Writes into `out` when given (it may be `a`)."""
     dt = np.result_type(a, b)   # before asarray: a weak Python scalar takes a's dtype
     bits = _SAME_SIZE_INT[dt.itemsize]
     a, b = np.asarray(a, dt).view(bits), np.asarray(b, dt).view(bits)
-    mask = np.negative(pred.view(np.int8), dtype=bits)   # True -> -1: every bit set
-    if b.ndim == 0 and not b:   # where(pred, a, 0): a's bits under the mask
-        return np.bitwise_and(a, mask).view(dt)
-    out = np.bitwise_xor(a, b)
-    out &= mask
-    out ^= b
-    return out.view(dt)
+    into = None if out is None else out.view(bits)
+    if b.ndim == 0 and not b:   # where(pred, a, 0): a's bits where pred, else none
+        return np.multiply(a, pred, out=into).view(dt)
+    into = np.bitwise_xor(a, b, out=into)
+    np.multiply(into, pred, out=into)
+    into ^= b
+    return into.view(dt)
 
 
 def _fast_select_applies(pred_dtype, out_dtype, size) -> bool:
@@ -697,11 +698,12 @@ for _p in ELEMENTWISE_PRIMITIVES:
 def _select_emit(ctx, ins, out):
     aval, pred = ctx.out_avals[0], ctx.in_avals[0]
     if not pred.weak_type and _fast_select_applies(pred.dtype, aval.dtype, math.prod(aval.shape)):
-        return f"{ctx.fn(_bitwise_select)}({', '.join(ins)})"
-    return f"np.where({', '.join(ins)}){_narrow_cast(ctx)}"
+        return f"{ctx.fn(_bitwise_select)}({', '.join(ins)}{f', out={out}' if out else ''})"
+    return f"np.where({', '.join(ins)}){_narrow_cast(ctx)}"  # (small: a fresh array)
 
 
 select_p.emit = _select_emit
+select_p.accepts_out = True  # the bitwise path writes into a dead or kept buffer
 
 
 def _convert_emit(ctx, ins, out, new_dtype):
