@@ -122,3 +122,77 @@ def test_a_large_select_under_jit_writes_into_the_plans_buffer():
     want = np.sum(np.where(x > 0, x, 0) ** 2, dtype=np.float32)
     for _ in range(2):
         np.testing.assert_allclose(fg.jit(f)(x), want, rtol=1e-5)
+
+
+# --------------------------------------------------------------------------- recycled outputs
+def _big_step():
+    """A jitted function whose large output (64 KiB and up) is allocated by an operation that
+    takes `out=`: jit may put it in memory an earlier call returned."""
+    f = fg.jit(lambda p, g: p - 0.5 * g)
+    p = np.arange(32768, dtype=np.float64)
+    g = np.ones_like(p)
+    assert "_recycled(" in f.lower(p, g).source
+    return f, p, g
+
+
+def test_an_output_the_caller_dropped_is_written_again():
+    f, p, g = _big_step()
+    first = f(p, g)
+    address = first.ctypes.data
+    del first
+    again = f(p, g)
+    assert again.ctypes.data == address
+    np.testing.assert_array_equal(again, p - 0.5)
+    np.testing.assert_array_equal(p, np.arange(32768.0))   # the inputs are never written
+
+
+def test_outputs_the_caller_holds_are_never_reused():
+    f, p, g = _big_step()
+    held = [f(p + k, g) for k in range(4)]
+    for k, out in enumerate(held):
+        np.testing.assert_array_equal(out, p + k - 0.5)
+    assert not any(np.shares_memory(a, b) for k, a in enumerate(held) for b in held[k + 1:])
+
+
+@pytest.mark.parametrize("hold", ["view", "list", "dict"])
+def test_an_output_reachable_through_a_view_or_container_is_not_reused(hold):
+    f, p, g = _big_step()
+    if hold == "view":
+        kept = f(p, g)[10:20]          # the array itself is dropped, its view is not
+    elif hold == "list":
+        kept = [f(p, g)]
+    else:
+        kept = {0: f(p, g)}
+    snapshot = np.array(kept if hold == "view" else kept[0], copy=True)
+    for k in range(4):
+        f(p + 100 * (k + 1), g)
+    now = kept if hold == "view" else kept[0]
+    np.testing.assert_array_equal(now, snapshot)
+
+
+def test_a_loop_feeding_outputs_back_cycles_through_a_few_buffers():
+    f, p, g = _big_step()
+    addresses = set()
+    x = p
+    for k in range(8):
+        x = f(x, g)
+        addresses.add(x.ctypes.data)
+    np.testing.assert_array_equal(x, p - 4.0)
+    assert len(addresses) <= 3
+
+
+def test_recycled_outputs_stay_right_across_threads():
+    f, p, g = _big_step()
+    errors = []
+
+    def work(k):
+        for j in range(30):
+            out = f(p + k, g)
+            if not np.array_equal(out, p + k - 0.5):
+                errors.append((k, j))
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

@@ -15,6 +15,8 @@ import itertools
 import keyword
 import linecache
 import math
+import sys
+import threading
 import weakref
 
 import numpy as np
@@ -125,6 +127,62 @@ def _new_scratch(specs) -> tuple:
     return tuple(np.empty(shape, dtype) for shape, dtype in specs)
 
 
+# Large outputs are computed into memory an earlier call returned and the caller has since
+# dropped (see buffers.py: fresh memory page-faults on every call): each such output keeps
+# the arrays of its last `_RECYCLE_KEEP` calls; one that nothing else references any more
+# (no name, no view, no container holding it) is written again instead of a new array.
+# Two, so that a loop `params = step(params)` finds the array of the call before last free.
+_RECYCLE_MIN_BYTES = 1 << 16
+_RECYCLE_KEEP = 2
+_recycle_lock = threading.Lock()
+
+
+def _recycled(pool: list):
+    """An array of `pool` that only the pool references (taken out of it), or None: the
+    operation then allocates."""
+    with _recycle_lock:
+        for k in range(len(pool)):
+            if sys.getrefcount(pool[k]) == 2:  # the pool's slot and getrefcount's argument
+                return pool.pop(k)
+    return None
+
+
+def _returned(pool: list, a):
+    """`a`, remembered in `pool` for a later call to reuse once the caller drops it. Only an
+    array that owns its memory: a view's own count misses views taken from it (their base
+    is the owner)."""
+    if a.base is None:
+        with _recycle_lock:
+            pool.append(a)
+            if len(pool) > _RECYCLE_KEEP:
+                del pool[0]
+    return a
+
+
+def _recycled_outputs(graph, plan, scratch) -> dict:
+    """{output Var: index of the equation that allocates its memory} for the large outputs
+    returned as they are whose memory an equation that accepts `out=` allocates (the plan
+    may have written later values into it: `np.add(m, g, out=m)` returns m's memory)."""
+    made_by = {eqn.outputs[0]: i for i, eqn in enumerate(graph.eqns) if eqn.outputs}
+    root = {}
+    for i, eqn in enumerate(graph.eqns):
+        if i in plan.writes:
+            root[eqn.outputs[0]] = root.get(plan.writes[i], plan.writes[i])
+    found = {}
+    for v, mode in zip(graph.outvars, plan.outputs):
+        if type(v) is not Var or mode or v in found or v.aval.opaque or not v.aval.shape:
+            continue
+        r = root.get(v, v)
+        i = made_by.get(r)
+        if i is None or i in plan.writes or i in scratch or r.aval != v.aval:
+            continue
+        prim = graph.eqns[i].prim
+        nbytes = math.prod(v.aval.shape) * np.dtype(v.aval.dtype).itemsize
+        if prim.accepts_out and not prim.multiple_results and nbytes >= _RECYCLE_MIN_BYTES:
+            found[v] = i
+    return found
+
+
 def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np) -> Compiled:
     """Compile `graph` to a Python function `fn(*inputs) -> tuple of output arrays`."""
     namespace = {"np": array_module}
@@ -162,6 +220,12 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
     for i, v in writes.items():
         in_memory[graph.eqns[i].outputs[0]] = in_memory.get(v, v)
     kept = {graph.eqns[i].outputs[0] for i in scratch}
+    recycle = _recycled_outputs(graph, plan, scratch) if array_module is np else {}
+    pool_of = {i: f"_out{k}" for k, i in enumerate(sorted(set(recycle.values())))}
+    for pool in pool_of.values():
+        namespace[pool] = []
+    if pool_of:
+        namespace["_recycled"], namespace["_returned"] = _recycled, _returned
     if scratch:
         avals = [graph.eqns[i].outputs[0].aval for i in plan.scratch]
         namespace["_free"] = []
@@ -178,7 +242,8 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
             _typed_scalars(ctx, eqn, ins, typed)
         if prim.emit is not None:
             buf = names[writes[i]] if i in writes else (
-                f"_s[{scratch[i]}]" if i in scratch else None)
+                f"_s[{scratch[i]}]" if i in scratch else (
+                    f"_recycled({pool_of[i]})" if i in pool_of else None))
             expr = prim.emit(ctx, ins, buf, **eqn.params)
         else:
             expr = _generic_call(ctx, prim, ins, eqn.params)
@@ -204,6 +269,8 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
             s = f"np.{'array' if mode else 'asarray'}({s})"
         elif mode and (type(v) is Var or hasattr(v.value, "copy")):
             s = f"{s}.{mode}()"
+        elif v in recycle:
+            s = f"_returned({pool_of[recycle[v]]}, {s})"
         results.append(s)
     if scratch:
         lines.append("    _free.append(_s)")
