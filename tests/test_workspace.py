@@ -179,20 +179,3 @@ def test_a_loop_feeding_outputs_back_cycles_through_a_few_buffers():
         addresses.add(x.ctypes.data)
     np.testing.assert_array_equal(x, p - 4.0)
     assert len(addresses) <= 3
-
-
-def test_recycled_outputs_stay_right_across_threads():
-    f, p, g = _big_step()
-    errors = []
-
-    def work(k):
-        for j in range(30):
-            out = f(p + k, g)
-            if not np.array_equal(out, p + k - 0.5):
-                errors.append((k, j))
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
