@@ -102,7 +102,10 @@ def ref_adamax(lr, b1=0.9, b2=0.999, eps=1e-8):
     return leafwise(step, lambda p: (np.zeros_like(p), np.zeros_like(p)))
 
 
-def ref_rmsprop(lr, decay=0.9, eps=1e-8, centered=False, momentum=None, initial_scale=0.0):
+def ref_rmsprop(lr, decay=0.9, eps=1e-8, centered=False, momentum=None, initial_scale=0.0,
+                nesterov=False):
+    # optax's order: the step is scaled by its own learning rate (`lr(count)` for a
+    # schedule) before it enters the momentum trace
     def step(g, s, p, t):
         m, v, tr = s
         v = (1 - decay) * g * g + decay * v
@@ -111,10 +114,11 @@ def ref_rmsprop(lr, decay=0.9, eps=1e-8, centered=False, momentum=None, initial_
             u = g / np.sqrt(v - m * m + eps)
         else:
             u = g / np.sqrt(v + eps)
+        u = (lr(t - 1) if callable(lr) else lr) * u
         if momentum is not None:
             tr = u + momentum * tr
-            u = tr
-        return -lr * u, (m, v, tr)
+            u = u + momentum * tr if nesterov else tr
+        return -u, (m, v, tr)
     return leafwise(step, lambda p: (np.zeros_like(p), np.full_like(p, initial_scale),
                                      np.zeros_like(p)))
 
@@ -254,6 +258,10 @@ CASES = {
                          ref_rmsprop(0.01, centered=True, eps=1e-3)),
     "rmsprop_momentum": (lambda: optim.rmsprop(0.01, momentum=0.5, initial_scale=1.0),
                          ref_rmsprop(0.01, momentum=0.5, initial_scale=1.0)),
+    "rmsprop_momentum_schedule": (
+        lambda: optim.rmsprop(optim.linear_schedule(0.02, 0.002, 3), momentum=0.5,
+                              nesterov=True),
+        ref_rmsprop(lambda c: 0.02 - 0.018 * min(c, 3) / 3, momentum=0.5, nesterov=True)),
     "adagrad": (lambda: optim.adagrad(0.1), ref_adagrad(0.1)),
     "adadelta": (lambda: optim.adadelta(0.5), ref_adadelta(0.5)),
     "lion": (lambda: optim.lion(0.01), ref_lion(0.01)),
@@ -559,6 +567,15 @@ def test_inject_hyperparams_changes_lr_without_retrace():
     state.hyperparams["learning_rate"] = np.asarray(0.0, np.float32)
     u, state = step(grads[1], state, params)
     assert not np.any(u["w"]) and step.cache_info().misses == 1
+    # optax's keys: every numeric argument, defaults included; integers stay integers
+    assert sorted(state.hyperparams) == ["b1", "b2", "eps", "eps_root", "learning_rate"]
+    assert all(h.dtype == np.float32 for h in state.hyperparams.values())
+    state.hyperparams["learning_rate"] = np.asarray(0.1, np.float32)
+    state.hyperparams["eps"] = np.asarray(1e30, np.float32)  # a default, changed in the state
+    u, state = step(grads[1], state, params)
+    assert 0 < np.max(np.abs(u["w"])) < 1e-25 and step.cache_info().misses == 1
+    fac = optim.inject_hyperparams(optim.adafactor)(learning_rate=0.1).init(params)
+    assert fac.hyperparams["min_dim_size_to_factor"].dtype.kind == "i"
     sched = optim.inject_hyperparams(optim.sgd)(learning_rate=lambda c: 1.0 / (c + 1))
     s = sched.init(np.zeros(1))
     _, s = sched.update(np.ones(1), s)

@@ -117,7 +117,8 @@ def rmsprop(learning_rate: ScalarOrSchedule, decay: float = 0.9, eps: float = 1e
             initial_scale: float = 0.0, eps_in_sqrt: bool = True, centered: bool = False,
             momentum: float | None = None, nesterov: bool = False) -> GradientTransformation:
     """RMSProp: `p -= lr * g / sqrt(v + eps)` (centered: `v - m**2` in place of `v`),
-    optionally followed by momentum.
+    optionally followed by momentum over the lr-scaled steps (as optax: with a schedule,
+    each step's own learning rate scales it before it enters the momentum).
 
     Example:
         >>> import fungrad as fg, numpy as np
@@ -127,8 +128,8 @@ def rmsprop(learning_rate: ScalarOrSchedule, decay: float = 0.9, eps: float = 1e
     """
     scaling = (T.scale_by_stddev if centered else T.scale_by_rms)(
         decay, eps, initial_scale, eps_in_sqrt)
-    return chain(scaling, T.trace(momentum, nesterov) if momentum is not None else identity(),
-                 _lr(learning_rate))
+    return chain(scaling, _lr(learning_rate),
+                 T.trace(momentum, nesterov) if momentum is not None else identity())
 
 
 def adagrad(learning_rate: ScalarOrSchedule, initial_accumulator_value: float = 0.1,

@@ -170,11 +170,19 @@ def _float_dtype(params) -> Any:
     return np.float64
 
 
+def _hyperparam(value, dtype) -> Any:
+    """A hyperparameter as the state keeps it (as optax does): floats in the params' float
+    dtype, integers (a step count, a dimension size) left integers."""
+    value = fnp.asarray(value)
+    return value if np.issubdtype(value.dtype, np.integer) else fnp.asarray(value, dtype=dtype)
+
+
 def inject_hyperparams(inner_factory: Callable[..., GradientTransformation],
                        static_args: tuple = ()) -> Callable[..., GradientTransformation]:
-    """Wrap an optimizer factory so that its numeric hyperparameters live in the state
-    (`state.hyperparams["learning_rate"]`, changeable between steps without a retrace) and
-    schedules among them are evaluated at the step count.
+    """Wrap an optimizer factory so that its numeric hyperparameters, given or defaulted,
+    live in the state (`state.hyperparams["learning_rate"]`, `["b1"]`, ..., changeable
+    between steps without a retrace; floats in the params' dtype, integers kept) and
+    schedules among them are evaluated at the step count, as optax's wrapper does.
 
     Example:
         >>> import fungrad as fg, numpy as np
@@ -186,7 +194,9 @@ def inject_hyperparams(inner_factory: Callable[..., GradientTransformation],
     """
     def factory(*args, **kwargs) -> GradientTransformation:
         import inspect
-        bound = inspect.signature(inner_factory).bind(*args, **kwargs).arguments
+        bound = inspect.signature(inner_factory).bind(*args, **kwargs)
+        bound.apply_defaults()  # defaults are hyperparameters too (optax: b1, eps, ...)
+        bound = bound.arguments
         numeric = {k: v for k, v in bound.items() if k not in static_args
                    and isinstance(v, (int, float, np.number, np.ndarray))
                    and not isinstance(v, bool)}
@@ -199,15 +209,14 @@ def inject_hyperparams(inner_factory: Callable[..., GradientTransformation],
 
         def init(params):
             dt = _float_dtype(params)
-            hps = {k: np.asarray(v, dt) for k, v in numeric.items()}
-            hps = hyper_values(zeros_count(), hps)
-            hps = {k: fnp.asarray(v, dtype=dt) for k, v in hps.items()}
+            hps = hyper_values(zeros_count(), numeric)
+            hps = {k: _hyperparam(v, dt) for k, v in hps.items()}
             return InjectHyperparamsState(zeros_count(), hps,
                                           inner_factory(**static, **hps).init(params))
 
         def update(updates, state, params=None):
             dt = _float_dtype(updates)
-            hps = {k: fnp.asarray(v, dtype=dt)
+            hps = {k: _hyperparam(v, dt)
                    for k, v in hyper_values(state.count, state.hyperparams).items()}
             new_updates, inner_state = inner_factory(**static, **hps).update(
                 updates, state.inner_state, params)
