@@ -93,6 +93,10 @@ def fold_in(key: Array, data: int | Array) -> Array:
     if np.dtype(data.dtype).kind not in "iu" or fnp.ndim(data) != 0:
         raise TypeError(f"fg.random.fold_in: data must be an integer scalar, got "
                         f"{np.dtype(data.dtype)}{tuple(fnp.shape(data))}")
+    if not isinstance(data, Tracer) and not 0 <= int(data) <= _MASK32:
+        raise ValueError(f"fg.random.fold_in: data must be in [0, 2**32), got {int(data)}: "
+                         "a wider value would be cut to its low 32 bits; fold in its parts "
+                         "one after the other (fold_in(fold_in(k, hi), lo))")
     return random_fold_in_p.bind(_check_key(key, "fold_in"), data)
 
 
@@ -111,6 +115,21 @@ def bits(key: Array, shape: Shape = (), width: int = 32) -> Array:
 # ----------------------------------------------------------------------------- helpers
 def _shape(shape) -> tuple:
     return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+
+
+def _check_fits(shape: tuple, fn: str, **params) -> None:
+    """A parameter broadcasts to the output `shape`, never widens it (widening would repeat
+    the same draws along the new axes), as jax.random requires."""
+    for name, value in params.items():
+        pshape = tuple(fnp.shape(value))
+        try:
+            fits = np.broadcast_shapes(pshape, shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"fg.random.{fn}: {name} of shape {pshape} does not broadcast to "
+                             f"shape {shape}; pass a shape that {name} broadcasts to (one draw "
+                             f"per entry)")
 
 
 def _float_dtype(dtype, fn: str) -> np.dtype:
@@ -161,7 +180,9 @@ def uniform(key: Array, shape: Shape = (), dtype=np.float64, minval: Any = 0.0,
         (dtype('float32'), True)
     """
     dt = _float_dtype(dtype, "uniform")
-    u = _unit(_check_key(key, "uniform"), _shape(shape), dt)
+    shape = _shape(shape)
+    _check_fits(shape, "uniform", minval=minval, maxval=maxval)
+    u = _unit(_check_key(key, "uniform"), shape, dt)
     if not (isinstance(minval, float) and isinstance(maxval, float)
             and (minval, maxval) == (0.0, 1.0)):
         u = minval + (maxval - minval) * u
@@ -192,6 +213,7 @@ def bernoulli(key: Array, p: Any = 0.5, shape: Shape | None = None) -> Array:
         dtype('bool')
     """
     shape = tuple(fnp.shape(p)) if shape is None else _shape(shape)
+    _check_fits(shape, "bernoulli", p=p)
     dt = np.dtype(p.dtype) if hasattr(p, "dtype") and is_floating(p.dtype) else np.float64
     return _unit(_check_key(key, "bernoulli"), shape, dt) < p
 
@@ -236,9 +258,30 @@ def categorical(key: Array, logits: Array, axis: int = -1, shape: Shape | None =
     return fnp.argmax(logits + g, axis=-1)
 
 
+def _int_bound(value, dt: np.dtype):
+    """An integer bound clamped into `dt`'s range and cast to it, and whether it lay above
+    that range (jax.random's rule: a maxval past the dtype's max makes the max reachable)."""
+    info = np.iinfo(dt)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        v = int(value)
+        return np.asarray(min(max(v, info.min), info.max)).astype(dt), v > info.max
+    value = fnp.asarray(value)
+    if np.dtype(value.dtype).kind not in "iub":
+        raise TypeError(f"fg.random.randint: minval and maxval must be integers, got "
+                        f"{np.dtype(value.dtype)}; round them first (fnp.floor(x).astype(int))")
+    own = np.iinfo(value.dtype) if np.dtype(value.dtype).kind != "b" else np.iinfo(np.uint8)
+    lo, hi = max(info.min, own.min), min(info.max, own.max)
+    above = value > info.max if own.max > info.max else False
+    if lo > own.min or hi < own.max:
+        value = fnp.clip(value, lo, hi)
+    return value.astype(dt), above
+
+
 def randint(key: Array, shape: Shape, minval: Any, maxval: Any, dtype=np.int64) -> Array:
     """Integers uniform in [minval, maxval) (64 random bits modulo the range: the bias is
-    below range / 2**64).
+    below range / 2**64). As in jax.random: bounds are clamped into `dtype`'s range (a
+    maxval above its max makes the max itself a possible value), and where maxval <= minval
+    the result is minval.
 
     Example:
         >>> x = fg.random.randint(fg.random.key(0), (100,), 0, 10)
@@ -248,9 +291,18 @@ def randint(key: Array, shape: Shape, minval: Any, maxval: Any, dtype=np.int64) 
     dt = np.dtype(dtype)
     if dt.kind not in "iu":
         raise TypeError(f"fg.random.randint: dtype must be an integer dtype, got {dt}")
-    span = (fnp.asarray(maxval) - minval).astype(np.uint64)
-    r = fnp.remainder(random_bits(_check_key(key, "randint"), _shape(shape), 64), span)
-    return r.astype(dt) + fnp.asarray(minval).astype(dt)
+    shape = _shape(shape)
+    _check_fits(shape, "randint", minval=minval, maxval=maxval)
+    lo, _ = _int_bound(minval, dt)
+    hi, above = _int_bound(maxval, dt)
+    # in uint64, modulo 2**64: hi - lo is the span even across the sign; 0 means 2**64
+    lo64 = lo.astype(np.uint64)
+    span = hi.astype(np.uint64) - lo64 + fnp.asarray(above).astype(np.uint64)
+    bits64 = random_bits(_check_key(key, "randint"), shape, 64)
+    full = span == 0
+    r = fnp.where(full, bits64, fnp.remainder(bits64, fnp.where(full, np.uint64(1), span)))
+    out = (lo64 + r).astype(dt)
+    return fnp.where(fnp.logical_and(hi <= lo, fnp.logical_not(above)), lo, out)
 
 
 def permutation(key: Array, x: int | Array, axis: int = 0) -> Array:
@@ -260,9 +312,22 @@ def permutation(key: Array, x: int | Array, axis: int = 0) -> Array:
         >>> sorted(fg.random.permutation(fg.random.key(0), 4).tolist())
         [0, 1, 2, 3]
     """
-    n = int(x) if isinstance(x, (int, np.integer)) else int(fnp.shape(x)[axis])
-    idx = _perm(_check_key(key, "permutation"), n)
-    return idx if isinstance(x, (int, np.integer)) else fnp.take(x, idx, axis=axis)
+    as_range = _is_count(x, "permutation", "x")
+    n = int(x) if as_range else int(fnp.shape(x)[axis])
+    idx = _perm(_check_key(key, "permutation"), max(n, 0))
+    return idx if as_range else fnp.take(x, idx, axis=axis)
+
+
+def _is_count(a, fn: str, name: str) -> bool:
+    """Whether `a` stands for range(a): an int or a 0-d integer array (concrete)."""
+    if isinstance(a, (int, np.integer)):
+        return True
+    if fnp.ndim(a) != 0:
+        return False
+    if isinstance(a, Tracer) or np.dtype(a.dtype).kind not in "iu":
+        raise TypeError(f"fg.random.{fn}: a 0-d {name} means range({name}) and must be a "
+                        f"concrete integer, got {np.dtype(a.dtype)}{' (traced)' if isinstance(a, Tracer) else ''}")
+    return True
 
 
 def _perm(key, n):
@@ -281,8 +346,12 @@ def choice(key: Array, a: int | Array, shape: Shape = (), replace: bool = True,
     """
     key = _check_key(key, "choice")
     shape = _shape(shape)
-    n = int(a) if isinstance(a, (int, np.integer)) else int(fnp.shape(a)[axis])
+    as_range = _is_count(a, "choice", "a")
+    n = int(a) if as_range else int(fnp.shape(a)[axis])
     size = math.prod(shape)
+    if n <= 0 and size:
+        raise ValueError(f"fg.random.choice: cannot choose from {n} entries "
+                         f"({'a' if as_range else f'axis {axis} of a'} is empty)")
     if p is not None and tuple(fnp.shape(p)) != (n,):
         raise ValueError(f"fg.random.choice: p must have shape ({n},) (one probability per "
                          f"entry of a), got {tuple(fnp.shape(p))}")
@@ -301,7 +370,7 @@ def choice(key: Array, a: int | Array, shape: Shape = (), replace: bool = True,
         with np.errstate(divide="ignore"):
             scores = fnp.log(p) + gumbel(key, (n,))
         idx = fnp.argsort(-scores, kind="stable")[:size].reshape(shape)
-    return idx if isinstance(a, (int, np.integer)) else fnp.take(a, idx, axis=axis)
+    return idx if as_range else fnp.take(a, idx, axis=axis)
 
 
 # Normal CDF and its inverse from elementary functions (NumPy has no erf): the complementary
@@ -329,7 +398,11 @@ def _poly(coeffs, x):
 
 
 def _ndtr(x):
-    z = fnp.abs(x) * (1 / math.sqrt(2))
+    # |x| as a select, not fnp.abs: abs has slope 0 at 0, which would drop the CDF's slope
+    # there; the clip keeps an infinite bound's slope 0, not inf * 0 (the CDF is 0 or 1
+    # there in float64 already)
+    x = fnp.clip(x, -40.0, 40.0)
+    z = fnp.where(x < 0, -x, x) * (1 / math.sqrt(2))
     t = 1.0 / (1.0 + 0.5 * z)
     tail = 0.5 * t * fnp.exp(-z * z + _poly(_ERFC[::-1], t))  # 0.5 * erfc(z)
     return fnp.where(x < 0, tail, 1.0 - tail)
@@ -348,8 +421,9 @@ def _ndtri(p):
 
 def truncated_normal(key: Array, lower: Any, upper: Any, shape: Shape | None = None,
                      dtype=np.float64) -> Array:
-    """Standard normal floats conditioned on [lower, upper] (inverse CDF; differentiable in
-    the bounds). `shape` defaults to the bounds' broadcast shape.
+    """Standard normal floats conditioned on [lower, upper] (inverse CDF, computed in float64
+    whatever `dtype`, so float32 bounds far in a tail still sample; differentiable in the
+    bounds). `shape` defaults to the bounds' broadcast shape.
 
     Example:
         >>> x = fg.random.truncated_normal(fg.random.key(0), -1.0, 2.0, (100,))
@@ -359,8 +433,11 @@ def truncated_normal(key: Array, lower: Any, upper: Any, shape: Shape | None = N
     dt = _float_dtype(dtype, "truncated_normal")
     if shape is None:
         shape = np.broadcast_shapes(tuple(fnp.shape(lower)), tuple(fnp.shape(upper)))
-    u = _unit(_check_key(key, "truncated_normal"), _shape(shape), dt, open_=True)
-    cd = _compute_dtype(dt)
+    shape = _shape(shape)
+    _check_fits(shape, "truncated_normal", lower=lower, upper=upper)
+    u = _unit(_check_key(key, "truncated_normal"), shape, dt, open_=True)
+    cd = np.dtype(np.float64)  # float32's CDF underflows (0 / 0) past |x| ~ 14
+    u = u.astype(cd)
     lower, upper = fnp.asarray(lower).astype(cd), fnp.asarray(upper).astype(cd)
     # sample the mirror image when the interval lies right of 0: the CDF keeps its precision
     # in the left tail only
@@ -384,8 +461,21 @@ def gamma(key: Array, a: Any, shape: Shape | None = None, dtype=np.float64) -> A
     return random_gamma_p.bind(_check_key(key, "gamma"), a)
 
 
+def _log_gamma(key, a, shape, dtype):
+    """log of Gamma(a, 1) draws without underflow at small `a` (where the draw itself rounds
+    to 0): for a < 1, log Gamma(a + 1) + log(U) / a (Marsaglia and Tsang's boost)."""
+    dt = _float_dtype(dtype, "gamma")
+    a = fnp.broadcast_to(fnp.asarray(a).astype(dt), shape)
+    kg, ku = split(key)
+    small = a < 1
+    g = random_gamma_p.bind(kg, fnp.where(small, a + 1, a))
+    u = _unit(ku, shape, dt, open_=True)
+    return fnp.log(g) + fnp.where(small, fnp.log(u) / fnp.where(small, a, 1), 0)
+
+
 def beta(key: Array, a: Any, b: Any, shape: Shape | None = None, dtype=np.float64) -> Array:
-    """Beta(a, b) floats, Ga / (Ga + Gb) of two independent gamma draws.
+    """Beta(a, b) floats, Ga / (Ga + Gb) of two independent gamma draws (from their logs, so
+    small a and b give no 0 / 0).
 
     Example:
         >>> bool((fg.random.beta(fg.random.key(0), 2.0, 3.0, (5,)) < 1).all())
@@ -393,14 +483,16 @@ def beta(key: Array, a: Any, b: Any, shape: Shape | None = None, dtype=np.float6
     """
     if shape is None:
         shape = np.broadcast_shapes(tuple(fnp.shape(a)), tuple(fnp.shape(b)))
+    shape = _shape(shape)
     ka, kb = split(_check_key(key, "beta"))
-    ga, gb = gamma(ka, a, shape, dtype), gamma(kb, b, shape, dtype)
-    return ga / (ga + gb)
+    la, lb = _log_gamma(ka, a, shape, dtype), _log_gamma(kb, b, shape, dtype)
+    return fnp.exp(la - fnp.logaddexp(la, lb))
 
 
 def dirichlet(key: Array, alpha: Array, shape: Shape | None = None, dtype=np.float64) -> Array:
     """Dirichlet(alpha) vectors along the last axis (`shape` is the batch shape, default
-    alpha's without its last axis).
+    alpha's without its last axis): normalized gamma draws, from their logs (small alphas
+    give no 0 / 0).
 
     Example:
         >>> fg.random.dirichlet(fg.random.key(0), np.ones(3), (2,)).sum(-1).round(12)
@@ -408,36 +500,60 @@ def dirichlet(key: Array, alpha: Array, shape: Shape | None = None, dtype=np.flo
     """
     ashape = tuple(fnp.shape(alpha))
     shape = ashape[:-1] if shape is None else _shape(shape)
-    g = gamma(_check_key(key, "dirichlet"), alpha, shape + ashape[-1:], dtype)
-    return g / g.sum(axis=-1, keepdims=True)
+    lg = _log_gamma(_check_key(key, "dirichlet"), alpha, shape + ashape[-1:], dtype)
+    e = fnp.exp(lg - fnp.max(lg, axis=-1, keepdims=True))
+    return e / fnp.sum(e, axis=-1, keepdims=True)
 
 
 def _cholesky(a):
     """Lower Cholesky factor of the SPD matrices `a` (..., n, n), one column at a time in
-    fnp (so it differentiates, jits and vmaps; n is small for sampling)."""
+    fnp (so it differentiates, jits and vmaps; n is small for sampling); all NaN for a
+    matrix that is not positive definite (a pivot <= 0), as jax.random's."""
     n = fnp.shape(a)[-1]
     rows = np.arange(n)
     cols = []
+    definite = True
     for j in range(n):
         s = a[..., :, j]
         for c in cols:
             s = s - c * c[..., j:j + 1]
-        col = s / fnp.sqrt(s[..., j:j + 1])
+        pivot = s[..., j:j + 1]
+        definite = fnp.logical_and(definite, pivot > 0)
+        col = s / fnp.sqrt(fnp.where(pivot > 0, pivot, 1.0))
         cols.append(fnp.where(rows >= j, col, 0.0))
-    return fnp.stack(cols, axis=-1)
+    return fnp.where(definite[..., None], fnp.stack(cols, axis=-1), np.nan)
+
+
+def _sqrt_factor(cov, method: str):
+    """A matrix F with F F^T = cov: lower Cholesky, or V sqrt(w) from eigh / U sqrt(s) from
+    the SVD (these two also take singular, positive semi-definite covariances; eigenvalues
+    a rounding error below 0 count as 0)."""
+    if method == "cholesky":
+        return _cholesky(cov)
+    if method == "eigh":
+        w, v = fnp.linalg.eigh(cov)
+        return v * fnp.sqrt(fnp.maximum(w, 0))[..., None, :]
+    u, sv, _ = fnp.linalg.svd(cov)
+    return u * fnp.sqrt(sv)[..., None, :]
 
 
 def multivariate_normal(key: Array, mean: Array, cov: Array, shape: Shape | None = None,
-                        dtype=np.float64) -> Array:
-    """Normal vectors with `mean` (..., n) and covariance `cov` (..., n, n), via its Cholesky
-    factor (differentiable in mean and cov). `shape`: the batch shape (default the broadcast
-    of mean's and cov's batch shapes).
+                        dtype=np.float64, method: str = "cholesky") -> Array:
+    """Normal vectors with `mean` (..., n) and covariance `cov` (..., n, n), via a square-root
+    factor of cov: `method` "cholesky" (default; NaN where cov is not positive definite),
+    "eigh" or "svd" (these take singular covariances too). cov is symmetrized first,
+    (cov + cov^T) / 2, as jax.random does, so its gradient is symmetric. Differentiable in
+    mean and cov. `shape`: the batch shape (default the broadcast of mean's and cov's batch
+    shapes).
 
     Example:
         >>> fg.random.multivariate_normal(fg.random.key(0), np.zeros(2), np.eye(2), (4,)).shape
         (4, 2)
     """
     dt = _float_dtype(dtype, "multivariate_normal")
+    if method not in ("cholesky", "eigh", "svd"):
+        raise ValueError(f"fg.random.multivariate_normal: method must be 'cholesky', 'eigh' "
+                         f"or 'svd', got {method!r}")
     mshape, cshape = tuple(fnp.shape(mean)), tuple(fnp.shape(cov))
     n = mshape[-1]
     if cshape[-2:] != (n, n):
@@ -446,8 +562,9 @@ def multivariate_normal(key: Array, mean: Array, cov: Array, shape: Shape | None
     if shape is None:
         shape = np.broadcast_shapes(mshape[:-1], cshape[:-2])
     z = _std_normal(_check_key(key, "multivariate_normal"), _shape(shape) + (n,), dt)
-    chol = _cholesky(fnp.asarray(cov).astype(_compute_dtype(dt)))
-    return _cast(mean + fnp.einsum("...ij,...j->...i", chol, z), dt)
+    cov = fnp.asarray(cov).astype(_compute_dtype(dt))
+    factor = _sqrt_factor((cov + fnp.swapaxes(cov, -1, -2)) / 2, method)
+    return _cast(mean + fnp.einsum("...ij,...j->...i", factor, z), dt)
 
 
 def orthogonal(key: Array, n: int, shape: Shape = (), dtype=np.float64) -> Array:

@@ -293,3 +293,101 @@ def test_samplers_inside_jit_with_a_traced_key_train_loop():
     assert step.cache_info().misses == 1
     for i, o in enumerate(outs):
         np.testing.assert_array_equal(o, 2.0 * R.bernoulli(R.fold_in(K, i), 0.5, (6,)))
+
+
+# ------------------------------------------------- edges found against jax.random (session 8)
+def test_truncated_normal_slope_at_a_zero_or_infinite_bound():
+    # the truncated mean's slope in the upper bound b of (-1, b), and of (-inf, b), at b = 0:
+    # d/db E[x] = phi(b) * (b - E[x]) / Z, by the quotient rule on E[x] = -(phi(b) - phi(a)) / Z
+    def exact(a, b):
+        pdf = lambda t: 0.0 if np.isinf(t) else math.exp(-t * t / 2) / math.sqrt(2 * math.pi)
+        cdf = lambda t: 0.5 * math.erfc(-t / math.sqrt(2))
+        z = cdf(b) - cdf(a)
+        mean = (pdf(a) - pdf(b)) / z
+        return pdf(b) * (b - mean) / z
+    for a in (-1.0, -np.inf):
+        mean_of = lambda b: R.truncated_normal(K, a, b, (N,)).mean()
+        for slope in (fg.grad(mean_of)(0.0), fg.jacfwd(mean_of)(0.0)):
+            assert abs(slope - exact(a, 0.0)) < 0.03
+    g_lo, g_hi = fg.grad(lambda a, b: R.truncated_normal(K, a, b, (100,)).mean(),
+                         argnums=(0, 1))(-np.inf, 1.0)
+    assert g_lo == 0.0 and np.isfinite(g_hi) and g_hi > 0
+
+
+@pytest.mark.parametrize("lo,hi", [(20.0, 21.0), (-15.0, -14.0), (9.0, np.inf)])
+def test_truncated_normal_far_tails_in_float32(lo, hi):
+    x = R.truncated_normal(K, lo, hi, (2000,), np.float32)
+    assert x.dtype == np.float32 and np.all(np.isfinite(x))
+    assert x.min() >= lo and x.max() <= hi and np.unique(x).size > 1000
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_beta_and_dirichlet_at_small_concentrations_give_no_nan(dtype):
+    b = R.beta(K, 1e-3, 1e-3, (N,), dtype)
+    assert b.dtype == dtype and not np.isnan(b).any() and 0 <= b.min() and b.max() <= 1
+    # Beta(eps, eps) puts mass ~1/2 near each end; the mean stays 1/2
+    assert abs(b.mean() - 0.5) < 0.03 and np.mean((b > 0.01) & (b < 0.99)) < 0.02
+    d = R.dirichlet(K, np.array([1e-3, 1e-3, 1e-2], dtype), (N,), dtype)
+    assert d.dtype == dtype and not np.isnan(d).any()
+    np.testing.assert_allclose(d.sum(-1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(d.mean(0), np.array([1, 1, 10]) / 12, atol=0.02)
+
+
+def test_randint_clamps_bounds_like_jax():
+    np.testing.assert_array_equal(R.randint(K, (5,), 5, 2), np.full(5, 5))  # empty range
+    np.testing.assert_array_equal(fg.jit(lambda lo, hi: R.randint(K, (5,), lo, hi))(
+        np.int64(5), np.int64(2)), np.full(5, 5))
+    x = R.randint(K, (N,), 0, 2 ** 40, np.int32)  # maxval past int32: the max is reachable
+    assert x.dtype == np.int32 and x.min() >= 0 and x.max() > 2 ** 30
+    u = R.randint(K, (N,), 0, 300, np.uint8)  # [0, 255], uniform: no value twice as likely
+    counts = np.bincount(u, minlength=256)
+    assert 0.85 < counts[:44].mean() / counts[44:].mean() < 1.15  # 300 mod 256 = 44
+    assert R.randint(K, (100,), -5, 5, np.uint8).max() < 5  # minval clamped to 0
+    full = R.randint(K, (N,), np.iinfo(np.int64).min, 2 ** 63)  # the whole int64 range
+    assert full.min() < -2 ** 62 and full.max() > 2 ** 62
+    np.testing.assert_array_equal(R.randint(K, (6,), 0, 10), [9, 8, 9, 6, 3, 5])  # unchanged
+
+
+@pytest.mark.parametrize("call", [
+    lambda: R.uniform(K, (), minval=np.arange(3.0)),
+    lambda: R.bernoulli(K, np.full((4, 3), 0.5), (3,)),
+    lambda: R.randint(K, (2,), np.zeros(3, int), 5),
+    lambda: R.truncated_normal(K, np.zeros(3), 1.0, (2,)),
+])
+def test_parameters_never_widen_the_requested_shape(call):
+    with pytest.raises(ValueError, match="does not broadcast to shape"):
+        call()
+
+
+def test_multivariate_normal_symmetrizes_cov_and_takes_eigh_and_svd():
+    cov = np.array([[1.0, 0.3], [0.3, 2.0]])
+    def cross_moment(c, method="cholesky"):
+        x = R.multivariate_normal(K, np.zeros(2), c, (N,), method=method)
+        return (x[:, 0] * x[:, 1]).mean()
+    g = fg.grad(cross_moment)(cov)  # d E[x0 x1] / d cov: 1/2 on each off-diagonal entry
+    np.testing.assert_allclose(g, g.T, atol=1e-12)
+    np.testing.assert_allclose(g, [[0.0, 0.5], [0.5, 0.0]], atol=0.03)
+    upper_only = np.array([[1.0, 0.6], [0.0, 2.0]])  # read as its symmetric part
+    np.testing.assert_allclose(R.multivariate_normal(K, np.zeros(2), upper_only, (3,)),
+                               R.multivariate_normal(K, np.zeros(2), cov, (3,)))
+    singular = np.ones((2, 2))
+    assert np.isnan(R.multivariate_normal(K, np.zeros(2), singular, (3,))).all()
+    for method in ("eigh", "svd"):
+        x = R.multivariate_normal(K, np.zeros(2), singular, (N,), method=method)
+        assert np.isfinite(x).all() and np.allclose(np.cov(x.T), singular, atol=0.05)
+        np.testing.assert_allclose(np.cov(R.multivariate_normal(
+            K, np.zeros(2), cov, (N,), method=method).T), cov, atol=0.06)
+    with pytest.raises(ValueError, match="method must be"):
+        R.multivariate_normal(K, np.zeros(2), cov, method="qr")
+
+
+def test_choice_permutation_and_fold_in_edges():
+    np.testing.assert_array_equal(R.choice(K, np.array(5), (3,)), R.choice(K, 5, (3,)))
+    np.testing.assert_array_equal(R.permutation(K, np.array(4)), R.permutation(K, 4))
+    assert R.permutation(K, 0).shape == (0,)
+    with pytest.raises(ValueError, match="cannot choose from 0 entries"):
+        R.choice(K, 0, (2,))
+    with pytest.raises(ValueError, match="fold_in: data must be in"):
+        R.fold_in(K, 2 ** 40)
+    with pytest.raises(ValueError, match="fold_in: data must be in"):
+        R.fold_in(K, -1)
