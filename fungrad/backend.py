@@ -22,6 +22,65 @@ def array_module(*xs):
     return np
 
 
+def is_cupy(x) -> bool:
+    """True for a CuPy array (not a tracer: see `array_module`)."""
+    return type(x).__module__.startswith("cupy")
+
+
+def asarray(x, dtype=None):
+    """`np.asarray(x, dtype)`, except that a CuPy array stays a CuPy array (on its device).
+
+    Use it wherever an impl or an eager helper turns an input into an array: `np.asarray`
+    of a CuPy array raises (CuPy forbids implicit device-to-host copies).
+    """
+    if type(x) is np.ndarray:  # the common case first
+        return x if dtype is None or x.dtype == dtype else x.astype(dtype)
+    if _is_cupy(x):
+        return x if dtype is None or x.dtype == dtype else x.astype(dtype)
+    return np.asarray(x, dtype)
+
+
+def like(x, value, dtype=None):
+    """`value` (an array or scalar built with NumPy) as an array on `x`'s device: NumPy for
+    NumPy `x`, CuPy for CuPy `x`. Constants mixed into a computation on `x` go through it."""
+    if _is_cupy(x):
+        import cupy
+        return cupy.asarray(value, dtype)
+    return np.asarray(value, dtype)
+
+
+def to_host(x):
+    """A NumPy array with `x`'s values (a device-to-host copy for a CuPy array)."""
+    return x.get() if _is_cupy(x) else np.asarray(x)
+
+
+def scipy_module(name: str, *xs):
+    """`scipy.<name>` (special, linalg, signal, ...), or `cupyx.scipy.<name>` if any of `xs` is
+    a CuPy array (imported lazily: SciPy stays an optional extra)."""
+    import importlib
+    if array_module(*xs) is not np:
+        return importlib.import_module(f"cupyx.scipy.{name}")
+    return importlib.import_module(f"scipy.{name}")
+
+
+def on_host(fn):
+    """`fn` run on host copies of any CuPy arguments, its array results moved back to the
+    device: for the few computations CuPy has no kernel for (correct, not fast)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        if array_module(*args, *kwargs.values()) is np:
+            return fn(*args, **kwargs)
+        import cupy
+        from . import tree
+        host = tree.tree_map(lambda a: a.get() if _is_cupy(a) else a, (args, kwargs))
+        out = fn(*host[0], **host[1])
+        return tree.tree_map(lambda a: cupy.asarray(a) if isinstance(a, (np.ndarray, np.generic))
+                             else a, out)
+    return wrapped
+
+
 def cupy_available() -> bool:
     """True if CuPy imports and sees a GPU."""
     try:

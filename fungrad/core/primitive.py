@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
+from ..backend import array_module
 from .trace import Tracer, check_alive
 
 
@@ -95,16 +98,31 @@ class Primitive:
               in ( b ) }
         """
         top = None
+        other = False  # an argument that is neither a tracer nor a NumPy array
         for a in args:
             if isinstance(a, Tracer):
                 t = a._trace
                 if top is None or t.level > top.level:
                     top = t
+            elif type(a) is not np.ndarray:
+                other = True
         if top is None:
+            if other:
+                args = on_one_device(args)
             return self.impl(*args, **params)
         if not top.alive:
             check_alive(top)
         return top.process_primitive(self, args, params)
+
+
+
+def on_one_device(args):
+    """`args` with NumPy arrays moved to the GPU when another argument is a CuPy array (a
+    constant made with NumPy meeting a CuPy value); unchanged otherwise."""
+    if array_module(*args) is np:
+        return args
+    import cupy
+    return tuple(cupy.asarray(a) if type(a) is np.ndarray else a for a in args)
 
 
 def def_rules(prim: Primitive, impl=None, abstract_eval=None, jvp=None, transpose=None):
