@@ -403,3 +403,23 @@ def test_namespace_and_docstring_examples():
     for module in (fg.nn, activations, losses):
         result = doctest.testmod(module, extraglobs={"fg": fg, "np": np}, verbose=False)
         assert result.failed == 0, module.__name__
+
+
+def test_integer_label_where_along_another_axis():
+    """`where` is given in the logits' layout: with classes along axis 0 it masks the same
+    entries as its transpose does with classes last."""
+    m = np.ones(LOGITS.shape, bool)
+    m[1, 2] = m[3, 0] = False
+    f = losses.softmax_cross_entropy_with_integer_labels
+    labels = np.array([0, 1, 1, 2])
+    np.testing.assert_allclose(f(LOGITS.T, labels, axis=0, where=m.T),
+                               f(LOGITS, labels, where=m))
+
+
+def test_sigmoid_cross_entropy_keeps_the_logits_dtype():
+    logits = LOGITS.astype(np.float32)
+    for labels in (np.ones(LOGITS.shape), np.ones(LOGITS.shape, np.int64)):
+        out = losses.sigmoid_binary_cross_entropy(logits, labels)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out, losses.sigmoid_binary_cross_entropy(LOGITS, 1.0),
+                                   rtol=1e-6)

@@ -56,9 +56,9 @@ def softmax_cross_entropy_with_integer_labels(logits: ArrayLike, labels: ArrayLi
         raise TypeError(f"softmax_cross_entropy_with_integer_labels: labels must be integer "
                         f"class indices, got dtype {labels.dtype} (shape {fnp.shape(labels)}); "
                         f"for class probabilities use fg.nn.softmax_cross_entropy")
-    logits = fnp.moveaxis(logits, axis, -1)
-    if where is not None:
+    if where is not None:  # (broadcast against logits before the class axis moves last)
         where = fnp.moveaxis(fnp.broadcast_to(where, fnp.shape(logits)), axis, -1)
+    logits = fnp.moveaxis(logits, axis, -1)
     label_logits = fnp.take_along_axis(logits, fnp.expand_dims(labels, -1), axis=-1)[..., 0]
     return fnp.asarray(logsumexp(logits, axis=-1, where=where) - label_logits)
 
@@ -72,6 +72,8 @@ def sigmoid_binary_cross_entropy(logits: ArrayLike, labels: ArrayLike) -> Array:
         array([0.69314718, 0.        ])
     """
     logits = inexact(logits)
+    # labels take the logits' dtype (as optax): float32 logits give a float32 loss
+    labels = fnp.asarray(labels).astype(fnp.result_type(logits))
     return -labels * log_sigmoid(logits) - (1.0 - labels) * log_sigmoid(-logits)
 
 
