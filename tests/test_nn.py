@@ -423,3 +423,16 @@ def test_sigmoid_cross_entropy_keeps_the_logits_dtype():
         assert out.dtype == np.float32
         np.testing.assert_allclose(out, losses.sigmoid_binary_cross_entropy(LOGITS, 1.0),
                                    rtol=1e-6)
+
+
+def test_integer_label_loss_of_a_fully_masked_row_is_zero():
+    """As optax: a row whose classes are all masked out has loss 0 (not -inf), and a finite
+    zero gradient."""
+    m = np.ones(LOGITS.shape, bool)
+    m[2] = False
+    f = losses.softmax_cross_entropy_with_integer_labels
+    labels = np.array([0, 1, 1, 2])
+    out = f(LOGITS, labels, where=m)
+    assert out[2] == 0 and np.all(out[[0, 1, 3]] == f(LOGITS, labels)[[0, 1, 3]])
+    g = fg.grad(lambda l: fnp.sum(f(l, labels, where=m)))(LOGITS)
+    assert np.all(np.isfinite(g)) and np.all(g[2] == 0)

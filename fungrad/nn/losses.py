@@ -60,7 +60,10 @@ def softmax_cross_entropy_with_integer_labels(logits: ArrayLike, labels: ArrayLi
         where = fnp.moveaxis(fnp.broadcast_to(where, fnp.shape(logits)), axis, -1)
     logits = fnp.moveaxis(logits, axis, -1)
     label_logits = fnp.take_along_axis(logits, fnp.expand_dims(labels, -1), axis=-1)[..., 0]
-    return fnp.asarray(logsumexp(logits, axis=-1, where=where) - label_logits)
+    out = logsumexp(logits, axis=-1, where=where) - label_logits
+    if where is not None:  # a row with every class masked out has loss 0 (as optax), not -inf
+        out = fnp.where(fnp.any(where, axis=-1), out, 0)
+    return fnp.asarray(out)
 
 
 def sigmoid_binary_cross_entropy(logits: ArrayLike, labels: ArrayLike) -> Array:
