@@ -2,7 +2,8 @@
 arrays, against the same step written by hand in CuPy (forward/backward by hand, in-place
 Adam) and, when installed, PyTorch eager on CUDA (torch.optim.Adam) and `jax.jit` + optax.
 
-    python benchmarks/gpu.py            # needs CuPy and a GPU; --json PATH writes the rows
+    python benchmarks/gpu.py            # needs CuPy and a GPU; --json PATH writes the rows,
+                                        # --quick times fewer, shorter rounds
 
 Every timed call ends with a device synchronize, so the times are wall time per step as a
 training loop sees it. Before timing, fungrad's step on the GPU is checked against the
@@ -131,7 +132,9 @@ def jax_step(params, x, y):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write the rows to this file")
+    ap.add_argument("--quick", action="store_true", help="fewer, shorter timing rounds")
     args = ap.parse_args(argv)
+    timing = dict(rounds=3, target=0.1) if args.quick else {}
     import cupy as cp
     sync = cp.cuda.Device().synchronize
     rows = []
@@ -160,19 +163,19 @@ def main(argv=None):
         def by_hand():
             _, g = mlp_numpy(hand[0], gx, gy)
             adam_inplace_numpy(hand[0], hand[1], hand[2], g, hand[3], 1)
-        t_fg = seconds_per_call(lambda: step(gp, state, gx, gy), sync)
-        t_don = seconds_per_call(run_donating, sync)
-        t_hand = seconds_per_call(by_hand, sync)
+        t_fg = seconds_per_call(lambda: step(gp, state, gx, gy), sync, **timing)
+        t_don = seconds_per_call(run_donating, sync, **timing)
+        t_hand = seconds_per_call(by_hand, sync, **timing)
         row = {"sizes": sizes, "batch": batch, "fungrad": t_fg, "fungrad_donated": t_don,
                "hand_cupy": t_hand}
         try:
             ts, tsync = torch_step(params, x, y, fused=True)
-            row["torch"] = seconds_per_call(ts, tsync)
+            row["torch"] = seconds_per_call(ts, tsync, **timing)
         except ImportError:
             pass
         try:
             js, jsync = jax_step(params, x, y)
-            row["jax"] = seconds_per_call(js, jsync)
+            row["jax"] = seconds_per_call(js, jsync, **timing)
         except ImportError:
             pass
         rows.append(row)

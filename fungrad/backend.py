@@ -14,8 +14,14 @@ def _is_cupy(x) -> bool:
 def array_module(*xs):
     """`numpy`, or `cupy` if any of `xs` is a CuPy array (tracers are looked through)."""
     for x in xs:
-        while hasattr(x, "primal"):
-            x = x.primal
+        # look through JVP tracers (primal) and batch or checkify tracers (val) to the value
+        while True:
+            if hasattr(x, "primal"):
+                x = x.primal
+            elif hasattr(x, "val"):
+                x = x.val
+            else:
+                break
         if x is not None and _is_cupy(x):
             import cupy
             return cupy

@@ -56,6 +56,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .backend import asarray
 from .core.ad_util import ZERO
 from .core.dtypes import is_inexact
 from .core.ir import Literal, ShapedArray, aval_of
@@ -427,7 +428,7 @@ class CheckifyTrace(Trace):
         return vals
 
     def _check_divisor(self, prim, y):
-        if isinstance(y, Tracer) or np.any(np.asarray(y) == 0):
+        if isinstance(y, Tracer) or (asarray(y) == 0).any():
             check_p.bind(y, check=DivCheck(prim.name, self.where()))
 
 
@@ -455,7 +456,7 @@ def _may_fail(idx, n) -> bool:
     """Traced, or a concrete array holding an index outside [-n, n)."""
     if isinstance(idx, Tracer):
         return True
-    a = np.asarray(idx)
+    a = asarray(idx)  # (a CuPy array stays one)
     return bool(a.size) and bool(((a < -n) | (a >= n)).any())
 
 
@@ -606,7 +607,7 @@ def check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
     values = [_concrete(x, "pred" if k == 0 else "a format argument")
               for k, x in enumerate([pred] + [leaves[k] for k in slots])]
     if not np.all(values[0]):
-        raise CheckifyError(user.message([np.asarray(v) for v in values], ()))
+        raise CheckifyError(user.message([_host(v) for v in values], ()))
 
 
 def _concrete(x, what):

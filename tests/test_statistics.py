@@ -254,3 +254,22 @@ def test_plain_arrays_take_numpy_fast_path():
         out, want = f(fnp), f(np)
         assert type(out) is type(want)
         np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median_of_infinities_traced_as_numpy(name):
+    """NumPy's median is the mean of the middle two values: [1, 3, inf, inf] has median inf
+    (the linear quantile's lerp would give inf - inf = nan), under jit, vmap and grad too."""
+    fn, ref = getattr(fnp, name), getattr(np, name)
+    for x in (np.array([1.0, np.inf, 3.0, np.inf]), np.array([-np.inf, np.inf, 1.0, 2.0]),
+              np.array([np.inf, 1.0, np.inf]), np.array([np.inf, -np.inf])):
+        want = ref(x)
+        np.testing.assert_array_equal(fg.jit(fn)(x), want)
+        np.testing.assert_array_equal(fg.vmap(fn)(x[None]), [want])
+        np.testing.assert_array_equal(fg.value_and_grad(fn)(x)[0], want)
+
+
+def test_size_of_several_axes():
+    x = np.ones((2, 3, 4))
+    assert fnp.size(x, axis=(0, 2)) == np.size(x, axis=(0, 2)) == 8
+    assert fg.jit(lambda x: fnp.ones(fnp.size(x, (0, -1))))(x).shape == (8,)

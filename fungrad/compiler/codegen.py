@@ -37,6 +37,11 @@ class EmitContext:
         self.in_avals: list = []  # of the equation being emitted
         self.out_avals: list = []
 
+    @property
+    def array_module(self):
+        """NumPy, or CuPy for code generated for CuPy arrays (`np` in the generated code)."""
+        return self.namespace["np"]
+
     def const(self, value, hint: str = "k") -> str:
         """A global name bound to `value` (one name per object)."""
         name = self._names.get(id(value))

@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..backend import array_module, asarray
 from ..config import config
 from ..core.ad_util import ZERO
 from ..core.check import check_graph
@@ -181,7 +182,7 @@ def _mark_weak(graph: Graph, leaves_were_scalars) -> Graph:
 def _trace_branches(fns, names, operands, where):
     """(Branches, operand leaves incl. lifted values, output tree)."""
     leaves, in_tree = _tree.tree_flatten(tuple(operands))
-    leaves = [x if isinstance(x, Tracer) or type(x) is np.ndarray else np.asarray(x)
+    leaves = [x if isinstance(x, Tracer) or type(x) is np.ndarray else asarray(x)
               for x in leaves]
     in_avals = [aval_of(x) for x in leaves]
     staged, trees = [], []
@@ -218,8 +219,9 @@ def _cond_aval(index, *ops, branches):
 def _cond_impl(index, *ops, branches):
     g = branches.graphs[min(max(int(index), 0), len(branches.graphs) - 1)]
     outs = eval_graph(g, ops)
-    return fresh_leaves([np.asarray(o) if type(o) in (int, float, bool, complex) else o
-                         for o in outs], list(ops) + graph_arrays(g))
+    xp = array_module(*ops)  # (a branch's constant outputs go to the operands' device)
+    return fresh_leaves([xp.asarray(o) if type(o) in (int, float, bool, complex) or (
+        xp is not np and type(o) is np.ndarray) else o for o in outs], list(ops) + graph_arrays(g))
 
 
 cond_p = GraphHoldingPrimitive("cond", multiple_results=True)
@@ -451,14 +453,18 @@ cond_p.batch = _cond_batch
 
 
 # ----------------------------------------------------------------------------- jit
-def _compiled(branches: Branches) -> tuple:
+def _compiled(branches: Branches, xp) -> tuple:
     from ..transforms.jit import Call
-    return tuple(Call(g, f"branch{i}").fn for i, g in enumerate(branches.graphs))
+    return tuple(Call(g, f"branch{i}", array_module=xp).fn
+                 for i, g in enumerate(branches.graphs))
 
 
 def _cond_emit(ctx, ins, out, branches):
-    fns = ctx.const(branches.derived("compiled", lambda: _compiled(branches)), "branches")
-    return f"{fns}[{ins[0]}]({', '.join(ins[1:])})"
+    xp = ctx.array_module
+    fns = ctx.const(branches.derived(("compiled", xp.__name__), lambda: _compiled(branches, xp)),
+                    "branches")
+    index = ins[0] if xp is np else f"int({ins[0]})"  # (a CuPy index: its value, on the host)
+    return f"{fns}[{index}]({', '.join(ins[1:])})"
 
 
 cond_p.emit = _cond_emit

@@ -21,6 +21,7 @@ from typing import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..backend import array_module
 from ..core.ir import ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
@@ -91,20 +92,21 @@ def _memory_order(x):
     return sorted(range(x.ndim), key=lambda a: -abs(x.strides[a]))
 
 
-def _zeros_in_layout(x, shape):
-    """Zeros of `shape`, laid out in memory like `x` (an NHWC array's padded copy stays
-    NHWC, so the window copy after it reads memory in order)."""
+def _zeros_in_layout(x, shape, xp=np):
+    """Zeros of `shape` (on x's device: `xp` is NumPy or CuPy), laid out in memory like `x`
+    (an NHWC array's padded copy stays NHWC, so the window copy after it reads memory in
+    order)."""
     order = _memory_order(x)
-    return np.zeros([shape[a] for a in order], x.dtype).transpose(np.argsort(order))
+    return xp.zeros([shape[a] for a in order], x.dtype).transpose(np.argsort(order).tolist())
 
 
-def _dilate_and_pad(x, padding, lhs_dilation):
+def _dilate_and_pad(x, padding, lhs_dilation, xp=np):
     """Canonical x (N, C, *spatial): zeros between elements, then pad (crop if negative)."""
     nd = x.ndim - 2
     if any(d > 1 for d in lhs_dilation):
         shape = x.shape[:2] + tuple(max(n - 1, 0) * d + (1 if n else 0)
                                     for n, d in zip(x.shape[2:], lhs_dilation))
-        z = _zeros_in_layout(x, shape)
+        z = _zeros_in_layout(x, shape, xp)
         z[(slice(None),) * 2 + tuple(slice(None, None, d) for d in lhs_dilation)] = x
         x = z
     if any(lo < 0 or hi < 0 for lo, hi in padding):
@@ -113,7 +115,7 @@ def _dilate_and_pad(x, padding, lhs_dilation):
     if any(lo > 0 or hi > 0 for lo, hi in padding):
         pads = tuple((max(lo, 0), max(hi, 0)) for lo, hi in padding)
         z = _zeros_in_layout(x, x.shape[:2] + tuple(n + lo + hi for n, (lo, hi)
-                                                     in zip(x.shape[2:], pads)))
+                                                     in zip(x.shape[2:], pads)), xp)
         z[(slice(None),) * 2 + tuple(slice(lo, lo + n) for n, (lo, _)
                                      in zip(x.shape[2:], pads))] = x
         x = z
@@ -126,7 +128,7 @@ def _copy_into(buf, x):
     return buf
 
 
-def _contract(a, b, a_axes, b_axes, tag=None, out_tag=None):
+def _contract(a, b, a_axes, b_axes, tag=None, out_tag=None, xp=np):
     """`np.tensordot(a, b, (a_axes, b_axes))`, but the copy that lines `a` up as a matrix
     reads `a` in memory order: free and contracted axes are each taken from the largest
     stride down, and the matrix is built as (free, contracted) or, when `a`'s innermost
@@ -134,7 +136,8 @@ def _contract(a, b, a_axes, b_axes, tag=None, out_tag=None):
     takes either). For an NHWC input's windows that copy runs over C instead of gathering
     across it (3-4x faster). The result is transposed back as a view. With `tag`, that copy
     goes into a reused workspace; with `out_tag` the product too (then the result must not
-    outlive the caller: see lax/workspace.py)."""
+    outlive the caller: see lax/workspace.py). `xp`: the operands' array module (CuPy
+    operands take no workspace: those are NumPy buffers)."""
     def outer_first(ax):  # a length-1 axis has no place in memory: put it first
         return -abs(a.strides[ax]) if a.shape[ax] > 1 else -math.inf
     free = [ax for ax in range(a.ndim) if ax not in a_axes]
@@ -152,7 +155,7 @@ def _contract(a, b, a_axes, b_axes, tag=None, out_tag=None):
     rhs = b.transpose(b_axes + b_free).reshape(k, -1)
     out = None if out_tag is None else workspace(
         out_tag, (lhs.shape[0], rhs.shape[1]), np.result_type(lhs.dtype, rhs.dtype))
-    out = np.matmul(lhs, rhs, out=out).reshape(
+    out = xp.matmul(lhs, rhs, out=out).reshape(
         [a.shape[ax] for ax in free_order] + [b.shape[ax] for ax in b_free])
     back = [free_order.index(ax) for ax in free] + list(range(len(free), out.ndim))
     return out.transpose(back)
@@ -183,24 +186,26 @@ def _conv_shape(lshape, rshape, window_strides, padding, lhs_dilation, rhs_dilat
 def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                dimension_numbers, feature_group_count):
     ls, rs, os_ = dimension_numbers
+    xp = array_module(lhs, rhs)  # NumPy, or CuPy for operands on the GPU
     nd = len(window_strides)
     out_shape = _conv_shape(lhs.shape, rhs.shape, window_strides, padding, lhs_dilation,
                             rhs_dilation, dimension_numbers, feature_group_count)
     dtype = np.result_type(lhs.dtype, rhs.dtype) if lhs.dtype.kind != "V" else lhs.dtype
     if 0 in out_shape or 0 in rhs.shape:
-        return np.zeros(out_shape, dtype)
+        return xp.zeros(out_shape, dtype)
     x, w = lhs.transpose(ls), rhs.transpose(rs)  # (N, C, *spatial), (O, I, *K)
     spatial_out = [out_shape[a] for a in os_[2:]]
-    if _use_dft(x, w, window_strides, padding, lhs_dilation, rhs_dilation,
-                feature_group_count, spatial_out):
+    # (the DFT path's matrices and workspaces are NumPy arrays: CPU only)
+    if xp is np and _use_dft(x, w, window_strides, padding, lhs_dilation, rhs_dilation,
+                             feature_group_count, spatial_out):
         out = _dft_conv(x, w, padding, spatial_out)
     elif all(s == 1 for s in window_strides) and (
             np.prod(x.shape[2:]) * w.shape[0] < np.prod(spatial_out) * x.shape[1]):
         out = _scatter_conv(x, w, padding, lhs_dilation, rhs_dilation, feature_group_count,
-                            spatial_out)
+                            spatial_out, xp)
     else:
         out = _gather_conv(x, w, window_strides, padding, lhs_dilation, rhs_dilation,
-                           feature_group_count)
+                           feature_group_count, xp)
     if out.dtype != dtype:  # ml_dtypes floats are multiplied in float32 by NumPy
         out = out.astype(dtype)
     cur = [0, nd + 1] + list(range(1, nd + 1))  # where each canonical dim is in `out`
@@ -217,48 +222,51 @@ def _per_group(x, w, g, fn):
                            for k in range(g)], axis=-1)
 
 
-def _gather_conv(x, w, window_strides, padding, lhs_dilation, rhs_dilation, g):
+def _gather_conv(x, w, window_strides, padding, lhs_dilation, rhs_dilation, g, xp=np):
     """im2col: every output position's window as a strided view, one contraction over
     (input features, kernel positions). Result (N, *out, O)."""
     nd = x.ndim - 2
-    x = _dilate_and_pad(x, padding, lhs_dilation)
+    x = _dilate_and_pad(x, padding, lhs_dilation, xp)
     eff = [(k - 1) * d + 1 for k, d in zip(w.shape[2:], rhs_dilation)]
-    win = sliding_window_view(x, eff, axis=tuple(range(2, 2 + nd)))
+    # (NumPy's sliding_window_view does not dispatch to CuPy: CuPy has its own)
+    windows = sliding_window_view if xp is np else xp.lib.stride_tricks.sliding_window_view
+    win = windows(x, eff, axis=tuple(range(2, 2 + nd)))
     win = win[(slice(None),) * 2 + tuple(slice(None, None, s) for s in window_strides)
               + tuple(slice(None, None, d) for d in rhs_dilation)]  # (N, C, *out, *K)
     win_axes = [1] + list(range(2 + nd, 2 + 2 * nd))
     w_axes = [1] + list(range(2, 2 + nd))
-    return _per_group(win, w, g, lambda v, k: _contract(v, k, win_axes, w_axes, "im2col"))
+    return _per_group(win, w, g, lambda v, k: _contract(v, k, win_axes, w_axes, "im2col", xp=xp))
 
 
-def _kernel_slabs(x, w, tag=None):
+def _kernel_slabs(x, w, tag=None, xp=np):
     """Every input position times every kernel offset's (I, O) matrix, one batched matrix
     product: x (N, C, *in), w (O, I, *K) -> (prod K, N, *in, O), each offset's slab
     contiguous so that adding it into the output reads memory in order. With `tag` the
-    product goes into a reused workspace (lax/workspace.py)."""
-    rows = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
-    per_offset = np.moveaxis(w, (0, 1), (-1, -2)).reshape((-1, w.shape[1], w.shape[0]))
-    out = None if tag is None else workspace(
+    product goes into a reused workspace (lax/workspace.py; NumPy operands only)."""
+    rows = xp.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
+    per_offset = xp.moveaxis(w, (0, 1), (-1, -2)).reshape((-1, w.shape[1], w.shape[0]))
+    out = None if tag is None or xp is not np else workspace(
         tag, (per_offset.shape[0],) + rows.shape[:1] + per_offset.shape[2:],
         np.result_type(rows.dtype, per_offset.dtype))
-    return np.matmul(rows, per_offset, out=out).reshape(
+    return xp.matmul(rows, per_offset, out=out).reshape(
         (per_offset.shape[0], x.shape[0]) + x.shape[2:] + (w.shape[0],))
 
 
-def _scatter_conv(x, w, padding, lhs_dilation, rhs_dilation, g, spatial_out):
+def _scatter_conv(x, w, padding, lhs_dilation, rhs_dilation, g, spatial_out, xp=np):
     """Stride-1 convs read as the transpose of another conv (col2im): multiply each input
     position by each kernel offset first, then add each offset's slab into the output
     shifted by it. Cheaper than im2col when the input has fewer (positions x features)
     than the output has (positions x input features): the input-gradient convs (zeros of
     lhs dilation are never read, no big window copy)."""
     # (prod K, N, *in, O); one group's slabs die here, several groups' are joined anew
-    slabs = _kernel_slabs(x, w, "col2im") if g == 1 else _per_group(x, w, g, _kernel_slabs)
+    slabs = (_kernel_slabs(x, w, "col2im", xp) if g == 1 else
+             _per_group(x, w, g, lambda v, k: _kernel_slabs(v, k, xp=xp)))
     ksizes = w.shape[2:]
     # output index of input i, kernel offset k: i*ld + lo - k*rd; buffer starts at `start`
     starts = [min(0, lo - (k - 1) * rd) for (lo, _), k, rd in zip(padding, ksizes, rhs_dilation)]
     ends = [max(m, (n - 1) * ld + lo + 1) for m, n, ld, (lo, _) in zip(
         spatial_out, x.shape[2:], lhs_dilation, padding)]
-    buf = np.zeros((x.shape[0],) + tuple(e - s for s, e in zip(starts, ends))
+    buf = xp.zeros((x.shape[0],) + tuple(e - s for s, e in zip(starts, ends))
                    + (slabs.shape[-1],), slabs.dtype)
     for slab, k in zip(slabs, np.ndindex(*ksizes)):
         idx = tuple(slice(lo - kk * rd - st, lo - kk * rd - st + (n - 1) * ld + 1, ld)

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..backend import array_module
 from ..core.ir import ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
@@ -37,6 +38,9 @@ def _matmul(x, y):
 
 def _dot_impl(x, y, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
+    # the array module for the calls that do not dispatch on CuPy arrays (ufunc methods,
+    # array creation); matmul and tensordot dispatch by themselves
+    xp = np if type(x) is np.ndarray else array_module(x)
     if not lb:
         if (len(lc) == 1 and 1 <= y.ndim <= 2 and x.ndim
                 and (lc[0] == x.ndim - 1 or x.ndim <= 2)):
@@ -49,7 +53,7 @@ def _dot_impl(x, y, dimension_numbers):
                     x.shape[:-1] + yo.shape[1:])
             return _matmul(x if lc[0] == x.ndim - 1 else x.T, yo)
         if not lc and x.dtype.kind != "V":  # an outer product
-            return np.multiply.outer(x, y)
+            return xp.multiply.outer(x, y)
         return np.tensordot(x, y, axes=(lc, rc))
     xf, yf, x_perm, y_perm = _batched_plan(x.ndim, y.ndim, dimension_numbers)
     bshape = [x.shape[i] for i in lb]
@@ -58,13 +62,13 @@ def _dot_impl(x, y, dimension_numbers):
     k = math.prod([x.shape[i] for i in lc])
     b = math.prod(bshape)
     if not b:
-        return np.zeros(bshape + xfs + yfs, np.result_type(x, y))
+        return xp.zeros(bshape + xfs + yfs, np.result_type(x.dtype, y.dtype))
     m, n = math.prod(xfs), math.prod(yfs)
     xt = x.transpose(x_perm).reshape(b, m, k)
     yt = y.transpose(y_perm).reshape(b, k, n)
     if k == 1:  # batched outer products (e.g. per-example weight gradients): the small
         # operands are made contiguous so the large output is written in one fast pass
-        xs, ys = np.ascontiguousarray(xt.reshape(b, m)), np.ascontiguousarray(yt.reshape(b, n))
+        xs, ys = xp.ascontiguousarray(xt.reshape(b, m)), xp.ascontiguousarray(yt.reshape(b, n))
         if xs.dtype.kind == "V":  # np.einsum rejects ml_dtypes floats
             return (xs[:, :, None] * ys[:, None, :]).reshape(bshape + xfs + yfs)
         return np.einsum("bm,bn->bmn", xs, ys).reshape(bshape + xfs + yfs)

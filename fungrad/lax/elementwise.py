@@ -12,9 +12,10 @@ import sys
 
 import numpy as np
 
+from ..backend import is_cupy, scipy_module
 from ..core.dtypes import is_inexact, on_first_narrow_float
 from ..core.ir import PY_SCALARS, Eqn, Literal, ShapedArray, Var, aval_of
-from ..core.primitive import Primitive
+from ..core.primitive import Primitive, on_one_device
 from ..core.ad_util import ZERO
 from ..core.trace import Tracer
 from ..compiler.passes import can_stand_for, is_const_array, is_scalar_const, simplify_rules
@@ -225,11 +226,11 @@ BINARY = [add_p, sub_p, mul_p, div_p, pow_p, maximum_p, minimum_p, arctan2_p, lo
 # ties like maximum/minimum, copysign's x-slope is 0 at x == 0 as abs's is)
 trunc_p, trunc = _unary("trunc", np.trunc, None)
 cbrt_p, cbrt = _unary("cbrt", np.cbrt, lambda x, y: div(1.0 / 3.0, mul(y, y)))
-spacing_p, spacing = _unary("spacing", np.spacing, None)
+spacing_p, spacing = _unary("spacing", lambda x: _spacing_impl(x), None)  # (CuPy has none)
 signbit_p, signbit = _unary("signbit", np.signbit, None)
 isinf_p, isinf = _unary("isinf", np.isinf, None)
 i0_p, i0 = _unary("i0", lambda x: _bessel_impl(np.i0, x), lambda x, y: i1(x))
-i1_p, i1 = _unary("i1", lambda x: _bessel_impl(_i1_kernel(), x),  # (NumPy has no i1)
+i1_p, i1 = _unary("i1", lambda x: _bessel_impl(_i1_kernel(x), x),  # (NumPy has no i1)
     lambda x, y: _i1_slope(x, y))
 # fmod(x, y) = x - trunc(x / y) * y (the sign of x, C's fmod)
 fmod_p, fmod = _binary("fmod", np.fmod, ONE, lambda x, y, z: neg(trunc(div(x, y))))
@@ -246,6 +247,16 @@ gcd_p, gcd = _binary("gcd", np.gcd, None, None)
 lcm_p, lcm = _binary("lcm", np.lcm, None, None)
 UNARY += [trunc_p, cbrt_p, spacing_p, signbit_p, isinf_p, i0_p, i1_p]
 BINARY += [fmod_p, fmax_p, fmin_p, copysign_p, nextafter_p, logaddexp2_p, gcd_p, lcm_p]
+
+
+def _spacing_impl(x, out=None):
+    """np.spacing; on a CuPy array (CuPy has no spacing) the step to the next float away
+    from zero, by nextafter (-0.0 steps up, as NumPy's; inf and NaN give NaN)."""
+    if not is_cupy(x):
+        return np.spacing(x, out=out)
+    import cupy
+    away = cupy.where(x < 0, -np.inf, np.inf).astype(x.dtype)
+    return cupy.subtract(cupy.nextafter(x, away), x, out=out)
 
 
 def _pick_non_nan(cmp, x, y):
@@ -284,7 +295,9 @@ def _i1_series(x):
     return out
 
 
-def _i1_kernel():
+def _i1_kernel(x):
+    if is_cupy(x):
+        return scipy_module("special", x).i1
     try:
         from scipy.special import i1
     except ImportError:  # pragma: no cover (the test extra installs SciPy)
@@ -322,12 +335,15 @@ def _sum_squares(x, y):
 def _erf_impl(x):
     """SciPy's erf, imported on first use (`import fungrad` needs only NumPy), in the operand's
     dtype: SciPy computes float16 (and ml_dtypes floats) in float32; without SciPy, math.erf
-    per element."""
+    per element. A CuPy operand: cupyx.scipy.special's erf."""
     dtype = getattr(x, "dtype", None)
-    try:
-        from scipy.special import erf as kernel
-    except ImportError:  # pragma: no cover (the test extra installs SciPy)
-        kernel = np.vectorize(math.erf, otypes=[np.float64])
+    if is_cupy(x):
+        kernel = scipy_module("special", x).erf
+    else:
+        try:
+            from scipy.special import erf as kernel
+        except ImportError:  # pragma: no cover (the test extra installs SciPy)
+            kernel = np.vectorize(math.erf, otypes=[np.float64])
     if dtype is not None and (dtype == np.float16 or dtype.kind == "V"):
         return kernel(x.astype(np.float32)).astype(dtype)
     out = kernel(x)
@@ -614,11 +630,14 @@ def elementwise_batch(prim):
     def rule(vals, dims, axis_size, **params):
         d0 = None
         concrete = True
+        foreign = False  # a concrete array operand that is not NumPy's (a CuPy one)
         for v, d in zip(vals, dims):
             if d0 is None:
                 d0 = d
             if isinstance(v, Tracer):
                 concrete = False
+            elif type(v) is not np.ndarray and type(v) not in PY_SCALARS:
+                foreign = True
         new = list(vals)
         for i, d in enumerate(dims):
             if d is not None and d != d0:
@@ -630,7 +649,8 @@ def elementwise_batch(prim):
                 for i, (v, d) in enumerate(zip(vals, dims)):
                     if d is None and type(v) not in PY_SCALARS and v.ndim:
                         new[i] = v.reshape(v.shape[:d0] + (1,) + v.shape[d0:])
-            return impl(*new, **params), d0
+            # (as bind does: NumPy constants meeting a CuPy operand move to its GPU)
+            return impl(*(on_one_device(new) if foreign else new), **params), d0
         out_shape = next(aval_of(n).shape for n, d in zip(new, dims) if d is not None)
         nd = len(out_shape)
         for i, (v, d) in enumerate(zip(vals, dims)):
@@ -695,9 +715,23 @@ def _set_emit(p):
 
 for _p in ELEMENTWISE_PRIMITIVES:
     _set_emit(_p)
+
+
+def _spacing_emit(ctx, ins, out):
+    # spacing's impl is not a ufunc (CuPy has no spacing): NumPy inputs still get np.spacing
+    if ctx.namespace["np"] is np:
+        return _ufunc_emit(np.spacing)(ctx, ins, out)
+    return f"{ctx.fn(_spacing_impl)}({ins[0]}{f', out={out}' if out else ''})"
+
+
+spacing_p.emit, spacing_p.accepts_out = _spacing_emit, "inplace"
+
+
 def _select_emit(ctx, ins, out):
     aval, pred = ctx.out_avals[0], ctx.in_avals[0]
-    if not pred.weak_type and _fast_select_applies(pred.dtype, aval.dtype, math.prod(aval.shape)):
+    # (the bitwise path is NumPy's: with CuPy inputs `np` is the cupy module, np.where its)
+    if (not pred.weak_type and ctx.namespace["np"] is np
+            and _fast_select_applies(pred.dtype, aval.dtype, math.prod(aval.shape))):
         return f"{ctx.fn(_bitwise_select)}({', '.join(ins)}{f', out={out}' if out else ''})"
     return f"np.where({', '.join(ins)}){_narrow_cast(ctx)}"  # (small: a fresh array)
 

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..backend import array_module
 from ..core.ir import ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
@@ -90,7 +91,6 @@ def getitem(x, arrays, spec):
 
 
 def _getitem_transpose(ct, x, *arrays, spec):
-    from ..backend import array_module
     a = x.aval
     zeros = array_module(ct).zeros(a.shape, a.dtype)
     return [scatter_add_p.bind(zeros, ct, *arrays, spec=spec)] + [None] * len(arrays)
@@ -102,6 +102,12 @@ getitem_p.transpose = _getitem_transpose
 
 # --------------------------------------------------------------------------- scatter_add
 def _scatter_add_impl(operand, updates, *arrays, spec):
+    if type(operand) is not np.ndarray:
+        xp = array_module(operand, updates)
+        if xp is not np:
+            out = xp.array(operand)  # (a copy)
+            add_at(xp, out, build_index(spec, arrays), updates)
+            return out
     if len(arrays) == 1 and spec == _ONE_ARRAY and _is_float64_vector(operand):
         out = _scatter_add_vector(operand, updates, arrays[0])
         if out is not None:
@@ -163,6 +169,40 @@ def _scatter_add_bincount(operand, updates, idx):
     out = out.reshape(shape)
     out += operand
     return out
+
+
+# CuPy's scatter-add (atomicAdd) takes only these dtypes (cupyx.scatter_add's docs)
+_CUPY_ADD_AT = frozenset(map(np.dtype, (np.float16, np.float32, np.float64, np.int32,
+                                        np.uint32, np.uint64)))
+# others add in a wider (or same-size unsigned: the same bits wrap alike) dtype
+_CUPY_ADD_AS = {np.dtype(np.int64): np.dtype(np.uint64), np.dtype(np.int8): np.dtype(np.int32),
+                np.dtype(np.int16): np.dtype(np.int32), np.dtype(np.uint8): np.dtype(np.uint32),
+                np.dtype(np.uint16): np.dtype(np.uint32), np.dtype(np.bool_): np.dtype(np.int32)}
+
+
+def add_at(xp, out, idx, updates):
+    """`np.add.at(out, idx, updates)` on CuPy arrays (`xp`, the cupy module): in place,
+    repeated positions accumulating; basic indices never repeat a position."""
+    if not any(isinstance(i, xp.ndarray) or type(i) is np.ndarray for i in idx):
+        out[idx] += updates
+        return
+    dt = out.dtype
+    updates = xp.asarray(updates)
+    if dt in _CUPY_ADD_AT:
+        xp.add.at(out, idx, updates.astype(dt, copy=False))
+    elif dt.kind == "c":  # the real and imaginary parts separately (views of `out`)
+        updates = updates.astype(dt, copy=False)
+        xp.add.at(out.real, idx, updates.real)
+        xp.add.at(out.imag, idx, updates.imag)
+    elif dt not in _CUPY_ADD_AS:
+        raise TypeError(f"scatter_add: CuPy arrays of dtype {dt} are not supported")
+    elif dt.itemsize == _CUPY_ADD_AS[dt].itemsize:  # int64 as uint64: two's complement
+        wide = _CUPY_ADD_AS[dt]
+        xp.add.at(out.view(wide), idx, updates.astype(dt, copy=False).view(wide))
+    else:  # narrow ints and bools: add in 32 bits, cast back (wrapping; bool: any)
+        wide = out.astype(_CUPY_ADD_AS[dt])
+        xp.add.at(wide, idx, updates.astype(wide.dtype))
+        out[...] = wide != 0 if dt == np.bool_ else wide.astype(dt)
 
 
 def _scatter_add_aval(operand, updates, *arrays, spec):

@@ -30,6 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..backend import array_module, on_host, scipy_module
 from ..core.ir import ShapedArray, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
@@ -266,14 +267,22 @@ def solve(a, b):
 
 
 # --------------------------------------------------------------------------- triangular_solve
-def _scipy_linalg():
+def _scipy_linalg(*xs):
     """SciPy's linalg when installed (imported on first use: `import fungrad` stays
-    NumPy-only), else None."""
+    NumPy-only), else None; cupyx.scipy's for CuPy arrays `xs`."""
     try:
-        import scipy.linalg
+        return scipy_module("linalg", *xs)
     except ImportError:  # pragma: no cover - the test extra installs SciPy
         return None
-    return scipy.linalg
+
+
+def _each_matrix(fn, out_shape, out_dtype, *xs):
+    """`fn` on each matrix of the stacks `xs` (equal leading dims), into one new array: for
+    the SciPy and cupyx.scipy routines that take one matrix at a time."""
+    out = array_module(*xs).empty(out_shape, out_dtype)
+    for idx in np.ndindex(*xs[0].shape[:-2]):
+        out[idx] = fn(*(x[idx] for x in xs))
+    return out
 
 
 def _op(a, transpose_a, conjugate_a):
@@ -283,7 +292,7 @@ def _op(a, transpose_a, conjugate_a):
 
 def _triangular_solve_impl(a, b, lower, transpose_a, conjugate_a, unit_diagonal):
     """op(a) x = b, a triangular (only its `lower`/upper triangle is read)."""
-    sl = _scipy_linalg()
+    sl = _scipy_linalg(a)
     if a.ndim == 2 and sl is not None and a.dtype.kind != "V":
         trans = {(False, False): 0, (True, False): 1, (True, True): 2}.get(
             (transpose_a, conjugate_a))
@@ -293,16 +302,12 @@ def _triangular_solve_impl(a, b, lower, transpose_a, conjugate_a, unit_diagonal)
     n = a.shape[-1]
     t = np.tril(a) if lower else np.triu(a)
     if unit_diagonal:
-        t = t - t * np.eye(n) + np.eye(n, dtype=a.dtype)
+        eye = array_module(a).eye(n, dtype=a.dtype)
+        t = t - t * eye + eye
     if a.ndim > 2 and sl is not None:
-        out = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:],
-                       np.result_type(a, b))
-        flat_a = t.reshape((-1, n, n))
-        flat_b, flat_o = b.reshape((-1,) + b.shape[-2:]), out.reshape((-1,) + b.shape[-2:])
-        for i in range(flat_a.shape[0]):
-            flat_o[i] = _triangular_solve_impl(flat_a[i], flat_b[i], lower, transpose_a,
-                                               conjugate_a, unit_diagonal)
-        return out
+        return _each_matrix(lambda t, b: _triangular_solve_impl(
+            t, b, lower, transpose_a, conjugate_a, unit_diagonal), b.shape,
+            np.result_type(a.dtype, b.dtype), t, b)
     return np.linalg.solve(_op(t, transpose_a, conjugate_a), b)
 
 
@@ -415,18 +420,19 @@ def _adjugate_impl(a):
     """adj(a) = det(a) a^-1 (accurate up to rank n-1 in floating point: the error of a^-1
     lies along the direction det scales away); exactly singular matrices take the SVD form
     (the LU has a zero pivot there)."""
+    xp = array_module(a)
     with np.errstate(all="ignore"):
         try:
             out = np.linalg.det(a)[..., None, None] * np.linalg.inv(a)
         except np.linalg.LinAlgError:
             out = None
-        redo = (np.ones(a.shape[:-2], bool) if out is None else
+        redo = (xp.ones(a.shape[:-2], bool) if out is None else
                 ~np.isfinite(out).all(axis=(-2, -1)) & np.isfinite(a).all(axis=(-2, -1)))
     if not redo.any():
         return out
-    exact = _adjugate_by_svd(np.where(redo[..., None, None], a, np.eye(a.shape[-1],
+    exact = _adjugate_by_svd(xp.where(redo[..., None, None], a, xp.eye(a.shape[-1],
                                                                          dtype=a.dtype)))
-    return exact if out is None else np.where(redo[..., None, None], exact, out)
+    return exact if out is None else xp.where(redo[..., None, None], exact, out)
 
 
 def _adjugate_by_svd(a):
@@ -434,7 +440,8 @@ def _adjugate_by_svd(a):
     (adj(P Q) = adj(Q) adj(P), adj of a unitary P = det(P) P^H): no division by s."""
     u, s, vh = np.linalg.svd(a)
     n = s.shape[-1]
-    p = np.prod(np.where(np.eye(n, dtype=bool), 1.0, s[..., None, :]), axis=-1)
+    xp = array_module(a)
+    p = xp.prod(xp.where(xp.eye(n, dtype=bool), 1.0, s[..., None, :]), axis=-1)
     c = (np.linalg.det(u) * np.linalg.det(vh))[..., None, None]
     return (c * (vh.swapaxes(-1, -2).conj() * p[..., None, :]) @ u.swapaxes(-1, -2).conj()
             ).astype(a.dtype, copy=False)
@@ -778,20 +785,30 @@ def _pinv_aval(a, rcond, hermitian):
     return ShapedArray(b + (n, m), a.dtype)
 
 
-pinv_p = _primitive("pinv", lambda a, rcond, hermitian: np.linalg.pinv(
-    a, rcond=rcond, hermitian=hermitian), _pinv_aval, _pinv_jvp)
+def _pinv_impl(a, rcond, hermitian):
+    if type(a) is np.ndarray:
+        return np.linalg.pinv(a, rcond=rcond, hermitian=hermitian)
+    if hermitian:  # CuPy's pinv has no `hermitian` (NumPy's then reads one triangle)
+        return on_host(np.linalg.pinv)(a, rcond=rcond, hermitian=True)
+    return np.linalg.pinv(a, rcond)
+
+
+pinv_p = _primitive("pinv", _pinv_impl, _pinv_aval, _pinv_jvp)
 
 
 # --------------------------------------------------------------------------- expm (SciPy's)
 def _expm_impl(a):
-    return _scipy_linalg().expm(a)
+    sl = _scipy_linalg(a)
+    if type(a) is np.ndarray or a.ndim == 2:  # (SciPy's takes stacks, cupyx's one matrix)
+        return sl.expm(a)
+    return _each_matrix(sl.expm, a.shape, a.dtype, a)
 
 
 def _expm_frechet_impl(a, e):
     """L(a, e) = d/dt expm(a + t e): the top-right block of expm([[a, e], [0, a]])."""
     n = a.shape[-1]
     block = _block2(a, e)
-    return _scipy_linalg().expm(block)[..., :n, n:]
+    return _expm_impl(block)[..., :n, n:]
 
 
 def _block2(a, e):
@@ -854,6 +871,7 @@ expm_frechet_p.transpose = _expm_frechet_transpose
 
 
 # --------------------------------------------------------------------------- sylvester
+@on_host  # (cupyx.scipy has no solve_sylvester)
 def _sylvester_impl(x, c):
     """y with x y + y x = c (SciPy's Bartels-Stewart)."""
     sl = _scipy_linalg()
@@ -892,6 +910,7 @@ def _sqrtm_jvp(primals, tangents):
     return x, sylvester_p.bind(x, _to(da, _aval(x).dtype))   # x dx + dx x = da
 
 
+@on_host  # (cupyx.scipy has no sqrtm)
 def _sqrtm_impl(a):
     sl = _scipy_linalg()
     if a.ndim == 2:
@@ -918,13 +937,20 @@ __all__ = ["LINALG_PRIMITIVES", "solve", "triangular_solve", "mm", "mT", "mH", "
 def _lu_impl(a):
     """[lu, piv, p]: LAPACK's packed LU (unit-lower L below the diagonal, U on and above),
     its row pivots, and the permutation matrix p with p a = L U (for the derivative)."""
-    sl = _scipy_linalg()
-    lu, piv = sl.lu_factor(a, check_finite=False)
+    sl = _scipy_linalg(a)
+    xp = array_module(a)
+    if a.ndim == 2 or xp is np:
+        lu, piv = sl.lu_factor(a, check_finite=False)
+    else:  # cupyx's lu_factor takes one matrix
+        lu, piv = xp.empty_like(a), xp.empty(a.shape[:-1], np.int32)
+        for idx in np.ndindex(*a.shape[:-2]):
+            lu[idx], piv[idx] = sl.lu_factor(a[idx], check_finite=False)
     perm = pivots_to_permutation_impl(piv, a.shape[-2])
-    p = np.eye(a.shape[-2], dtype=a.dtype)[perm]
+    p = xp.eye(a.shape[-2], dtype=a.dtype)[perm]
     return [lu, piv.astype(np.int32), p]
 
 
+@on_host  # (sequential swaps on a few integers: the host's work)
 def pivots_to_permutation_impl(piv, n):
     """The row order LAPACK's sequential swaps (row i <-> row piv[i]) give: rows of a in the
     order they appear in L U."""

@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..backend import array_module, asarray
 from ..compiler.codegen import define_function
 from ..config import config
 from ..core.ad_util import ZERO, add_any
@@ -150,17 +151,19 @@ def _unroll_factor(unroll, length: int) -> int:
     return max(1, min(int(unroll), max(length, 1)))
 
 
-def _make_loop(body: Body, length: int, reverse: bool, unroll=1):
-    """The generated loop for `body` (its source is the function's `.source`)."""
+def _make_loop(body: Body, length: int, reverse: bool, unroll=1, xp=np):
+    """The generated loop for `body` on `xp`'s arrays (NumPy or CuPy; its source is the
+    function's `.source`)."""
     from ..transforms.jit import Call
-    fn = body.derived("compiled", lambda: Call(body.graph, "scan_body").fn)
+    fn = body.derived(("compiled", xp.__name__), lambda: Call(
+        body.graph, "scan_body", array_module=xp).fn)
     k = _unroll_factor(unroll, length)
     name = f"scan_loop_{next(_counter)}"
     source = _loop_source(body, length, reverse, name, k)
-    namespace = {"np": np, "body": fn}
+    namespace = {"np": xp, "body": fn}
     if k > 1:
-        namespace["body_k"] = body.derived(("unrolled", k, reverse), lambda: Call(
-            _unrolled_graph(body, k, reverse), f"scan_body_x{k}").fn)
+        namespace["body_k"] = body.derived(("unrolled", k, reverse, xp.__name__), lambda: Call(
+            _unrolled_graph(body, k, reverse), f"scan_body_x{k}", array_module=xp).fn)
     for j, a in enumerate(body.out_avals[body.n_carry:]):
         namespace[f"dtype_y{j}"] = a.dtype
     loop = define_function(source, name, namespace, f"<fungrad.jit {name}>")
@@ -168,9 +171,9 @@ def _make_loop(body: Body, length: int, reverse: bool, unroll=1):
     return loop
 
 
-def _loop(body: Body, length: int, reverse: bool, unroll=1):
-    return body.derived(("loop", length, reverse, unroll),
-                        lambda: _make_loop(body, length, reverse, unroll))
+def _loop(body: Body, length: int, reverse: bool, unroll=1, xp=np):
+    return body.derived(("loop", length, reverse, unroll, xp.__name__),
+                        lambda: _make_loop(body, length, reverse, unroll, xp))
 
 
 # ----------------------------------------------------------------------------- the primitive
@@ -194,12 +197,13 @@ def _scan_aval(*avals, body, length, reverse, unroll):
 
 
 def _scan_impl(*ops, body, length, reverse, unroll):
-    outs = _loop(body, length, reverse, unroll)(*ops)
+    outs = _loop(body, length, reverse, unroll, array_module(*ops))(*ops)
     return fresh_leaves(list(outs), list(ops) + graph_arrays(body.graph))
 
 
 def _scan_emit(ctx, ins, out, body, length, reverse, unroll):
-    return f"{ctx.const(_loop(body, length, reverse, unroll), 'scan')}({', '.join(ins)})"
+    loop = _loop(body, length, reverse, unroll, ctx.array_module)
+    return f"{ctx.const(loop, 'scan')}({', '.join(ins)})"
 
 
 scan_p = GraphHoldingPrimitive("scan", multiple_results=True)
@@ -560,15 +564,17 @@ def _while_source(graphs: WhileGraphs, name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _compiled(graphs: WhileGraphs) -> tuple:
+def _compiled(graphs: WhileGraphs, xp) -> tuple:
     from ..transforms.jit import Call
-    return graphs.derived("compiled", lambda: (
-        Call(graphs.cond, "while_cond").fn,
-        graphs.body.derived("compiled", lambda: Call(graphs.body.graph, "while_body").fn)))
+    key = ("compiled", xp.__name__)
+    return graphs.derived(key, lambda: (
+        Call(graphs.cond, "while_cond", array_module=xp).fn,
+        graphs.body.derived(key, lambda: Call(graphs.body.graph, "while_body",
+                                              array_module=xp).fn)))
 
 
-def _make_while(graphs: WhileGraphs):
-    cond, body = _compiled(graphs)
+def _make_while(graphs: WhileGraphs, xp):
+    cond, body = _compiled(graphs, xp)
     name = f"while_loop_{next(_counter)}"
     source = _while_source(graphs, name)
     namespace = {"cond": cond, "body": body}
@@ -577,8 +583,8 @@ def _make_while(graphs: WhileGraphs):
     return loop
 
 
-def _while_loop_fn(graphs):
-    return graphs.derived("loop", lambda: _make_while(graphs))
+def _while_loop_fn(graphs, xp=np):
+    return graphs.derived(("loop", xp.__name__), lambda: _make_while(graphs, xp))
 
 
 def _while_aval(*avals, graphs, checkpoint=0):
@@ -591,13 +597,14 @@ def _while_aval(*avals, graphs, checkpoint=0):
 
 
 def _while_impl(*ops, graphs, checkpoint=0):
-    outs = _while_loop_fn(graphs)(*ops)
+    outs = _while_loop_fn(graphs, array_module(*ops))(*ops)
     return fresh_leaves(list(outs), list(ops) + graph_arrays(graphs.body.graph)
                         + graph_arrays(graphs.cond))
 
 
 def _while_emit(ctx, ins, out, graphs, checkpoint=0):
-    return f"{ctx.const(_while_loop_fn(graphs), 'while_loop')}({', '.join(ins)})"
+    loop = _while_loop_fn(graphs, ctx.array_module)
+    return f"{ctx.const(loop, 'while_loop')}({', '.join(ins)})"
 
 
 while_p = GraphHoldingPrimitive("while", multiple_results=True)
@@ -619,7 +626,7 @@ def _trip_count(graphs: WhileGraphs, ops) -> int:
     """How many times the loop runs on these operands (eager higher-order reverse mode
     records it, then differentiates a scan of that length)."""
     vals = [_concrete(x) for x in ops]
-    cond, body = _compiled(graphs)
+    cond, body = _compiled(graphs, array_module(*vals))
     nq, nb = graphs.n_cond_consts, graphs.body.n_consts
     q, b, h = vals[:nq], vals[nq:nq + nb], vals[nq + nb:]
     n = 0
@@ -797,7 +804,7 @@ def _leaf_paths(tree: Any) -> list:
 def _as_leaf(x):
     if isinstance(x, Tracer) or type(x) is np.ndarray:
         return x
-    return np.asarray(x)
+    return asarray(x)
 
 
 def _scan_length(xs_leaves, xs, length) -> int:

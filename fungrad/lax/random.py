@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import on_host
 from ..core.ir import ShapedArray
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
@@ -60,6 +61,9 @@ def _zero_jvp(prim):
 
 
 # --------------------------------------------------------------------------- random_bits
+# The bits are NumPy's Philox streams (the same values on every device): CuPy keys draw on
+# host copies, the results go back to the GPU (on_host)
+@on_host
 def _bits_impl(keys, shape, width):
     n = int(np.prod(shape, dtype=np.int64))
     dtype = _U32 if width == 32 else _U64
@@ -89,6 +93,7 @@ def random_bits(key, shape: tuple, width: int = 32):
 
 
 # --------------------------------------------------------------------------- random_split
+@on_host
 def _split_impl(keys, num):
     return _per_key(keys, (num, 2), _U32,
                     lambda k, i: _key_from_u64(_philox(k, _SPLIT).random_raw(num)))
@@ -104,6 +109,7 @@ random_split_p.batch = lambda vals, dims, axis_size, num: (
 
 
 # --------------------------------------------------------------------------- random_fold_in
+@on_host
 def _fold_in_impl(keys, data):
     data = np.broadcast_to(np.asarray(data), keys.shape[:-1]).reshape(-1)
     mask = (1 << 64) - 1
@@ -127,6 +133,7 @@ random_fold_in_p.batch = _two_operand_batch(random_fold_in_p)
 
 
 # --------------------------------------------------------------------------- random_gamma
+@on_host
 def _gamma_impl(keys, alpha):
     """Standard gamma variates, one per entry of `alpha` (*B, *shape) for keys (*B, 2):
     rejection sampling, so NumPy's Generator does it on the key's Philox stream."""

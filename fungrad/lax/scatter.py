@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import array_module, is_cupy
 from ..core.ir import Var, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
@@ -36,8 +37,13 @@ def _make_scatter(name, combine):
     """A scatter primitive whose impl writes `combine(old, new)` (None: `new`) at the
     indexed positions; with repeats and no `unique` promise it uses `combine.at`."""
     def impl(operand, updates, *arrays, spec, unique):
-        out = np.array(operand, copy=True)
         idx = build_index(spec, arrays)
+        if type(operand) is not np.ndarray:
+            xp = array_module(operand, updates)
+            if xp is not np:
+                return _device_scatter(xp, combine, xp.array(operand), idx, updates,
+                                       unique or not arrays)
+        out = np.array(operand, copy=True)
         if combine is None:
             out[idx] = updates  # repeated positions: the last update stays (NumPy's rule)
         elif arrays and not unique:
@@ -53,6 +59,51 @@ def _make_scatter(name, combine):
     p.batch = scatter_batch(p)
     p.fresh_output = True
     return p
+
+
+def _device_scatter(xp, combine, out, idx, updates, unique):
+    """The scatter on CuPy arrays (`xp`: the cupy module), in place on `out`. CuPy's fancy
+    assignment leaves unspecified which update stays at a repeated position, and its
+    `ufunc.at` lacks multiply (and computes float64 maxima in float32): repeated positions
+    are resolved by one sort of the updates by position instead."""
+    updates = xp.asarray(updates)
+    if unique:
+        out[idx] = updates if combine is None else combine(out[idx], updates)
+        return out
+    pos = xp.arange(out.size).reshape(out.shape)[idx]
+    updates = xp.broadcast_to(updates, pos.shape).ravel()
+    pos = pos.ravel()
+    n = pos.size
+    flat = out.reshape(-1)  # (a view: `out` is a fresh contiguous copy)
+    if not n:
+        return out
+    # sort by position, then by index (min/max: by value, NaN least for min and greatest
+    # for max, as np.minimum/np.maximum propagate it): unique keys, so any sort will do
+    tie = xp.arange(n)
+    if combine is np.minimum or combine is np.maximum:
+        v = updates
+        if combine is np.minimum and v.dtype.kind in "fc":
+            v = xp.where(xp.isnan(v), -np.inf, v)
+        tie[xp.argsort(v)] = xp.arange(n)
+    order = xp.argsort(pos * n + tie)
+    sorted_pos = pos[order]
+    if combine is np.multiply:  # every update counts: one round per repeat, in index order
+        rank = xp.arange(n) - xp.searchsorted(sorted_pos, sorted_pos, side="left")
+        for r in range(int(rank.max()) + 1):
+            k = order[rank == r]
+            flat[pos[k]] *= updates[k]
+        return out
+    # one update decides each position: the last (set), the least (min), the greatest (max)
+    pick = xp.empty(n, bool)
+    if combine is np.minimum:  # the first of each run of a position
+        pick[0] = True
+        pick[1:] = sorted_pos[1:] != sorted_pos[:-1]
+    else:  # the last of each run
+        pick[-1] = True
+        pick[:-1] = sorted_pos[1:] != sorted_pos[:-1]
+    k = order[pick]
+    flat[pos[k]] = updates[k] if combine is None else combine(flat[pos[k]], updates[k])
+    return out
 
 
 scatter_p = _make_scatter("scatter", None)
@@ -75,10 +126,10 @@ def _scatter_jvp(primals, tangents, spec, unique):
 
 def winners(operand_shape, update_shape, arrays, spec):
     """Boolean mask (update-shaped): which updates `scatter` keeps where positions repeat
-    (the last of each). Concrete index arrays are answered by NumPy directly."""
+    (the last of each). Concrete NumPy index arrays are answered by NumPy directly."""
     ids = np.arange(int(np.prod(update_shape, dtype=np.int64))).reshape(update_shape)
     board = np.full(operand_shape, -1, ids.dtype)
-    if not any(isinstance(a, Tracer) for a in arrays):
+    if not any(isinstance(a, Tracer) or is_cupy(a) for a in arrays):
         idx = build_index(spec, arrays)
         board[idx] = ids
         return board[idx] == ids

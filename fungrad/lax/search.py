@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import array_module
 from ..core.ir import ShapedArray, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
@@ -20,15 +21,16 @@ SIDES = ("left", "right")
 
 
 def _impl(a, v, *, side, nbatch):
+    xp = np if type(a) is np.ndarray and type(v) is np.ndarray else array_module(a, v)
     if nbatch == 0:
-        return np.asarray(np.searchsorted(a, v, side), dtype=np.intp)
-    a, v = np.asarray(a), np.asarray(v)
+        return xp.asarray(xp.searchsorted(a, v, side), dtype=np.intp)
+    a, v = xp.asarray(a), xp.asarray(v)
     batch = a.shape[:nbatch]
     rows = a.reshape((-1, a.shape[-1]))
     vals = v.reshape((rows.shape[0], -1))
-    out = np.empty(vals.shape, np.intp)
+    out = xp.empty(vals.shape, np.intp)
     for k in range(rows.shape[0]):
-        out[k] = np.searchsorted(rows[k], vals[k], side)
+        out[k] = xp.searchsorted(rows[k], vals[k], side)
     return out.reshape(batch + v.shape[nbatch:])
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import array_module
 from ..core.ir import ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
@@ -30,35 +31,39 @@ _NATIVE = {np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.comple
                                  np.int32, np.int64)}
 
 
-def _window(full, start, length):
-    """full[start:start + length], zeros where the window leaves `full`."""
+def _window(full, start, length, xp=np):
+    """full[start:start + length], zeros where the window leaves `full` (`xp`: its array
+    module, NumPy or CuPy)."""
     if start >= 0 and start + length <= full.shape[0]:
         return full[start:start + length]
-    out = np.zeros(length, full.dtype)
+    out = xp.zeros(length, full.dtype)
     lo, hi = max(start, 0), min(start + length, full.shape[0])
     if hi > lo:
         out[lo - start:hi - start] = full[lo:hi]
     return out
 
 
-def _numpy_window(kernel, a, v, start, length):
+def _numpy_window(kernel, a, v, start, length, xp=np):
     """`kernel(a, v, mode)` (np.convolve of a with v, or with v reversed) for the window;
     'valid' is computed directly when the window is exactly it (no full result)."""
     n, m = a.shape[0], v.shape[0]
     if start == min(n, m) - 1 and length == abs(n - m) + 1:
         return kernel(a, v, "valid")
-    return _window(kernel(a, v, "full"), start, length)
+    return _window(kernel(a, v, "full"), start, length, xp)
 
 
 def _compute(kernel):
     def impl(a, v, *, start, length):
-        a, v = np.asarray(a), np.asarray(v)
+        # CuPy operands stay CuPy (np.convolve dispatches to cupy.convolve); a NumPy one
+        # meeting a CuPy one moves to its GPU
+        xp = array_module(a, v)
+        a, v = xp.asarray(a), xp.asarray(v)
         dt = a.dtype
         if dt not in _NATIVE:  # (narrow floats, bools, small ints: NumPy's type, then back)
             wide = np.result_type(dt, np.float32) if dt.kind in "fcV" else np.int64
             a, v = a.astype(wide), v.astype(wide)
-        out = _numpy_window(kernel, a, v, start, length)
-        return np.ascontiguousarray(out, dtype=dt)
+        out = _numpy_window(kernel, a, v, start, length, xp)
+        return xp.ascontiguousarray(out, dtype=dt)
     return impl
 
 

@@ -104,12 +104,19 @@ def _select_n_aval(which, *cases):
 
 
 def _select_n_impl(which, *cases):
-    if len(cases) == 1:
-        return np.array(cases[0], copy=True)
     xp = array_module(which, *cases)
+    if len(cases) == 1:
+        return xp.array(cases[0], copy=True)
     if getattr(which, "dtype", None) == np.bool_ or type(which) is bool:
         return xp.where(which, cases[1], cases[0])
-    return xp.choose(which, cases, mode="clip")
+    if xp is np:
+        return np.choose(which, cases, mode="clip")
+    # CuPy's choose takes no sequence of arrays: the case of the largest k <= which (as
+    # clipped), one `where` per case
+    which, out = xp.asarray(which), cases[0]
+    for k in range(1, len(cases)):
+        out = xp.where(which >= k, cases[k], out)
+    return out
 
 
 select_n_p = Primitive("select_n")
@@ -160,7 +167,7 @@ def _select_n_emit(ctx, ins, out, **params):
         return f"np.array({cases[0]})"
     if ctx.in_avals[0].dtype == np.bool_:
         return f"np.where({which}, {cases[1]}, {cases[0]})"
-    return f"np.choose({which}, ({', '.join(cases)},), mode='clip')"
+    return f"{ctx.const(_select_n_impl, 'select_n_impl')}({', '.join(ins)})"  # (CuPy too)
 
 
 select_n_p.jvp = _select_n_jvp

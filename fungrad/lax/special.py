@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ..backend import array_module, scipy_module
 from ..core.ir import PY_SCALARS
 from .elementwise import (add, div, elementwise_primitive, eq, exp, log, log1p, mul, neg,
                           select, sign, sub)
@@ -44,10 +45,18 @@ def _float_dtype(args):
 
 
 def _scipy_impl(name: str):
-    """The impl of a primitive computed by `scipy.special.<name>`, in its operands' dtype."""
+    """The impl of a primitive computed by `scipy.special.<name>` (`cupyx.scipy.special`'s
+    kernel on CuPy operands), in its operands' dtype."""
     def impl(*args):
-        kernel = getattr(scipy_special(), name)
         dtype = _float_dtype(args)
+        xp = array_module(*args)
+        if xp is np:
+            kernel = getattr(scipy_special(), name)
+        else:
+            # NumPy arrays and Python scalars join the CuPy operands as CuPy arrays (CuPy's
+            # kernels reject NumPy arrays; cupyx's polygamma broadcasts its order as one)
+            kernel = getattr(scipy_module("special", *args), name)
+            args = [xp.asarray(a, dtype if type(a) in PY_SCALARS else None) for a in args]
         if dtype is not None and (dtype == np.float16 or dtype.kind == "V"):
             # SciPy has no float16 loops and knows no ml_dtypes floats: compute in float32
             args = [a.astype(np.float32) if getattr(a, "dtype", None) == dtype else a

@@ -31,6 +31,7 @@ works. Eagerly, higher-order reverse mode keeps the older scheme in `loops._whil
 """
 from __future__ import annotations
 
+from ..backend import array_module
 from ..core.ad_util import ZERO
 from ..core.ir import Eqn, Graph, OpaqueAval, ShapedArray, Var, aval_of
 from ..compiler.passes import dce
@@ -56,11 +57,12 @@ class Tape:
     known carry at iterations 0, k, 2k, ... (`checkpoints`, with the known body consts
     needed to recompute a segment). Read-only once made: a `vjp_fn` may replay it often."""
     __slots__ = ("aval", "n", "consts", "stacked", "checkpoints", "k", "body_consts",
-                 "masks", "__weakref__")
+                 "masks", "array_module", "__weakref__")
 
     def __init__(self, aval, n, consts, stacked, checkpoints=None, k=0, body_consts=(),
-                 masks=None):
+                 masks=None, array_module=np):
         self.aval = aval
+        self.array_module = array_module  # of the loop's arrays: NumPy, or CuPy
         self.masks = masks
         self.n = n
         self.consts = consts
@@ -206,17 +208,18 @@ def lanes_of(ws, b_in, size) -> Lanes:
 
 
 # ----------------------------------------------------------------------------- compiled pieces
-def _fn(ws, key, graph, name):
+def _fn(ws, key, graph, name, xp):
+    """`graph` compiled for `xp`'s arrays (NumPy or CuPy), once."""
     from ..transforms.jit import Call
-    return ws.derived(key, lambda: Call(graph, name).fn)
+    return ws.derived((key, xp.__name__), lambda: Call(graph, name, array_module=xp).fn)
 
 
-def _known_fns(ws, lanes=None):
+def _known_fns(ws, lanes, xp):
     if lanes is not None:
-        return (_fn(ws, ("cond", lanes), lanes.cond, "while_cond_fwd_lanes"),
-                _fn(ws, ("body", lanes), lanes.known.graph, "while_body_fwd_lanes"))
-    return (_fn(ws, "cond", ws.cond, "while_cond_fwd"),
-            _fn(ws, "body", ws.scan.known.graph, "while_body_fwd"))
+        return (_fn(ws, ("cond", lanes), lanes.cond, "while_cond_fwd_lanes", xp),
+                _fn(ws, ("body", lanes), lanes.known.graph, "while_body_fwd_lanes", xp))
+    return (_fn(ws, "cond", ws.cond, "while_cond_fwd", xp),
+            _fn(ws, "body", ws.scan.known.graph, "while_body_fwd", xp))
 
 
 def _lane_body(body, lanes, b_consts):
@@ -278,27 +281,29 @@ def _bwd_body(ws, batch, lanes=None):
     return ws.derived(("bwd_body", batch, lanes), make)
 
 
-def _body_fn(ws, kind, batch, lanes=None):
+def _body_fn(ws, kind, batch, lanes, xp):
     body = (_lin_body if kind == "lin" else _bwd_body)(ws, batch, lanes)
-    return _fn(ws, (kind + "_fn", batch, lanes), body.graph, f"while_{kind}_body")
+    return _fn(ws, (kind + "_fn", batch, lanes), body.graph, f"while_{kind}_body", xp)
 
 
 # ----------------------------------------------------------------------------- while_fwd
 def _keep_finished(mask, old, new):
-    """Each lane's new carry where its mask is set, else its old one (NumPy, lanes at 0)."""
-    return [np.where(mask.reshape(mask.shape + (1,) * (np.ndim(n) - 1)), n, o)
+    """Each lane's new carry where its mask is set, else its old one (lanes at 0)."""
+    xp = array_module(mask)
+    return [xp.where(mask.reshape(mask.shape + (1,) * (n.ndim - 1)), n, o)
             for o, n in zip(old, new)]
 
 
 def _run_known(ws, q, b, h, lanes=None):
     """Run the known loop: (final known carries, Tape). Over lanes with a per-lane
     predicate, it runs until every lane is done and records each trip's lane mask."""
-    cond, body = _known_fns(ws, lanes)
+    xp = array_module(*q, *b, *h)
+    cond, body = _known_fns(ws, lanes, xp)
     n_kh = ws.n_kh
     per_lane = lanes is not None and lanes.per_lane
-    inv = [np.zeros(a.shape, a.dtype) for a in ws.scan.inv_avals]
+    inv = [xp.zeros(a.shape, a.dtype) for a in ws.scan.inv_avals]
     if lanes is not None:
-        inv = [np.zeros((lanes.size,) + z.shape, z.dtype) if f else z
+        inv = [xp.zeros((lanes.size,) + z.shape, z.dtype) if f else z
                for z, f in zip(inv, lanes.b_inv)]
     nk = n_kh + len(inv)
     ckpt = ws.checkpoint
@@ -329,7 +334,7 @@ def _run_known(ws, q, b, h, lanes=None):
         n += 1
     consts = [b[i] for i in ws.res_const_pos] + list(inv)
     tape = Tape(lanes.tape_aval if lanes is not None else ws.tape_aval, n, consts, stacked,
-                checkpoints, k, b if ckpt else (), masks)
+                checkpoints, k, b if ckpt else (), masks, xp)
     if tape_observer is not None:
         tape_observer(tape)
     return list(h), tape
@@ -345,7 +350,7 @@ def _residuals(ws, tape, reverse: bool, lanes=None):
                  [list(r) + [m] for r, m in zip(tape.stacked, masks)])
         yield from (reversed(trips) if reverse else trips)
         return
-    _, body = _known_fns(ws, lanes)
+    _, body = _known_fns(ws, lanes, tape.array_module)
     n_kh, k, n = ws.n_kh, tape.k, tape.n
     nk = n_kh + len(ws.scan.inv_avals)
     inv = tape.consts[len(ws.res_const_pos):]
@@ -422,7 +427,7 @@ def _lead(batch, lanes):
 
 def _lin_impl(tape, *ops, split, batch=(), lanes=None):
     ws = split
-    fn = _body_fn(ws, "lin", batch, lanes)
+    fn = _body_fn(ws, "lin", batch, lanes, tape.array_module)
     n_uc = ws.n_uc
     consts = list(tape.consts) + list(ops[:n_uc])
     h = list(ops[n_uc:])
@@ -437,9 +442,10 @@ def _lin_aval(tape, *avals, split, batch=(), lanes=None):
 
 def _bwd_impl(tape, *cts, split, batch=(), lanes=None):
     ws = split
-    fn = _body_fn(ws, "bwd", batch, lanes)
+    xp = tape.array_module
+    fn = _body_fn(ws, "bwd", batch, lanes, xp)
     lead = _lead(batch, lanes)
-    acc = [np.zeros(lead + a.shape, a.dtype) for a in _uc_avals(ws)]
+    acc = [xp.zeros(lead + a.shape, a.dtype) for a in _uc_avals(ws)]
     ct = list(cts)
     for res in _residuals(ws, tape, True, lanes):
         out = fn(*tape.consts, *acc, *ct, *res)

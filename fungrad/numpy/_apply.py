@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..backend import asarray as _asarray
 from ..transforms.batching import vmap
 from ._base import has_tracer, lift, shape_of
 from ._shape import broadcast_to, expand_dims, moveaxis, reshape
@@ -117,7 +118,7 @@ def vectorize(pyfunc: Callable, *, excluded=frozenset(), signature: str | None =
         pos = [i for i in range(len(args)) if i not in excluded]
         names = [k for k in kwargs if k not in excluded]
         arrays = [lift(args[i]) for i in pos] + [lift(kwargs[k]) for k in names]
-        arrays = [a if has_tracer(a) else np.asarray(a) for a in arrays]
+        arrays = [a if has_tracer(a) else _asarray(a) for a in arrays]  # (CuPy stays)
         cores = core_in if core_in is not None else [()] * len(arrays)
         if len(cores) != len(arrays):
             raise TypeError(f"vectorize: signature {signature!r} has {len(cores)} input(s), but "

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..backend import asarray as _asarray, to_host
 from ..core.dtypes import is_inexact
 from ..core.trace import Tracer
 from ..lax.indexing import (_advanced_layout, build_index, getitem_p, scatter_add_p,
@@ -225,7 +226,7 @@ def _wrap_traced(a, n):
 
 def _normalize_concrete(a, n, wrap):
     """(a with negatives wrapped, None if every entry is in bounds else the valid mask)."""
-    a = np.asarray(a)
+    a = to_host(a)  # (a CuPy index: bounds, repeats and combinations are host work)
     if a.size == 0:
         return a, None
     if a.dtype.kind == "i" and a.view(a.dtype.str.replace("i", "u")).max() < n:
@@ -308,7 +309,7 @@ def _broadcast(a, shape):
 
 def _as_array(x):
     x = lift(x)
-    return x if isinstance(x, Tracer) else np.asarray(x)
+    return x if isinstance(x, Tracer) else _asarray(x)
 
 
 # --------------------------------------------------------------------------- updates

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import array_module, asarray as _asarray
 from ..core import dtypes as _dtypes
 from ..core.ir import PY_SCALARS, aval_of
 from ..core.trace import Tracer
@@ -94,8 +95,35 @@ def cast(x, dtype):
             int(x) if kind in "iu" else x)
     if isinstance(x, Tracer):
         return x if x.aval.dtype == dtype else convert_element_type(x, dtype)
-    x = np.asarray(x)
+    x = _asarray(x)  # (a CuPy array stays one)
     return x if x.dtype == dtype else x.astype(dtype)
+
+
+def one_device(*xs):
+    """`xs` with their NumPy arrays (also those inside a list or tuple) moved to the GPU when
+    one of them is a CuPy array, for an eager call of a NumPy function that dispatches to
+    CuPy (CuPy's functions reject NumPy arrays); unchanged otherwise."""
+    xp = array_module(*[e for x in xs for e in (x if type(x) in SEQUENCES else (x,))])
+    if xp is np:
+        return xs
+
+    def move(x):
+        if type(x) in SEQUENCES:
+            return type(x)(move(e) for e in x)
+        return xp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
+    return tuple(move(x) for x in xs)
+
+
+def call_on_one_device(np_fn, *args, **kwargs):
+    """`np_fn(*args, **kwargs)`; where that fails because a NumPy array met a CuPy one, once
+    more with `one_device(*args)` (free for NumPy arguments: only a TypeError retries)."""
+    try:
+        return np_fn(*args, **kwargs)
+    except TypeError:
+        moved = one_device(*args)
+        if moved is args:
+            raise
+        return np_fn(*moved, **kwargs)
 
 
 def _broadcast_pair(a: tuple, b: tuple):

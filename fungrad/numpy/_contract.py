@@ -3,16 +3,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import asarray
 from ..lax.dot import dot_general
 from ._base import (broadcast_shapes, broadcast_to_shape, cast, is_traced, lift, result_type,
                     shape_of)
 from ._shape import moveaxis, reshape, transpose
 
 
+def _as(x, dt):
+    """An operand as `dt`: a traced one by a cast, a concrete one as an array on its device
+    (a CuPy array stays one)."""
+    if is_traced(x):
+        return cast(x, dt)
+    x = asarray(x)
+    return x if x.dtype == dt else x.astype(dt)
+
+
 def _prep(fname, a, b):
     dt = result_type(a, b)
-    return cast(np.asarray(a) if not is_traced(a) else a, dt), \
-        cast(np.asarray(b) if not is_traced(b) else b, dt)
+    return _as(a, dt), _as(b, dt)
 
 
 def _check_aligned(fname, a_shape, ad, b_shape, bd):
@@ -258,7 +267,8 @@ def einsum_path(subscripts, *operands, optimize="greedy"):
     if not isinstance(subscripts, str):
         subscripts, operands = _from_operand_list((subscripts,) + operands)
     ops = [lift(o) for o in operands]
-    return np.einsum_path(subscripts, *[o if not is_traced(o) else d for o, d in
+    # (CuPy has no einsum_path: its operands count by their shapes too)
+    return np.einsum_path(subscripts, *[o if type(o) is np.ndarray else d for o, d in
                                         zip(ops, _shape_dummies(ops))], optimize=optimize)
 
 
@@ -315,7 +325,7 @@ def einsum(subscripts, *operands, optimize=False):
         return np.einsum(subscripts, *operands, optimize=optimize)
     from ._reductions import sum as _sum
     dt = result_type(*operands)
-    ops = [cast(np.asarray(o) if not is_traced(o) else o, dt) for o in operands]
+    ops = [_as(o, dt) for o in operands]
     letters, out = _parse_einsum(subscripts, ops)
     path = _pairwise_order(subscripts, ops, optimize)
     if path is not None:

@@ -9,7 +9,7 @@ import numpy as np
 from ..core.trace import Tracer
 from ..errors import ConcretizationError
 from ._base import has_tracer
-from ._creation import asarray
+from ._creation import asarray, on_device
 from ._elementwise import doc_example
 
 
@@ -29,7 +29,10 @@ EXAMPLES = {
 def _as_array(np_fn, min_ndim=0):
     def fn(a, dtype=None, **kwargs):
         if not has_tracer(a):
-            return np_fn(a, dtype=dtype, **kwargs)
+            try:
+                return np_fn(a, dtype=dtype, **kwargs)
+            except TypeError as e:
+                return on_device(np_fn, a, e)(a, dtype=dtype, **kwargs)
         out = asarray(a, dtype=dtype)
         return out.reshape((1,)) if out.ndim < min_ndim else out
     fn.__name__ = fn.__qualname__ = np_fn.__name__
@@ -54,7 +57,10 @@ def require(a, dtype=None, requirements=None):
         True
     """
     if not has_tracer(a):
-        return np.require(a, dtype, requirements)
+        try:
+            return np.require(a, dtype, requirements)
+        except TypeError as e:
+            return on_device(np.require, a, e)(a, dtype, requirements)
     return asarray(a, dtype=dtype)
 
 
@@ -74,7 +80,10 @@ def asarray_chkfinite(a, dtype=None, order=None):
         array([1., 1.])
     """
     if not has_tracer(a):
-        return np.asarray_chkfinite(a, dtype, order)
+        try:
+            return np.asarray_chkfinite(a, dtype, order)
+        except TypeError as e:
+            return on_device(np.asarray_chkfinite, a, e)(a, dtype, order)
     out = asarray(a, dtype=dtype)
     try:
         value = out.to_concrete("fnp.asarray_chkfinite(x)") if isinstance(out, Tracer) else out

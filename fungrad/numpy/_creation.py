@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import array_module
 from ..core.trace import Tracer
 import operator
 
-from ._base import cast, has_tracer as _has_tracer, is_traced, lift, result_type, shape_of
+from ._base import (SEQUENCES, cast, has_tracer as _has_tracer, is_traced, lift, result_type,
+                    shape_of)
 from ._elementwise import doc_example
 
 
@@ -21,7 +23,10 @@ def array(object, dtype=None, copy=True):
         array(3.)
     """
     if not _has_tracer(object):
-        return np.array(object, dtype=dtype, copy=copy)
+        try:
+            return np.array(object, dtype=dtype, copy=copy)
+        except TypeError as e:
+            return on_device(np.array, object, e)(object, dtype=dtype, copy=copy)
     if isinstance(object, Tracer):
         out = object
     else:
@@ -40,8 +45,25 @@ def asarray(a, dtype=None):
         array(7.)
     """
     if not _has_tracer(a):
-        return np.asarray(a, dtype=dtype)
+        try:
+            return np.asarray(a, dtype=dtype)
+        except TypeError as e:
+            return on_device(np.asarray, a, e)(a, dtype=dtype)
     return array(a, dtype=dtype)
+
+
+def on_device(np_fn, obj, error):
+    """CuPy's version of the array constructor `np_fn` (asarray, ...) that raised `error` on
+    `obj`, if `obj` is a CuPy array or a list / tuple holding one (NumPy's constructors do not
+    dispatch to CuPy, and CuPy forbids the implicit copy to the host); else `error` is raised.
+    (Only the first element of each list level is looked at: an array's are on one device.)"""
+    leaf = obj
+    while type(leaf) in SEQUENCES and leaf:
+        leaf = leaf[0]
+    xp = array_module(leaf)
+    if xp is np:
+        raise error
+    return getattr(xp, np_fn.__name__)
 
 
 # The docstring example of each factory-made function (doc_example): doctest source lines
@@ -58,8 +80,9 @@ def _like(fname, np_fn):
     def fn(a, dtype=None, shape=None):
         if not is_traced(a):
             return np_fn(a, dtype=dtype, shape=shape)
-        return np_fn(np.empty(a.shape if shape is None else shape,
-                              a.dtype if dtype is None else dtype))
+        xp = array_module(a)  # (a constant on `a`'s device where that is known)
+        return getattr(xp, fname)(xp.empty(a.shape if shape is None else shape,
+                                           a.dtype if dtype is None else dtype))
     fn.__name__ = fn.__qualname__ = fname
     fn.__doc__ = (f"`numpy.{fname}` (also for traced `a`: a constant)." +
                   doc_example(EXAMPLES[fname]))
@@ -86,7 +109,7 @@ def full_like(a, fill_value, dtype=None, shape=None):
     shp = a.shape if shape is None else shape
     dt = np.dtype(dtype) if dtype is not None else np.dtype(a.dtype)
     return broadcast_to(cast(fill_value, dt) if is_traced(fill_value)
-                        else np.asarray(fill_value, dt), shp)
+                        else array_module(a, fill_value).asarray(fill_value, dt), shp)
 
 
 zeros, ones, empty, eye, identity = np.zeros, np.ones, np.zeros, np.eye, np.identity
@@ -104,7 +127,10 @@ def full(shape, fill_value, dtype=None):
         array(6.)
     """
     if not is_traced(fill_value):
-        return np.full(shape, fill_value, dtype=dtype)
+        try:
+            return np.full(shape, fill_value, dtype=dtype)
+        except TypeError as e:  # a CuPy fill_value
+            return on_device(np.full, fill_value, e)(shape, fill_value, dtype=dtype)
     from ._shape import broadcast_to
     return broadcast_to(fill_value if dtype is None else cast(fill_value, np.dtype(dtype)),
                         shape)
@@ -180,4 +206,7 @@ def copy(a, order="K", subok=False):
         array([1., 1.])
     """
     a = lift(a)
-    return a if is_traced(a) else np.copy(a, order=order, subok=subok)
+    if is_traced(a):
+        return a
+    # (subok passed only when given: CuPy's copy has no such argument)
+    return np.copy(a, order=order, subok=subok) if subok else np.copy(a, order=order)

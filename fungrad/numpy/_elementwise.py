@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import array_module, asarray as _asarray, is_cupy
 from ..core.ir import aval_of
 from ..core.trace import Tracer
 from ..errors import ConcretizationError
 from ..lax import elementwise as E
-from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast,
-                    dtype_of, has_tracer, is_traced, is_weak, lift, result_type, shape_of)
+from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, call_on_one_device,
+                    cast, dtype_of, has_tracer, is_traced, is_weak, lift, one_device,
+                    result_type, shape_of)
 
 _dtype_cache: dict = {}
 
@@ -87,8 +89,11 @@ def _make_unary(name, np_fn, prim):
             except ConcretizationError:  # NumPy met a list holding traced values
                 if not has_tracer(x):
                     raise
-            x = lift(x)
-        dt = x.aval.dtype
+                x = lift(x)
+            except TypeError:  # a ufunc CuPy lacks (spacing): the primitive's impl computes it
+                if not is_cupy(x):
+                    raise
+        dt = aval_of(x).dtype
         cdt = _compute_dtype(np_fn, dt, 1)
         return bind(x if cdt == dt else cast(x, cdt))
     fn.__name__ = fn.__qualname__ = name
@@ -107,6 +112,10 @@ def _make_binary(name, np_fn, prim):
             except ConcretizationError:  # NumPy met a list holding traced values
                 if not (has_tracer(x) or has_tracer(y)):
                     raise
+            except TypeError:  # a NumPy array meeting a CuPy one, which CuPy rejects
+                if array_module(x, y) is np:
+                    raise
+                return np_fn(*one_device(x, y))
             return fn(lift(x), lift(y))
         ax = x.aval if isinstance(x, Tracer) else None if type(x) in _WEAK else aval_of(x)
         ay = y.aval if isinstance(y, Tracer) else None if type(y) in _WEAK else aval_of(y)
@@ -395,13 +404,13 @@ def where(condition, x=None, y=None):
         raise TypeError("where: either both or neither of x and y must be given")
     condition, x, y = lift(condition), lift(x), lift(y)
     if not is_traced(condition, x, y):
-        return np.where(condition, x, y)
+        return call_on_one_device(np.where, condition, x, y)
     dt = result_type(x, y)
     x, y = cast(x, dt), cast(y, dt)
     if is_traced(condition) and dtype_of(condition) != np.bool_:
         condition = E.ne(condition, 0)
     elif not is_traced(condition):
-        condition = np.asarray(condition, bool)
+        condition = _asarray(condition, np.bool_)  # (a CuPy array stays one)
     shape = broadcast_shapes("where", ("condition", shape_of(condition)), ("x", shape_of(x)),
                              ("y", shape_of(y)))
     if is_weak(x) and is_weak(y):
@@ -483,7 +492,7 @@ def imag(val):
     if not is_traced(val):
         return np.imag(val)
     a = val.aval
-    return E.imag(val) if a.dtype.kind == "c" else np.zeros(a.shape, a.dtype)
+    return E.imag(val) if a.dtype.kind == "c" else array_module(val).zeros(a.shape, a.dtype)
 
 
 def conj(x):

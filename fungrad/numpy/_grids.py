@@ -7,10 +7,12 @@ vectors, mgrid/ogrid bounds with a complex step, geomspace's ends); shapes stay 
 from __future__ import annotations
 
 import operator
+import sys
 from typing import Callable
 
 import numpy as np
 
+from ..backend import array_module, asarray as _asarray
 from ..core.trace import Tracer
 from ._base import cast, is_traced, lift, result_type, shape_of
 
@@ -20,7 +22,7 @@ bartlett, blackman, hamming, hanning, kaiser = (np.bartlett, np.blackman, np.ham
 
 
 def _np(x):
-    return x if isinstance(x, Tracer) else np.asarray(x)
+    return x if isinstance(x, Tracer) else _asarray(x)  # (a CuPy array stays one)
 
 
 # --------------------------------------------------------------------------- grids
@@ -103,7 +105,9 @@ def ix_(*args):
 
 def fromfunction(function: Callable, shape, *, dtype=float, like=None, **kwargs):
     """`numpy.fromfunction`: `function(*fnp.indices(shape, dtype), **kwargs)`; the function
-    may close over traced values.
+    may close over traced values. The indices are NumPy arrays, CuPy arrays for a CuPy
+    `like`, or when NumPy ones fail with CuPy arrays that `function` closes over (CuPy's
+    operators reject NumPy arrays).
 
     Example:
         >>> fnp.fromfunction(lambda i, j: i + 10 * j, (2, 3))
@@ -113,7 +117,14 @@ def fromfunction(function: Callable, shape, *, dtype=float, like=None, **kwargs)
         array([[ True, False],
                [False,  True]])
     """
-    return function(*np.indices(shape, dtype=dtype), **kwargs)
+    xp = array_module(like)
+    try:
+        return function(*xp.indices(shape, dtype=dtype), **kwargs)
+    except TypeError:
+        cupy = sys.modules.get("cupy")  # (imported only where CuPy arrays exist)
+        if xp is not np or cupy is None:
+            raise
+    return function(*cupy.indices(shape, dtype=dtype), **kwargs)
 
 
 # --------------------------------------------------------------------------- index tricks
@@ -244,7 +255,8 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
         array(0.25)
     """
     start, stop = lift(start), lift(stop)
-    if not is_traced(start, stop):
+    xp = array_module(start, stop)  # (CuPy has no geomspace: the powers below)
+    if not is_traced(start, stop) and xp is np:
         return np.geomspace(start, stop, num, endpoint, dtype, axis)
     from ._creation import linspace
     from ._elementwise import divide, multiply, power
@@ -253,7 +265,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
     # NumPy promotes with a float64 zero (of `dtype` if given): float32 ends give float64
     dt = result_type(start, stop, float(num), np.zeros((), dtype))
     start, stop = cast(start, dt), cast(stop, dt)
-    t = linspace(0.0, 1.0, num, endpoint).astype(dt)
+    t = xp.asarray(linspace(0.0, 1.0, num, endpoint).astype(dt))
     nd = len(np.broadcast_shapes(shape_of(start), shape_of(stop)))
     t = t.reshape((-1,) + (1,) * nd)
     y = multiply(start, power(divide(stop, start), t))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import asarray as _asarray
 from ..core.trace import Tracer
 from ..errors import ConcretizationError
 from ._base import has_tracer, lift
@@ -23,10 +24,11 @@ def _strides(dims, order: str) -> list:
 
 
 def _concrete_or_none(x):
+    # (a CuPy value stays on its device: its min / max are taken there)
     if not isinstance(x, Tracer):
-        return np.asarray(x)
+        return _asarray(x)
     try:
-        return np.asarray(x.to_concrete("an index bounds check"))
+        return _asarray(x.to_concrete("an index bounds check"))
     except ConcretizationError:
         return None
 

@@ -4,8 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import asarray, is_cupy, to_host
 from ..core.trace import Tracer
 from ..lax.indexing import getitem_p
+
+
+def same_device(*xs):
+    """`xs` for a NumPy function that a CuPy array among them dispatches to CuPy's: the
+    NumPy arrays and lists among them move to its GPU (CuPy's functions take no host
+    arrays). Unchanged (one type check each) without a CuPy array."""
+    for x in xs:
+        if is_cupy(x):
+            import cupy
+            return tuple(cupy.asarray(v) if type(v) in (np.ndarray, list) else v for v in xs)
+    return xs
 
 
 def _index_error(msg, shape):
@@ -15,7 +27,7 @@ def _index_error(msg, shape):
 def getitem(x, idx):
     """NumPy indexing for a traced `x`; its gradient scatters (adds) back into place."""
     if not isinstance(x, Tracer):  # a constant indexed with traced index arrays
-        x = np.asarray(x)
+        x = asarray(x)
     spec, arrays, _ = parse_index(x.aval.shape if isinstance(x, Tracer) else x.shape, idx)
     return getitem_p.bind(x, *arrays, spec=tuple(spec))
 
@@ -74,7 +86,7 @@ def parse_index(shape, idx, check_bounds=True):
             if isinstance(i, Tracer):
                 raise _index_error("boolean mask indexing with a traced mask has a data-"
                                    "dependent shape; use fnp.where(mask, x, 0) instead", shape)
-            mask = np.asarray(i)
+            mask = asarray(i)
             if mask.shape != shape[dim:dim + mask.ndim]:
                 raise _index_error(f"boolean index of shape {mask.shape} does not match the "
                                    f"indexed dimensions {shape[dim:dim + mask.ndim]}", shape)
@@ -84,7 +96,7 @@ def parse_index(shape, idx, check_bounds=True):
                 arrays.append(nz)
             dim += mask.ndim
         else:
-            arr = i if isinstance(i, Tracer) else np.asarray(i)
+            arr = i if isinstance(i, Tracer) else asarray(i)
             if not np.issubdtype(arr.dtype, np.integer):
                 raise _index_error(f"arrays used as indices must be of integer (or boolean) "
                                    f"type, got {arr.dtype}", shape)
@@ -143,7 +155,7 @@ def take_along_axis(arr, indices, axis):
     """
     arr, indices = _lifted(arr), _lifted(indices)
     if not isinstance(arr, Tracer) and not isinstance(indices, Tracer):
-        return np.take_along_axis(arr, indices, axis)
+        return np.take_along_axis(*same_device(arr, indices), axis)
     if axis is None:
         arr, axis = _flat(arr), 0
     shape = np.shape(arr) if not isinstance(arr, Tracer) else arr.aval.shape
@@ -171,7 +183,7 @@ def take(a, indices, axis=None):
     """
     a = _lifted(a)
     if not isinstance(a, Tracer) and not isinstance(indices, Tracer):
-        return np.take(a, indices, axis)
+        return np.take(*same_device(a, indices), axis)
     if axis is None:
         a, axis = _flat(a), 0
     ax = _axis("take", axis, len(np.shape(a) if not isinstance(a, Tracer) else a.aval.shape))
@@ -190,6 +202,8 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """
     a = _lifted(a)
     if not isinstance(a, Tracer):
+        if is_cupy(a):  # (CuPy sorts stably; its argsort takes no kind, order or stable)
+            return np.argsort(a, axis=axis)
         return np.argsort(a, axis=axis, kind=kind, order=order, stable=stable)
     if order is not None:
         raise ValueError("argsort: order= applies to structured arrays, which cannot be traced")
@@ -214,6 +228,8 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     """
     a = _lifted(a)
     if not isinstance(a, Tracer):
+        if is_cupy(a):  # (CuPy sorts stably; its sort takes no kind, order or stable)
+            return np.sort(a, axis=axis)
         return np.sort(a, axis=axis, kind=kind, order=order, stable=stable)
     if axis is None:
         a, axis = _flat(a), 0
@@ -233,12 +249,14 @@ def repeat(a, repeats, axis=None):
     """
     a = _lifted(a)
     if not isinstance(a, Tracer):
+        if is_cupy(a) and hasattr(repeats, "shape"):  # (CuPy takes ints, lists, tuples)
+            repeats = to_host(repeats).tolist()
         return np.repeat(a, repeats, axis)
     if axis is None:
         a, axis = _flat(a), 0
     ax = _axis("repeat", axis, a.aval.ndim)
-    # np.asarray of a traced `repeats` raises ConcretizationError: the shape needs its value
-    idx = np.repeat(np.arange(a.aval.shape[ax]), np.asarray(repeats))
+    # a traced `repeats` raises ConcretizationError (the shape needs its value)
+    idx = np.repeat(np.arange(a.aval.shape[ax]), to_host(repeats))
     return take(a, idx, ax)
 
 
@@ -294,7 +312,7 @@ def compress(condition, a, axis=None):
     """
     a = _lifted(a)
     if not isinstance(a, Tracer) and not isinstance(condition, Tracer):
-        return np.compress(condition, a, axis)
+        return np.compress(*same_device(condition, a), axis)
     idx, = nonzero(condition)
     return take(a, idx, axis)
 
@@ -311,6 +329,7 @@ def searchsorted(a, v, side="left", sorter=None):
     """
     a, v = _lifted(a), _lifted(v)
     if not isinstance(a, Tracer) and not isinstance(v, Tracer):
+        a, v, sorter = same_device(a, v, sorter)
         return np.searchsorted(a, v, side, sorter)
     from ..lax.search import searchsorted as _searchsorted
     if side not in ("left", "right"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 import numpy as np
 
+from ..backend import array_module, asarray as _asarray, is_cupy
 from ..core.trace import Tracer
 from ..errors import ConcretizationError
 from ..lax import shape as S
@@ -19,7 +20,8 @@ from ..lax.indexing import getitem_p
 from ..lax.scatter import scatter_p
 from ..lax.slicing import dynamic_slice_in_dim, select_n
 from ._base import (broadcast_shapes as _broadcast_shapes, broadcast_to_shape, cast, dtype_of,
-                    has_tracer, is_traced, is_weak, lift, normalize_axis, result_type, shape_of)
+                    call_on_one_device, has_tracer, is_traced, is_weak, lift, normalize_axis,
+                    one_device, result_type, shape_of)
 from ._elementwise import (add, less, multiply, negative, remainder, subtract,
                            where, clip)
 from ._indexing import getitem, take
@@ -36,9 +38,9 @@ def _traced(*xs) -> bool:
 
 
 def _arr(x):
-    """A traced value as is, anything else as a NumPy array."""
+    """A traced value as is, anything else as an array (a CuPy array stays one)."""
     x = lift(x)
-    return x if isinstance(x, Tracer) else np.asarray(x)
+    return x if isinstance(x, Tracer) else _asarray(x)
 
 
 def _ndim(x) -> int:
@@ -133,6 +135,19 @@ def _flat_set(a_flat, idx, vals):
 def _check_inplace(fname, inplace, fix):
     if inplace:
         raise _in_place_error(fname, fix)
+
+
+def _eager_update(np_fn, a, *args, **kwargs):
+    """A copy of the concrete `a` updated in place by NumPy's `np_fn(copy, *args)` (put,
+    place, ...): CuPy's own for a CuPy `a`, with the other arguments moved to its device."""
+    xp = array_module(a)
+    if xp is np:
+        out = np.array(a, copy=True)
+    else:
+        out, np_fn = a.copy(), getattr(xp, np_fn.__name__)
+        args = [x if is_weak(x) else xp.asarray(x) for x in args]
+    np_fn(out, *args, **kwargs)
+    return out
 
 
 # =========================================================================== tiling, rolling
@@ -428,9 +443,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
                    "a = fnp.fill_diagonal(a, val, inplace=False)")
     a = _arr(a)
     if not _traced(a, val):
-        out = np.array(a, copy=True)
-        np.fill_diagonal(out, val, wrap)
-        return out
+        return _eager_update(np.fill_diagonal, a, val, wrap=wrap)
     shape = shape_of(a)
     step, stop = _diagonal_positions(shape, wrap)
     size = int(np.prod(shape))
@@ -683,7 +696,7 @@ def block(arrays):
                [0., 1., 0.],
                [1., 1., 5.]])
     """
-    if not _traced(arrays):
+    if not _traced(arrays) and array_module(*_block_leaves(arrays)) is np:  # (CuPy has none)
         return np.block(arrays)
     depth = _block_depth(arrays, ())
     leaves = [_arr(a) for a in _block_leaves(arrays)]  # (Python scalars are float64 here)
@@ -799,7 +812,7 @@ def unstack(x, /, *, axis=0):
         (array([1., 3.]), array([2., 4.]))
     """
     x = _arr(x)
-    if not is_traced(x):
+    if not is_traced(x) and not is_cupy(x):  # (CuPy has no unstack: the slices below)
         return np.unstack(x, axis=axis)
     if x.ndim == 0:
         raise ValueError("unstack: the input array must be at least 1-d, got a 0-d array")
@@ -845,7 +858,7 @@ def insert(arr, obj, values, axis=None):
         array([-1.,  1.,  2.,  3.,  9.])
     """
     arr, values = _arr(arr), _arr(values) if not is_weak(values) else values
-    if not is_traced(arr, values):
+    if not is_traced(arr, values) and array_module(arr, values) is np:  # (CuPy has none)
         return np.insert(arr, obj, values, axis)
     if isinstance(obj, Tracer):
         raise ConcretizationError("fnp.insert: the positions `obj` decide the output shape, so "
@@ -1158,7 +1171,10 @@ def select(condlist, choicelist, default=0):
         >>> fg.grad(lambda x: fnp.sum(fnp.select([x < 0, x > 1], [-x, x ** 2], x)))(x)
         array([-1.,  1.,  4.])
     """
-    if not _traced(condlist, choicelist, default):
+    # (CuPy's select differs from NumPy's: scalar defaults only, no promotion with the default;
+    # CuPy arrays take the path of traced ones)
+    xp = array_module(*condlist, *choicelist, default)
+    if not _traced(condlist, choicelist, default) and xp is np:
         return np.select(condlist, choicelist, default)
     condlist, choicelist = list(condlist), [_arr(c) if not is_weak(c) else c
                                             for c in choicelist]
@@ -1173,9 +1189,9 @@ def select(condlist, choicelist, default=0):
             raise TypeError(f"select: invalid entry {i} in condlist: should be boolean ndarray, "
                             f"got dtype {dtype_of(c)}")
     dt = result_type(*choicelist, default)
-    out = cast(default, dt) if not is_weak(default) else np.asarray(default, dt)
+    out = cast(default, dt) if not is_weak(default) else xp.asarray(default, dt)
     for c, v in zip(reversed(conds), reversed(choicelist)):
-        out = where(c, cast(v, dt) if not is_weak(v) else np.asarray(v, dt), out)
+        out = where(c, cast(v, dt) if not is_weak(v) else xp.asarray(v, dt), out)
     shape = _broadcast_shapes("select", *[("condition", shape_of(c)) for c in conds],
                               *[("choice", shape_of(v)) for v in choicelist],
                               ("default", shape_of(default)))
@@ -1197,18 +1213,19 @@ def piecewise(x, condlist, funclist, *args, **kw):
         array([0., 1., 6.])
     """
     x = _arr(x)
-    if not _traced(x, condlist):
+    xp = array_module(x)  # (CuPy's piecewise takes no functions: CuPy arrays go the traced way)
+    if not _traced(x, condlist) and xp is np:
         return np.piecewise(x, condlist, funclist, *args, **kw)
     nd = _ndim(x)
     if isinstance(condlist, Tracer):
         conds = [condlist] if (condlist.ndim <= 1 and nd != 0) else list(condlist)
     elif np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray, Tracer))
-                                   and nd != 0):
+                                   and not is_cupy(condlist[0]) and nd != 0):
         conds = [condlist]
     else:
         conds = list(condlist)
     conds = [_arr(c) for c in conds]
-    conds = [c if is_traced(c) else np.asarray(c, bool) for c in conds]
+    conds = [c if is_traced(c) else _asarray(c, np.bool_) for c in conds]
     n, n2 = len(conds), len(funclist)
     if n == n2 - 1:
         from ._reductions import any as _any
@@ -1219,16 +1236,17 @@ def piecewise(x, condlist, funclist, *args, **kw):
         raise ValueError(f"piecewise: with {n} condition(s), either {n} or {n + 1} functions "
                          f"are expected, got {n2}")
     dt = dtype_of(x)
-    out = np.zeros(shape_of(x), dt)
+    out = xp.zeros(shape_of(x), dt)
     for c, f in zip(conds, funclist):
         val = f(x, *args, **kw) if callable(f) else f
-        val = np.asarray(val, dt) if is_weak(val) else cast(_arr(val), dt)
+        val = xp.asarray(val, dt) if is_weak(val) else cast(_arr(val), dt)
         out = where(broadcast_to_shape(c, shape_of(x)), val, out)
     return broadcast_to_shape(out, shape_of(x))
 
 
 def _stack_conds(conds, shape):
-    return np.stack([np.broadcast_to(c, shape) for c in conds])
+    xp = array_module(*conds)
+    return xp.stack([xp.broadcast_to(c, shape) for c in conds])
 
 
 def _not_any(conds, shape):
@@ -1254,6 +1272,10 @@ def choose(a, choices, out=None, mode="raise"):
                         "y = fnp.choose(a, choices)")
     a = _arr(a)
     if not _traced(a, choices):
+        a, choices = one_device(a, choices)
+        if is_cupy(a) and not is_cupy(choices):  # (CuPy's choose takes one array of choices)
+            xp = array_module(a)
+            choices = xp.stack(xp.broadcast_arrays(*[xp.asarray(c) for c in choices]))
         return np.choose(a, choices, mode=mode)
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
@@ -1304,7 +1326,7 @@ def extract(condition, arr):
     """
     arr = _arr(arr)
     if not _traced(condition, arr):
-        return np.extract(condition, arr)
+        return call_on_one_device(np.extract, condition, arr)
     condition = _arr(condition)
     if isinstance(condition, Tracer):
         condition = condition.to_concrete(
@@ -1329,9 +1351,7 @@ def put(a, ind, v, mode="raise", *, inplace=True):
     _check_inplace("put", inplace, "a = fnp.put(a, ind, v, inplace=False)")
     a = _arr(a)
     if not _traced(a, ind, v):
-        out = np.array(a, copy=True)
-        np.put(out, ind, v, mode=mode)
-        return out
+        return _eager_update(np.put, a, ind, v, mode=mode)
     n = int(np.prod(shape_of(a)))
     ind = _arr(ind)
     if isinstance(ind, Tracer):
@@ -1372,9 +1392,7 @@ def put_along_axis(arr, indices, values, axis, inplace=True):
                    "arr = fnp.put_along_axis(arr, indices, values, axis, inplace=False)")
     arr, indices = _arr(arr), _arr(indices)
     if not _traced(arr, indices, values):
-        out = np.array(arr, copy=True)
-        np.put_along_axis(out, indices, values, axis)
-        return out
+        return _eager_update(np.put_along_axis, arr, indices, values, axis=axis)
     shape = shape_of(arr)
     if axis is None:
         if _ndim(indices) != 1:
@@ -1419,9 +1437,7 @@ def place(arr, mask, vals, *, inplace=True):
     _check_inplace("place", inplace, "arr = fnp.place(arr, mask, vals, inplace=False)")
     arr, mask, vals = _arr(arr), _arr(mask), _arr(vals)
     if not _traced(arr, mask, vals):
-        out = np.array(arr, copy=True)
-        np.place(out, mask, vals)
-        return out
+        return _eager_update(np.place, arr, mask, vals)
     flat = ravel(arr)
     vals = ravel(vals)
     m = shape_of(vals)[0]
@@ -1453,9 +1469,7 @@ def putmask(a, mask, values, *, inplace=True):
     _check_inplace("putmask", inplace, "a = fnp.putmask(a, mask, values, inplace=False)")
     a, mask = _arr(a), _arr(mask)
     if not _traced(a, mask, values):
-        out = np.array(a, copy=True)
-        np.putmask(out, mask, values)
-        return out
+        return _eager_update(np.putmask, a, mask, values)
     shape = shape_of(a)
     if shape_of(mask) != shape:
         raise ValueError(f"putmask: mask and data must be the same size, got mask shape "
@@ -1609,6 +1623,8 @@ def astype(x, dtype, /, *, copy=True, device=None):
         array([1., 2.], dtype=float32)
     """
     x = _arr(x)
+    if is_cupy(x) and device is None:  # (the method: NumPy 2's device= is NumPy's own)
+        return x.astype(dtype, copy=copy)
     if not is_traced(x):
         return np.astype(x, dtype, copy=copy, device=device)
     return cast(x, np.dtype(dtype))

@@ -11,8 +11,9 @@ import numpy as np
 from ..core.dtypes import is_inexact
 from ._base import cast, dtype_of, is_traced, lift, shape_of
 from ._elementwise import doc_example, isnan, logical_and, logical_not, logical_or, where
-from ._reductions import (_NoValue, all as _all, argmax, argmin, cumprod, cumsum, max, mean, min,
-                          prod, reject_out, std, sum, var, where_mask)
+from ._reductions import (COMPOSE, _NoValue, all as _all, argmax, argmin, cumprod, cumsum,
+                          eager_call, max, mean, min, prod, reject_out, std, sum, var,
+                          where_mask)
 from ._statistics import (_as_operand, median_function, quantile_function, quantile_operands,
                           quantile_sorted)
 
@@ -26,10 +27,6 @@ def _filled(a, value):
     if not _has_nan(a):
         return a
     return where(isnan(a), np.asarray(value, dtype_of(a)), a)
-
-
-def _passthrough_kwargs(**kw):
-    return {k: v for k, v in kw.items() if v is not _NoValue}
 
 
 # The docstring example of each factory-made function (doc_example): doctest source lines
@@ -72,8 +69,10 @@ def _nan_identity_reduction(name, np_fn, fn, identity):
               where=True):
         a = lift(a)
         if not is_traced(a, initial, where):
-            return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
-                         **_passthrough_kwargs(initial=initial, where=where))
+            y = eager_call(np_fn, a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                           initial=initial, where=where)
+            if y is not COMPOSE:
+                return y
         reject_out(name, out)
         return fn(_filled(_as_operand(a), identity), axis=axis, dtype=dtype,
                   keepdims=keepdims, initial=initial, where=where)
@@ -102,8 +101,10 @@ def _nan_extremum(name, np_fn, fn, fill):
     def nanfn(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
         a = lift(a)
         if not is_traced(a, initial, where):
-            return np_fn(a, axis=axis, out=out, keepdims=keepdims,
-                         **_passthrough_kwargs(initial=initial, where=where))
+            y = eager_call(np_fn, a, axis=axis, out=out, keepdims=keepdims, initial=initial,
+                           where=where)
+            if y is not COMPOSE:
+                return y
         reject_out(name, out)
         a = _as_operand(a)
         if not _has_nan(a):
@@ -179,7 +180,10 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """
     a = lift(a)
     if not is_traced(a, where):
-        return np.nanmean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+        y = eager_call(np.nanmean, a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                       where=where)
+        if y is not COMPOSE:
+            return y
     reject_out("nanmean", out)
     a = _as_operand(a)
     if not _has_nan(a):
@@ -194,8 +198,10 @@ def _nan_moment(name, np_fn, fn):
               mean=_NoValue, correction=_NoValue):
         a = lift(a)
         if not is_traced(a, where, mean):
-            return np_fn(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
-                         where=where, mean=mean, correction=correction)
+            y = eager_call(np_fn, a, axis=axis, dtype=dtype, out=out, ddof=ddof,
+                           keepdims=keepdims, where=where, mean=mean, correction=correction)
+            if y is not COMPOSE:
+                return y
         reject_out(name, out)
         a = _as_operand(a)
         kw = dict(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, mean=mean,

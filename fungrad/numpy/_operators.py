@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import asarray as _asarray, to_host
 from ..core.trace import Tracer
 
 
@@ -25,9 +26,10 @@ CONVERSIONS = {
     "__index__": ("an index conversion (operator.index(x), range(x), a slice bound, or a "
                   "NumPy array indexed with it: write fnp.take(a, x))", True,
                   lambda v: v.__index__()),
-    "item": ("x.item()", True, lambda v, *args: np.asarray(v).item(*args)),
-    "tolist": ("x.tolist()", True, lambda v: np.asarray(v).tolist()),
-    "tobytes": ("x.tobytes()", True, lambda v, *args: np.asarray(v).tobytes(*args)),
+    # (the value's own methods: a CuPy value stays on its device until asked)
+    "item": ("x.item()", True, lambda v, *args: _asarray(v).item(*args)),
+    "tolist": ("x.tolist()", True, lambda v: _asarray(v).tolist()),
+    "tobytes": ("x.tobytes()", True, lambda v, *args: _asarray(v).tobytes(*args)),
     "__array__": ("np.asarray(x) (np.float64(x), NumPy functions that fungrad.numpy does not "
                   "provide, and a NumPy array indexed with x call it: write fnp.take(a, x) or "
                   "fnp.take_along_axis)", True, _to_array),
@@ -97,7 +99,7 @@ def _format(self, spec):
     """f"{x}" prints the tracer; f"{x:.3f}" needs its value (concrete under grad and jvp)."""
     if not spec:
         return repr(self)
-    v = np.asarray(self.to_concrete(f"format(x, {spec!r})"))
+    v = to_host(self.to_concrete(f"format(x, {spec!r})"))  # (printing needs host values)
     return format(v[()] if v.ndim == 0 else v, spec)
 
 

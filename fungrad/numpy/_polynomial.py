@@ -10,13 +10,14 @@ import operator
 
 import numpy as np
 
+from ..backend import array_module, asarray as _asarray
 from ..core.trace import Tracer
 from ._base import cast, is_traced, lift, result_type, shape_of
 from ._dtypes import promote_types
 
 
 def _np(x):
-    return x if isinstance(x, Tracer) else np.asarray(x)
+    return x if isinstance(x, Tracer) else _asarray(x)  # (a CuPy array stays one)
 
 
 def _1d(fname, p):
@@ -122,8 +123,8 @@ def polydiv(u, v, *, trim_leading_zeros: bool = True):
         (array([1., 1.]), array([2.]))
     """
     u, v = lift(u), lift(v)
-    if not is_traced(u, v) and trim_leading_zeros:
-        return np.polydiv(u, v)
+    if not is_traced(u, v) and trim_leading_zeros and array_module(u, v) is np:
+        return np.polydiv(u, v)  # (CuPy has no polydiv: the division below)
     from ._shape import stack
     u, v = _1d("polydiv", u), _1d("polydiv", v)
     dt = result_type(u, v, 0.0)
@@ -137,7 +138,7 @@ def polydiv(u, v, *, trim_leading_zeros: bool = True):
         q.append(d)
         for j in range(n + 1):
             r[k + j] = r[k + j] - d * v[j]
-    q = stack(q) if q else np.zeros((1,), dt)
+    q = stack(q) if q else array_module(u, v).zeros((1,), dt)
     rem = stack(r)
     return q, (_trim_leading_zeros(rem, "polydiv") if trim_leading_zeros else rem)
 
@@ -152,7 +153,8 @@ def polyder(p, m: int = 1):
         array([6., 2.])
     """
     p = lift(p)
-    if not is_traced(p):
+    xp = array_module(p)  # (CuPy has no polyder: the products below, with CuPy constants)
+    if not is_traced(p) and xp is np:
         return np.polyder(p, m)
     m = operator.index(m)
     if m < 0:
@@ -160,7 +162,7 @@ def polyder(p, m: int = 1):
     p = _1d("polyder", p)
     for _ in range(m):
         n = shape_of(p)[0] - 1
-        p = p[:-1] * np.arange(n, 0, -1)
+        p = p[:-1] * xp.arange(n, 0, -1)
     return p
 
 
@@ -174,22 +176,22 @@ def polyint(p, m: int = 1, k=None):
         array([1., 1., 1., 5.])
     """
     p, k = lift(p), lift(k)
-    if not is_traced(p, k):
+    xp = array_module(p, k)  # (CuPy has no polyint: the quotients below, with CuPy constants)
+    if not is_traced(p, k) and xp is np:
         return np.polyint(p, m, k)
     from ._shape import concatenate
     m = operator.index(m)
     if m < 0:
         raise ValueError("polyint: order of integral must be positive (see polyder)")
     p = _1d("polyint", p)
-    ks = np.zeros(m) if k is None else _np(k)
+    ks = xp.zeros(m) if k is None else _np(k)
     if len(shape_of(ks)) == 0:
-        ks = ks.reshape((1,)) * np.ones(m) if not isinstance(ks, Tracer) else (
-            ks.reshape((1,)) * np.ones(m))
+        ks = ks.reshape((1,)) * xp.ones(m)
     if shape_of(ks)[0] < m:
         raise ValueError("polyint: k must be a scalar or a rank-1 array of length 1 or >m")
     for i in range(m):
         n = shape_of(p)[0]
-        q = p / np.arange(n, 0, -1)  # an int64 divisor: float32 p gives float64, as in NumPy
+        q = p / xp.arange(n, 0, -1)  # an int64 divisor: float32 p gives float64, as in NumPy
         dt = result_type(q, ks)
         p = concatenate([cast(q, dt), cast(ks[i:i + 1], dt)])
     return p
@@ -223,11 +225,11 @@ def poly(seq_of_zeros):
     # (ints, float16, bfloat16) become float64
     dt = result_type(z)
     dt = dt if dt.char in "fdFD" else np.dtype(np.float64)
-    a = np.ones((1,), dt)
+    a = one = array_module(z).ones((1,), dt)  # (on z's device where that is known)
     for k in range(shape_of(z)[0]):
         step = cast(z[k:k + 1], dt)
         from ._shape import concatenate
-        a = convolve(a, concatenate([np.ones((1,), dt), -step]))
+        a = convolve(a, concatenate([one, -step]))
     if dt.kind == "c":  # NumPy returns the real part when the roots pair up in conjugates
         zc = z.to_concrete("fnp.poly(complex roots) (NumPy's real-or-complex result type "
                            "depends on whether the roots pair into conjugates)")
@@ -279,14 +281,15 @@ def vander(x, N: int | None = None, increasing: bool = False):
     # NumPy's promote_types(x.dtype, int): float32 x gives float64 (bfloat16 as float16)
     dt = promote_types(x.aval.dtype, np.int64)
     x = cast(x, dt)
+    xp = array_module(x)  # (constants on x's device where that is known)
     cols = []
     col = None
     for k in range(n):
-        col = np.ones(shape_of(x), dt) if k == 0 else (x if k == 1 else col * x)
+        col = xp.ones(shape_of(x), dt) if k == 0 else (x if k == 1 else col * x)
         cols.append(col)
     if not increasing:
         cols = cols[::-1]
-    return stack(cols, axis=1) if cols else np.zeros(shape_of(x) + (0,), dt)
+    return stack(cols, axis=1) if cols else xp.zeros(shape_of(x) + (0,), dt)
 
 
 def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):

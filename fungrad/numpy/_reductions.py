@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 
+from ..backend import array_module, asarray as _asarray, is_cupy as _is_cupy
 from ..core.dtypes import is_floating
 from ..lax import reduce as R
 from ..lax.shape import reshape
@@ -27,6 +28,24 @@ def _keepdims(y, shape, axes):
 
 
 _NoValue = np._NoValue  # NumPy's "not given" marker: passed through to NumPy unchanged
+# arguments that eager_call leaves out when they hold their default
+_DEFAULTS = {"out": None, "dtype": None, "initial": _NoValue, "where": True, "mean": _NoValue,
+             "correction": _NoValue}
+COMPOSE = object()  # eager_call's answer when CuPy cannot make the call
+
+
+def eager_call(np_fn, a, *args, **kwargs):
+    """`np_fn(a, *args, **kwargs)` on concrete values, passing only the keyword arguments
+    that differ from their defaults (the same call to NumPy). CuPy's reductions lack some
+    (`initial`, `where`): for a CuPy array that needs one this returns `COMPOSE`, and the
+    caller computes the way it does for traced values."""
+    given = {k: v for k, v in kwargs.items() if not (k in _DEFAULTS and v is _DEFAULTS[k])}
+    if not _is_cupy(a):
+        return np_fn(a, *args, **given)
+    try:
+        return np_fn(a, *args, **given)
+    except TypeError:
+        return COMPOSE
 
 
 def reject_out(name, out):
@@ -46,7 +65,7 @@ def where_mask(name, where, shape):
     if broadcast_shapes(name, ("where", wshape), ("a", shape)) != tuple(shape):
         raise ValueError(f"{name}: where= of shape {wshape} does not broadcast to the "
                          f"operand's shape {shape}")
-    w = where if is_traced(where) else np.asarray(where, dtype=bool)
+    w = where if is_traced(where) else _asarray(where, np.bool_)
     if is_traced(w) and w.aval.dtype != np.bool_:
         w = not_equal(w, 0)
     return broadcast_to(w, shape)
@@ -102,11 +121,13 @@ def _reduction(name, np_fn, prim, identity, combine):
     def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
         a = lift(a)
         if not is_traced(a, initial, where):
-            return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
-                         initial=initial, where=where)
+            y = eager_call(np_fn, a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                           initial=initial, where=where)
+            if y is not COMPOSE:
+                return y
         reject_out(name, out)
         if not is_traced(a):  # only initial / where are traced
-            a = np.asarray(a)
+            a = _asarray(a)
         shape = np.shape(a) if not is_traced(a) else a.aval.shape
         in_dtype = a.dtype if not is_traced(a) else a.aval.dtype
         dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np_fn, in_dtype)
@@ -115,7 +136,7 @@ def _reduction(name, np_fn, prim, identity, combine):
         if mask is not None:  # masked-out elements become the identity (no derivative)
             a = _where(mask, a, np.asarray(identity, dt))
         if not is_traced(a):
-            a = np.asarray(a)
+            a = _asarray(a)
             y = np_fn(a, axis=axis, keepdims=keepdims)
         else:
             y = _reduce(name, prim, a, axis, keepdims)
@@ -137,9 +158,12 @@ def _extremum(name, np_fn, prim, combine):
     def fn(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
         a = lift(a)
         if not is_traced(a, initial, where):
-            return np_fn(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
+            y = eager_call(np_fn, a, axis=axis, out=out, keepdims=keepdims, initial=initial,
+                           where=where)
+            if y is not COMPOSE:
+                return y
         reject_out(name, out)
-        a = a if is_traced(a) else np.asarray(a)
+        a = a if is_traced(a) else _asarray(a)
         shape = a.aval.shape if is_traced(a) else a.shape
         dt = a.aval.dtype if is_traced(a) else a.dtype
         axes = normalize_axis(name, axis, len(shape))
@@ -197,9 +221,12 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """
     a = lift(a)
     if not is_traced(a, where):
-        return np.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+        y = eager_call(np.mean, a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                       where=where)
+        if y is not COMPOSE:
+            return y
     reject_out("mean", out)
-    a = a if is_traced(a) else np.asarray(a)
+    a = a if is_traced(a) else _asarray(a)
     shape = a.aval.shape if is_traced(a) else a.shape
     axes = normalize_axis("mean", axis, len(shape))
     dt, acc = _mean_dtypes(a, dtype)
@@ -216,7 +243,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 def _mean_dtypes(a, dtype):
     """(result dtype, accumulation dtype) of mean/var: NumPy's result dtype; float16 and
     bfloat16 accumulate in float32 (NumPy does for float16's mean, JAX for both)."""
-    in_dt = a.aval.dtype if is_traced(a) else np.asarray(a).dtype
+    in_dt = a.aval.dtype if is_traced(a) else _asarray(a).dtype
     dt = np.dtype(dtype) if dtype is not None else np.mean(np.ones((1,), in_dt)).dtype
     return dt, (_F32 if dtype is None and is_floating(dt) and dt.itemsize < 4 else dt)
 
@@ -246,11 +273,13 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     """
     a = lift(a)
     if not is_traced(a, where, mean):
-        return np.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
-                      where=where, mean=mean, correction=correction)
+        y = eager_call(np.var, a, axis=axis, dtype=dtype, out=out, ddof=ddof,
+                       keepdims=keepdims, where=where, mean=mean, correction=correction)
+        if y is not COMPOSE:
+            return y
     reject_out("var", out)
     ddof = _ddof("var", ddof, correction)
-    a = a if is_traced(a) else np.asarray(a)
+    a = a if is_traced(a) else _asarray(a)
     shape = a.aval.shape if is_traced(a) else a.shape
     axes = normalize_axis("var", axis, len(shape))
     dt, acc = _mean_dtypes(a, dtype)
@@ -297,8 +326,10 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     """
     a = lift(a)
     if not is_traced(a, where, mean):
-        return np.std(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
-                      where=where, mean=mean, correction=correction)
+        y = eager_call(np.std, a, axis=axis, dtype=dtype, out=out, ddof=ddof,
+                       keepdims=keepdims, where=where, mean=mean, correction=correction)
+        if y is not COMPOSE:
+            return y
     reject_out("std", out)
     v = var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where, mean=mean,
             correction=correction)
@@ -343,13 +374,15 @@ def _logical_reduction(name, np_fn, prim, empty_value):
     def fn(a, axis=None, out=None, keepdims=False, *, where=True):
         a = lift(a)
         if not is_traced(a, where):
-            return np_fn(a, axis=axis, out=out, keepdims=keepdims, where=where)
+            y = eager_call(np_fn, a, axis=axis, out=out, keepdims=keepdims, where=where)
+            if y is not COMPOSE:
+                return y
         reject_out(name, out)
-        a = a if is_traced(a) else np.asarray(a)
+        a = a if is_traced(a) else _asarray(a)
         shape = a.aval.shape if is_traced(a) else a.shape
         axes = normalize_axis(name, axis, len(shape))
         if builtins.any(shape[i] == 0 for i in axes):  # NumPy: any([]) is False, all([]) is True
-            return np.full(_reduced_shape(shape, axes, keepdims), empty_value)
+            return array_module(a).full(_reduced_shape(shape, axes, keepdims), empty_value)
         is_bool = (a.aval.dtype if is_traced(a) else a.dtype) == np.bool_
         b = a if is_bool else not_equal(a, 0)
         mask = where_mask(name, where, shape)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import is_cupy
 from ._base import cast, is_traced, lift
 from ._elementwise import doc_example
 
@@ -18,7 +19,12 @@ class _ScalarMeta(type):
         x = lift(x)
         if is_traced(x):
             return cast(x, cls.dtype)
-        return cls.scalar_type(x)
+        try:
+            return cls.scalar_type(x)
+        except TypeError:  # a CuPy array (NumPy may not copy it to the host): one of the dtype
+            if not is_cupy(x):
+                raise
+            return cast(x, cls.dtype)
 
     def __instancecheck__(cls, instance):
         return isinstance(instance, cls.scalar_type)

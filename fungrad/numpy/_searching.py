@@ -11,21 +11,22 @@ from __future__ import annotations
 import operator
 import numpy as np
 
+from ..backend import asarray, is_cupy, like, on_host
 from ..core.trace import Tracer
 from ._base import cast, is_traced, lift, result_type, shape_of
-from ._indexing import nonzero as _nonzero_concrete
+from ._indexing import nonzero as _nonzero_concrete, same_device
 
 
 # --------------------------------------------------------------------------- helpers
 def _np(x):
-    """A plain array for untraced `x`, unchanged tracers."""
-    return x if isinstance(x, Tracer) else np.asarray(x)
+    """A plain (NumPy or CuPy) array for untraced `x`, unchanged tracers."""
+    return x if isinstance(x, Tracer) else asarray(x)
 
 
 def _concrete(x, what: str):
     """The concrete value of `x` (a tracer under grad/jvp has one); under jit/vmap the
     ConcretizationError names `what` (the function and its fix)."""
-    return x.to_concrete(what) if isinstance(x, Tracer) else np.asarray(x)
+    return x.to_concrete(what) if isinstance(x, Tracer) else asarray(x)
 
 
 def _size_hint(fname: str) -> str:
@@ -34,7 +35,7 @@ def _size_hint(fname: str) -> str:
 
 
 def _dtype(x):
-    return x.aval.dtype if isinstance(x, Tracer) else np.asarray(x).dtype
+    return x.aval.dtype if isinstance(x, Tracer) else asarray(x).dtype
 
 
 def _arange_like(n, dtype=np.intp):
@@ -67,6 +68,18 @@ def _count_below(sorted_vals, v):
     """`searchsorted(sorted_vals, v, 'left')` for traced or plain operands."""
     from ._indexing import searchsorted
     return searchsorted(sorted_vals, v, side="left")
+
+
+def _device_bins(x, bins):
+    """Histogram `bins` for NumPy's function that a CuPy `x` dispatches to: arrays of edges
+    (also inside a per-dimension list) moved to its GPU (CuPy's histograms take no host
+    arrays); unchanged for NumPy `x`."""
+    if not is_cupy(x) or isinstance(bins, (int, np.integer, str)):
+        return bins
+    if isinstance(bins, (list, tuple)) and any(np.ndim(b) for b in bins):
+        return [b if isinstance(b, (int, np.integer)) else same_device(x, lift(b))[1]
+                for b in bins]
+    return same_device(x, bins)[1]
 
 
 def _flat(a):
@@ -179,10 +192,14 @@ def lexsort(keys, axis: int = -1):
         array([3, 1, 0, 2])
     """
     keys = lift(keys) if isinstance(keys, (list, tuple)) else keys
-    if not is_traced(keys):
+    # (CuPy keys take the traced path's stable argsorts: CuPy's lexsort has no axis and
+    # takes 2-D keys only)
+    if not is_traced(keys) and not any(
+            is_cupy(k) for k in (keys if isinstance(keys, (list, tuple)) else [keys])):
         return np.lexsort(keys, axis=axis)
     from ._indexing import argsort, take_along_axis
-    rows = [keys[i] for i in range(shape_of(keys)[0])]
+    rows = (list(keys) if isinstance(keys, (list, tuple)) else
+            [keys[i] for i in range(shape_of(keys)[0])])
     if not rows:
         raise TypeError("lexsort: need sequence of keys with len > 0")
     order = argsort(rows[0], axis=axis, stable=True)
@@ -205,7 +222,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     """
     x, xp, fp = lift(x), lift(xp), lift(fp)
     if not is_traced(x, xp, fp, left, right, period):
-        return np.interp(x, xp, fp, left, right, period)
+        return np.interp(*same_device(x, xp, fp), left, right, period)
     from ._elementwise import (add, clip, divide, greater, less, multiply, remainder,
                                subtract, where)
     from ._indexing import argsort, searchsorted, take
@@ -258,7 +275,7 @@ def digitize(x, bins, right: bool = False):
     """
     x, bins = lift(x), lift(bins)
     if not is_traced(x, bins):
-        return np.digitize(x, bins, right)
+        return np.digitize(*same_device(x, bins), right)
     from ._elementwise import where
     from ._indexing import searchsorted
     bins = _np(bins)
@@ -305,7 +322,7 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
     """
     x, weights = lift(x), lift(weights)
     if not is_traced(x, weights) and length is None:
-        return np.bincount(x, weights, minlength)
+        return np.bincount(*same_device(x, weights), minlength)
     x = _np(x)
     if len(shape_of(x)) != 1:
         raise ValueError(f"bincount: x must be 1-D, got shape {shape_of(x)}")
@@ -334,7 +351,7 @@ def _edges(fname, a, bins, range_, weights=None):
         ac = _concrete(a, f"fnp.{fname}(a, bins={bins!r}) (the bin count depends on the "
                           "values; under jit/vmap pass an int or the edges)")
         wc = None if weights is None else _concrete(weights, f"fnp.{fname}(weights=...)")
-        return np.histogram_bin_edges(ac, bins, range_, wc)
+        return _bin_edges(ac, bins, range_, wc)
     if np.ndim(bins) == 1 or isinstance(bins, Tracer):
         edges = _np(lift(bins))
         if len(shape_of(edges)) != 1:
@@ -362,6 +379,10 @@ def _edges(fname, a, bins, range_, weights=None):
             lo, hi = where(same, subtract(lo, 0.5), lo), where(same, add(hi, 0.5), hi)
     dt = _edge_dtype(lo, hi, a)
     return linspace(cast(lift(lo), dt), cast(lift(hi), dt), n + 1)
+
+
+# CuPy has no histogram_bin_edges: on CuPy arrays it runs on host copies (the edges are few)
+_bin_edges = on_host(np.histogram_bin_edges)
 
 
 def _edge_dtype(lo, hi, a):
@@ -392,7 +413,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """
     a, weights = lift(a), lift(weights)
     if not is_traced(a, bins, weights, range):
-        return np.histogram_bin_edges(a, bins, range, weights)
+        return _bin_edges(a, bins, range, weights)
     return _edges("histogram_bin_edges", _flat(_np(a)), bins, range, weights)
 
 
@@ -409,7 +430,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     """
     a, weights = lift(a), lift(weights)
     if not is_traced(a, bins, weights, range):
-        return np.histogram(a, bins, range, density, weights)
+        if is_cupy(a) and isinstance(bins, str):  # (CuPy has no string rules)
+            return on_host(np.histogram)(a, bins, range, density, weights)
+        a, weights = same_device(a, weights)
+        return np.histogram(a, _device_bins(a, bins), range, density, weights)
     a = _flat(_np(a))
     w = None if weights is None else _flat(_np(weights))
     if w is not None and shape_of(w) != shape_of(a):
@@ -445,7 +469,13 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     sample, weights = lift(sample), lift(weights)
     if not is_traced(sample, weights, range) and not any(
             isinstance(b, Tracer) for b in (bins if isinstance(bins, (list, tuple)) else [])):
-        return np.histogramdd(sample, bins, range, density, weights)
+        if isinstance(sample, (list, tuple)) and any(is_cupy(s) for s in sample):
+            import cupy
+            sample = cupy.stack(same_device(*sample), axis=1)  # (CuPy takes one array)
+        sample, weights = same_device(sample, weights)
+        # (by keyword: CuPy's histogramdd has weights before density)
+        return np.histogramdd(sample, _device_bins(sample, bins), range, density=density,
+                              weights=weights)
     if isinstance(sample, (list, tuple)):
         from ._shape import stack
         sample = stack([_np(lift(s)) for s in sample], axis=1)
@@ -503,7 +533,10 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     """
     x, y, weights = lift(x), lift(y), lift(weights)
     if not is_traced(x, y, weights, range):
-        return np.histogram2d(x, y, bins, range, density, weights)
+        x, y, weights = same_device(x, y, weights)
+        # (by keyword: CuPy's histogram2d has weights before density)
+        return np.histogram2d(x, y, _device_bins(x, bins), range, density=density,
+                              weights=weights)
     if isinstance(bins, (list, tuple)) and len(bins) == 2 or (
             not isinstance(bins, (int, np.integer, str)) and np.ndim(bins) == 2):
         per_dim = list(bins)
@@ -535,7 +568,7 @@ def _sorted_runs(flat, equal_nan: bool):
     new = not_equal(s[1:], s[:-1])
     if equal_nan and _dtype(s).kind in "fc":
         new = logical_and(new, logical_not(logical_and(isnan(s[1:]), isnan(s[:-1]))))
-    return s, perm, concatenate([np.ones((1,), bool), new])
+    return s, perm, concatenate([like(new, np.ones((1,), bool)), new])
 
 
 def _unique_sized(ar, return_index, return_inverse, return_counts, equal_nan, size,
@@ -580,7 +613,9 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
     kw = dict(return_index=return_index, return_inverse=return_inverse,
               return_counts=return_counts)
     if not is_traced(ar) and size is None:
-        return np.unique(ar, axis=axis, equal_nan=equal_nan, sorted=sorted, **kw)
+        if not sorted:  # (NumPy 2.3's argument, which CuPy's unique lacks)
+            kw["sorted"] = sorted
+        return np.unique(ar, axis=axis, equal_nan=equal_nan, **kw)
     if size is not None:
         if axis is not None:
             raise NotImplementedError("unique: size= with axis= is not supported; use "
@@ -670,7 +705,9 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
     """
     element, test_elements = lift(element), lift(test_elements)
     if not is_traced(element, test_elements):
-        return np.isin(element, test_elements, assume_unique, invert, kind=kind)
+        # (NumPy's dispatch passes on every keyword given: CuPy's isin has no `kind`)
+        return np.isin(*same_device(element, test_elements), assume_unique, invert,
+                       **({} if kind is None else {"kind": kind}))
     from ._elementwise import equal, logical_not
     from ._reductions import any as _any
     from ._shape import expand_dims
@@ -707,14 +744,14 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
     """
     ar1, ar2 = lift(ar1), lift(ar2)
     if not is_traced(ar1, ar2) and size is None:
-        return np.intersect1d(ar1, ar2, assume_unique, return_indices)
+        return np.intersect1d(*same_device(ar1, ar2), assume_unique, return_indices)
     if return_indices:
         if size is not None:
             raise NotImplementedError("intersect1d: return_indices=True with size= is not "
                                       "supported")
         what = _size_hint("intersect1d")
-        _, i1, i2 = np.intersect1d(_concrete(ar1, what), _concrete(ar2, what), assume_unique,
-                                   True)
+        _, i1, i2 = np.intersect1d(*same_device(_concrete(ar1, what), _concrete(ar2, what)),
+                                   assume_unique, True)
         from ._indexing import take
         return take(_flat(_np(ar1)), i1), i1, i2
     from ._elementwise import logical_and
@@ -735,7 +772,7 @@ def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None,
     """
     ar1, ar2 = lift(ar1), lift(ar2)
     if not is_traced(ar1, ar2) and size is None:
-        return np.setdiff1d(ar1, ar2, assume_unique)
+        return np.setdiff1d(*same_device(ar1, ar2), assume_unique)
     from ._elementwise import logical_and
     s, first = _sorted_unique(ar1)
     keep = logical_and(first, isin(s, ar2, invert=True)) if shape_of(s)[0] else first
@@ -760,7 +797,7 @@ def union1d(ar1, ar2, *, size: int | None = None, fill_value=None):
     """
     ar1, ar2 = lift(ar1), lift(ar2)
     if not is_traced(ar1, ar2) and size is None:
-        return np.union1d(ar1, ar2)
+        return np.union1d(*same_device(ar1, ar2))
     s, first = _sorted_unique(_joined(ar1, ar2))
     return _set_result("union1d", s, first, size, fill_value)
 
@@ -777,7 +814,7 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None,
     """
     ar1, ar2 = lift(ar1), lift(ar2)
     if not is_traced(ar1, ar2) and size is None:
-        return np.setxor1d(ar1, ar2, assume_unique)
+        return np.setxor1d(*same_device(ar1, ar2), assume_unique)
     from ._elementwise import logical_and, logical_xor
     s, first = _sorted_unique(_joined(ar1, ar2))
     keep = (logical_and(first, logical_xor(isin(s, ar1), isin(s, ar2))) if shape_of(s)[0]

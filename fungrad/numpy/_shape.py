@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import asarray as _asarray
 from ..lax import shape as S
 from ..lax.indexing import getitem_p
 from ._base import (broadcast_shapes, broadcast_to_shape, cast, is_traced, lift, normalize_axis,
@@ -256,7 +257,7 @@ def stack(arrays, axis=0):
                          f"{[shape_of(a) for a in arrays]}")
     nd = len(shapes.pop()) + 1
     ax, = normalize_axis("stack", axis, nd)
-    return concatenate([expand_dims(np.asarray(a) if not is_traced(a) else a, ax)
+    return concatenate([expand_dims(_asarray(a) if not is_traced(a) else a, ax)
                         for a in arrays], axis=ax)
 
 
@@ -354,7 +355,7 @@ def ndim(a) -> int:
     return len(shape(a))
 
 
-def size(a, axis: int | None = None) -> int:
+def size(a, axis: int | tuple[int, ...] | None = None) -> int:
     """`numpy.size`, also of traced values.
 
     Example:
@@ -364,6 +365,6 @@ def size(a, axis: int | None = None) -> int:
         2
     """
     s = shape(a)
-    if axis is not None:
-        return s[normalize_axis("size", axis, len(s))[0]]
+    if axis is not None:  # (an int or, as NumPy 2.x, a tuple of axes)
+        return _size(tuple(s[i] for i in normalize_axis("size", axis, len(s))))
     return _size(s)

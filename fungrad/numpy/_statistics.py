@@ -11,21 +11,23 @@ import builtins  # max/min/sum below are fnp's
 
 import numpy as np
 
+from ..backend import asarray, is_cupy, like, to_host
 from ..core.dtypes import is_floating, is_inexact
 from ._base import cast, dtype_of, is_traced, lift, normalize_axis, shape_of
 from ._elementwise import (add, ceil, conj, divide, equal, floor, greater_equal, isnan, less,
-                           logical_and, multiply, not_equal, real, remainder, round as _round,
+                           logical_and, maximum, multiply, not_equal, real, remainder, round as _round,
                            sqrt, subtract, where)
 from ._elementwise import doc_example
+from ._indexing import same_device
 from ._reductions import _NoValue, max, min, mean, reject_out, sum
 from ._shape import broadcast_to, concatenate, reshape, transpose
 
 
 def _as_operand(a):
-    """A traced value as is, anything else as a NumPy array (so `.shape` / `.dtype` work
-    through `shape_of` / `dtype_of`)."""
+    """A traced value as is, anything else as a NumPy (or CuPy) array (so `.shape` /
+    `.dtype` work through `shape_of` / `dtype_of`)."""
     a = lift(a)
-    return a if is_traced(a) else np.asarray(a)
+    return a if is_traced(a) else asarray(a)
 
 
 def _take(a, index, axis):
@@ -53,6 +55,11 @@ def diff(a, n: int = 1, axis: int = -1, prepend=_NoValue, append=_NoValue):
     """
     a = lift(a)
     if not is_traced(a, prepend, append):
+        on = next((v for v in (a, prepend, append) if is_cupy(v)), None)
+        if on is not None:  # (CuPy's diff takes device arrays, and no _NoValue)
+            ends = {k: like(on, v) for k, v in (("prepend", prepend), ("append", append))
+                    if v is not _NoValue}
+            return np.diff(like(on, a), n, axis, **ends)
         return np.diff(a, n, axis, prepend, append)
     if n < 0:
         raise ValueError(f"diff: order must be non-negative but got {n!r}")
@@ -90,6 +97,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
     """
     ary = lift(ary)
     if not is_traced(ary, to_end, to_begin):
+        if is_cupy(ary):  # (CuPy's ediff1d takes to_end and to_begin as CuPy arrays only)
+            to_end, to_begin = (None if v is None else like(ary, v) for v in (to_end, to_begin))
         return np.ediff1d(ary, to_end, to_begin)
     ary = reshape(_as_operand(ary), (-1,))
     dt = dtype_of(ary)
@@ -197,7 +206,7 @@ def gradient(f, *varargs, axis=None, edge_order: int = 1):
     """
     f = lift(f)
     if not is_traced(f, *varargs):
-        return np.gradient(f, *varargs, axis=axis, edge_order=edge_order)
+        return np.gradient(*same_device(f, *varargs), axis=axis, edge_order=edge_order)
     f = _as_operand(f)
     shape = shape_of(f)
     axes = tuple(range(len(shape))) if axis is None else tuple(
@@ -283,6 +292,14 @@ def _check_kth(name, kth, n):
             raise ValueError(f"{name}: kth(={int(k)}) out of bounds ({n})")
 
 
+def _cupy_kth(name, a, kth, axis):
+    """`kth` checked and made non-negative, for CuPy's (arg)partition (which takes no kind
+    or order)."""
+    n = a.size if axis is None else a.shape[axis]
+    _check_kth(name, kth, n)
+    return [int(k) % n for k in np.ravel(kth)]
+
+
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     """`numpy.partition`: on traced values the fully sorted array (a valid partition for
     every `kth`; the gradient goes back to where each element came from).
@@ -297,6 +314,8 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     from ._indexing import sort
     a = lift(a)
     if not is_traced(a):
+        if is_cupy(a):
+            return np.partition(a, _cupy_kth("partition", a, kth, axis), axis)
         return np.partition(a, kth, axis, kind, order)
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
@@ -316,6 +335,8 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     from ._indexing import argsort
     a = lift(a)
     if not is_traced(a):
+        if is_cupy(a):
+            return np.argpartition(a, _cupy_kth("argpartition", a, kth, axis), axis)
         return np.argpartition(a, kth, axis, kind, order)
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
@@ -331,6 +352,9 @@ _HF = {"interpolated_inverted_cdf": (0.0, 1.0), "hazen": (0.5, 0.5), "weibull": 
 QUANTILE_METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
                     "interpolated_inverted_cdf", "hazen", "weibull", "linear", "median_unbiased",
                     "normal_unbiased", "lower", "higher", "midpoint", "nearest")
+# the medians' own method: the mean of the middle two values, as numpy.median computes it
+# (finite for [1, 3, inf, inf], where the linear quantile's lerp gives inf - inf = nan)
+MEDIAN = "median"
 
 
 def _discrete_index(index, odd_only):
@@ -432,8 +456,13 @@ def quantile_sorted(s, q, n, method, out_dtype):
     qs = shape_of(q)
     b = shape_of(s)[:-1]
     q = reshape(q, qs + (1,) * len(b)) if len(b) and len(qs) else q
-    prev, nxt, gamma = _neighbours(method, n, q)
     full = qs + b
+    if method == MEDIAN:
+        half = multiply(subtract(n, 1), 0.5)
+        prev, nxt = (broadcast_to(maximum(f(half), 0), full) for f in (floor, ceil))
+        s = cast(s, out_dtype)
+        return cast(multiply(add(_gather_last(s, prev), _gather_last(s, nxt)), 0.5), out_dtype)
+    prev, nxt, gamma = _neighbours(method, n, q)
     prev, nxt = broadcast_to(prev, full), broadcast_to(nxt, full)
     s = cast(s, out_dtype)
     lo = _gather_last(s, prev)
@@ -444,10 +473,10 @@ def quantile_sorted(s, q, n, method, out_dtype):
 
 
 def check_quantile_args(name, q, method, scale):
-    if method not in QUANTILE_METHODS:
+    if method not in QUANTILE_METHODS and method != MEDIAN:
         raise ValueError(f"{name}: {method!r} is not a valid method. Use one of: "
                          f"{', '.join(QUANTILE_METHODS)}")
-    if not is_traced(q) and not np.all((0 <= np.asarray(q)) & (np.asarray(q) <= scale)):
+    if not is_traced(q) and not np.all((0 <= to_host(q)) & (to_host(q) <= scale)):
         what = "Quantiles" if scale == 1 else "Percentiles"
         raise ValueError(f"{name}: {what} must be in the range [0, {scale}] (got q={q!r})")
 
@@ -455,9 +484,10 @@ def check_quantile_args(name, q, method, scale):
 def quantile_dtype(np_fn, a, q, method):
     """NumPy's result dtype, from NumPy itself on a 2-element stand-in (bfloat16 and the
     other ml_dtypes floats stand where NumPy puts float16)."""
-    q0 = q if not is_traced(q) else np.zeros(shape_of(q), dtype_of(q))
+    q0 = np.zeros(shape_of(q), dtype_of(q)) if is_traced(q) or is_cupy(q) else q
     dt = dtype_of(a)
     narrow = dt.kind == "V" and is_floating(dt)
+    method = "linear" if method == MEDIAN else method
     out = np.asarray(np_fn(np.ones(2, np.float16 if narrow else dt), q0, method=method)).dtype
     return dt if narrow and out == np.float16 else out
 
@@ -507,7 +537,9 @@ def quantile_function(name: str, np_fn, impl, scale: int, doc: str, module: str 
     def fn(a, q, axis=None, out=None, overwrite_input=False, method="linear",
            keepdims=False, *, weights=None):
         a = lift(a)
-        if not is_traced(a, q):
+        # (CuPy arrays take `impl`, CuPy kernels all: CuPy's quantile has 5 of the methods,
+        # takes q of at most 1 dim, and has no nan- versions)
+        if not is_traced(a, q) and not is_cupy(a):
             return np_fn(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
         reject_out(name, out)
         _no_weights(name, weights)
@@ -552,7 +584,7 @@ def median_function(name: str, np_fn, np_quantile, impl, doc: str, module: str =
             return np_fn(a, axis=axis, out=out, overwrite_input=overwrite_input,
                          keepdims=keepdims)
         reject_out(name, out)
-        return impl(name, np_quantile, a, 0.5, axis, "linear", keepdims, 1)
+        return impl(name, np_quantile, a, 0.5, axis, MEDIAN, keepdims, 1)
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = module
     fn.__doc__ = doc
@@ -586,6 +618,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     """
     a = lift(a)
     if not is_traced(a, weights):
+        a, weights = same_device(a, weights)
         return np.average(a, axis=axis, weights=weights, returned=returned, keepdims=keepdims)
     a = _as_operand(a)
     shape = shape_of(a)
@@ -653,8 +686,11 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     """
     a = lift(a)
     if not is_traced(a):
-        return np.count_nonzero(a, axis=axis, keepdims=keepdims)
-    b = a if a.aval.dtype == np.bool_ else not_equal(a, 0)
+        if not is_cupy(a):
+            return np.count_nonzero(a, axis=axis, keepdims=keepdims)
+        if not keepdims:  # (CuPy's count_nonzero takes no keepdims: else fnp's below)
+            return np.count_nonzero(a, axis=axis)
+    b = a if dtype_of(a) == np.bool_ else not_equal(a, 0)
     return sum(b, axis=axis, keepdims=keepdims, dtype=np.intp)
 
 
@@ -707,7 +743,10 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
                [-0.5,  0. ,  0.5]])
     """
     m = lift(m)
-    if not is_traced(m, y, fweights, aweights):
+    # (CuPy arrays take the composition below, CuPy kernels all: CuPy's cov wants integer
+    # fweights and truncates their product with aweights to integers)
+    if not is_traced(m, y, fweights, aweights) and not any(
+            is_cupy(v) for v in (m, y, fweights, aweights)):
         return np.cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype=dtype)
     if ddof is not None and ddof != int(ddof):
         raise ValueError(f"cov: ddof must be integer (got {ddof!r})")
@@ -755,7 +794,7 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     """
     x = lift(x)
     if not is_traced(x, y):
-        return np.corrcoef(x, y, rowvar, dtype=dtype)
+        return np.corrcoef(*same_device(x, y), rowvar, dtype=dtype)
     from ._elementwise import clip, imag
     from ._indexing import diagonal
     c = cov(x, y, rowvar, dtype=dtype)

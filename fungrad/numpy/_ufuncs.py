@@ -12,11 +12,12 @@ import math
 
 import numpy as np
 
+from ..backend import array_module
 from ..core import dtypes as _dtypes
 from ..core.trace import Tracer
 from ..lax import elementwise as E
-from ._base import broadcast_shapes, cast, dtype_of, is_traced, is_weak, lift, result_type, \
-    shape_of
+from ._base import broadcast_shapes, call_on_one_device, cast, dtype_of, is_traced, is_weak, \
+    lift, result_type, shape_of
 from ._elementwise import (_compute_dtype, add, arctan2, copysign, divide, equal, exp2,
                            floor_divide, isfinite, isinf, isnan, less_equal, logical_and,
                            logical_not, logical_or, multiply, negative, not_equal, power,
@@ -272,7 +273,7 @@ def ldexp(x1, x2):
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
-        return np.ldexp(x1, x2)
+        return call_on_one_device(np.ldexp, x1, x2)
     d1 = np.dtype(type(x1)) if is_weak(x1) else dtype_of(x1)
     d2 = np.dtype(type(x2)) if is_weak(x2) else dtype_of(x2)
     if _dtypes.kind(d2) not in "iub":
@@ -385,7 +386,7 @@ def iscomplex(x):
         return np.iscomplex(x)
     if dtype_of(x).kind == "c":
         return not_equal(_imag(x), 0)
-    return np.zeros(shape_of(x), bool)
+    return array_module(x).zeros(shape_of(x), bool)
 
 
 def isreal(x):
@@ -400,7 +401,7 @@ def isreal(x):
         return np.isreal(x)
     if dtype_of(x).kind == "c":
         return equal(_imag(x), 0)
-    return np.ones(shape_of(x), bool)
+    return array_module(x).ones(shape_of(x), bool)
 
 
 def iscomplexobj(x) -> bool:
@@ -608,7 +609,11 @@ def vecdot(x1, x2, /, *, axis: int = -1):
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
-        return np.vecdot(x1, x2, axis=axis)
+        try:
+            return np.vecdot(x1, x2, axis=axis)
+        except TypeError:  # (CuPy has no vecdot: composed below)
+            if array_module(x1, x2) is np:
+                raise
     from ._reductions import sum as _sum
     return _sum(multiply(_conj(x1), x2), axis=axis)
 
@@ -625,7 +630,11 @@ def matvec(x1, x2, /):
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
-        return np.matvec(x1, x2)
+        try:
+            return np.matvec(x1, x2)
+        except TypeError:  # (CuPy has no matvec: composed below)
+            if array_module(x1, x2) is np:
+                raise
     from ._contract import matmul
     from ._shape import expand_dims, squeeze
     return squeeze(matmul(x1, expand_dims(x2, -1)), -1)
@@ -643,7 +652,11 @@ def vecmat(x1, x2, /):
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
-        return np.vecmat(x1, x2)
+        try:
+            return np.vecmat(x1, x2)
+        except TypeError:  # (CuPy has no vecmat: composed below)
+            if array_module(x1, x2) is np:
+                raise
     from ._contract import matmul
     from ._shape import expand_dims, squeeze
     return squeeze(matmul(expand_dims(_conj(x1), -2), x2), -2)

@@ -14,6 +14,7 @@ from typing import Sequence as _Sequence
 
 import numpy as np
 
+from ..backend import is_cupy as _is_cupy, like as _like
 from ..core.dtypes import kind as _kind
 from ..core.trace import Tracer
 from ..lax import elementwise as E
@@ -138,6 +139,12 @@ def _irfft_2d(x):
     return np.fft.irfftn(x.reshape(2, 2))
 
 
+def _concrete(np_fn, a, *args, out=None):
+    """NumPy's `np_fn` on a concrete `a`, `out` passed only when given: CuPy's fft functions
+    (reached through NumPy's dispatch) take no `out`."""
+    return np_fn(a, *args) if out is None else np_fn(a, *args, out=out)
+
+
 def _no_out(fname, out):
     if out is not None:
         raise TypeError(f"fft.{fname}: out= is not supported on traced values (they are "
@@ -161,7 +168,7 @@ def fft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=No
     """
     t = _traced(a)
     if t is None:
-        return np.fft.fft(a, n, axis, norm, out=out)
+        return _concrete(np.fft.fft, a, n, axis, norm, out=out)
     _no_out("fft", out)
     return _c2c("fft", t, *_one_axis(n, axis), norm, False)
 
@@ -177,7 +184,7 @@ def ifft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=N
     """
     t = _traced(a)
     if t is None:
-        return np.fft.ifft(a, n, axis, norm, out=out)
+        return _concrete(np.fft.ifft, a, n, axis, norm, out=out)
     _no_out("ifft", out)
     return _c2c("ifft", t, *_one_axis(n, axis), norm, True)
 
@@ -195,7 +202,7 @@ def fftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
     """
     t = _traced(a)
     if t is None:
-        return np.fft.fftn(a, s, axes, norm, out=out)
+        return _concrete(np.fft.fftn, a, s, axes, norm, out=out)
     _no_out("fftn", out)
     return _c2c("fftn", t, s, axes, norm, False)
 
@@ -213,7 +220,7 @@ def ifftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None
     """
     t = _traced(a)
     if t is None:
-        return np.fft.ifftn(a, s, axes, norm, out=out)
+        return _concrete(np.fft.ifftn, a, s, axes, norm, out=out)
     _no_out("ifftn", out)
     return _c2c("ifftn", t, s, axes, norm, True)
 
@@ -229,7 +236,7 @@ def fft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
     """
     t = _traced(a)
     if t is None:
-        return np.fft.fft2(a, s, axes, norm, out=out)
+        return _concrete(np.fft.fft2, a, s, axes, norm, out=out)
     _no_out("fft2", out)
     return _c2c("fft2", t, s, axes, norm, False)
 
@@ -245,7 +252,7 @@ def ifft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
     """
     t = _traced(a)
     if t is None:
-        return np.fft.ifft2(a, s, axes, norm, out=out)
+        return _concrete(np.fft.ifft2, a, s, axes, norm, out=out)
     _no_out("ifft2", out)
     return _c2c("ifft2", t, s, axes, norm, True)
 
@@ -261,7 +268,7 @@ def rfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=N
     """
     t = _traced(a)
     if t is None:
-        return np.fft.rfft(a, n, axis, norm, out=out)
+        return _concrete(np.fft.rfft, a, n, axis, norm, out=out)
     _no_out("rfft", out)
     return _r2c("rfft", t, *_one_axis(n, axis), norm)
 
@@ -278,7 +285,7 @@ def irfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=
     """
     t = _traced(a)
     if t is None:
-        return np.fft.irfft(a, n, axis, norm, out=out)
+        return _concrete(np.fft.irfft, a, n, axis, norm, out=out)
     _no_out("irfft", out)
     return _c2r("irfft", t, *_one_axis(n, axis), norm)
 
@@ -296,7 +303,7 @@ def rfftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None
     """
     t = _traced(a)
     if t is None:
-        return np.fft.rfftn(a, s, axes, norm, out=out)
+        return _concrete(np.fft.rfftn, a, s, axes, norm, out=out)
     _no_out("rfftn", out)
     return _r2c("rfftn", t, s, axes, norm)
 
@@ -313,7 +320,7 @@ def irfftn(a, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = Non
     """
     t = _traced(a)
     if t is None:
-        return np.fft.irfftn(a, s, axes, norm, out=out)
+        return _concrete(np.fft.irfftn, a, s, axes, norm, out=out)
     _no_out("irfftn", out)
     return _c2r("irfftn", t, s, axes, norm)
 
@@ -329,7 +336,7 @@ def rfft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
     """
     t = _traced(a)
     if t is None:
-        return np.fft.rfft2(a, s, axes, norm, out=out)
+        return _concrete(np.fft.rfft2, a, s, axes, norm, out=out)
     _no_out("rfft2", out)
     return _r2c("rfft2", t, s, axes, norm)
 
@@ -346,7 +353,7 @@ def irfft2(a, s: _Sequence[int] | None = None, axes: _Sequence[int] = (-2, -1),
     """
     t = _traced(a)
     if t is None:
-        return np.fft.irfft2(a, s, axes, norm, out=out)
+        return _concrete(np.fft.irfft2, a, s, axes, norm, out=out)
     _no_out("irfft2", out)
     return _c2r("irfft2", t, s, axes, norm)
 
@@ -363,7 +370,7 @@ def hfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=N
     """
     t = _traced(a)
     if t is None:
-        return np.fft.hfft(a, n, axis, norm, out=out)
+        return _concrete(np.fft.hfft, a, n, axis, norm, out=out)
     _no_out("hfft", out)
     z = E.conj(t) if _dtype_of(t).kind == "c" else t
     return _c2r("hfft", z, *_one_axis(n, axis), SWAP_NORM[_norm("hfft", norm)],
@@ -381,7 +388,7 @@ def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=
     """
     t = _traced(a)
     if t is None:
-        return np.fft.ihfft(a, n, axis, norm, out=out)
+        return _concrete(np.fft.ihfft, a, n, axis, norm, out=out)
     _no_out("ihfft", out)
     half = _r2c("ihfft", t, *_one_axis(n, axis), SWAP_NORM[_norm("ihfft", norm)])
     return E.conj(half)
@@ -389,8 +396,9 @@ def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None, out=
 
 def _frequency_scale(results, n, d):
     # NumPy's own arithmetic, `results * (1.0 / (n * d))`, so a traced `d` gives its values
+    # (the integers on a CuPy `d`'s device)
     from ._elementwise import divide, multiply
-    return multiply(results, divide(1.0, multiply(n, d)))
+    return multiply(_like(d, results), divide(1.0, multiply(n, d)))
 
 
 def fftfreq(n: int, d=1.0, device=None):
@@ -405,7 +413,7 @@ def fftfreq(n: int, d=1.0, device=None):
         >>> fg.grad(lambda d: fnp.fft.fftfreq(4, d)[1])(0.5)   # d(1 / (4 d))/dd
         array(-1.)
     """
-    if not isinstance(d, Tracer):
+    if not isinstance(d, Tracer) and not _is_cupy(d):  # (NumPy's would mix in NumPy arrays)
         return np.fft.fftfreq(n, d, device=device)
     half = (n - 1) // 2 + 1
     ints = np.concatenate([np.arange(half), np.arange(-(n // 2), 0)])
@@ -421,7 +429,7 @@ def rfftfreq(n: int, d=1.0, device=None):
         >>> fnp.fft.rfftfreq(5, d=0.5)
         array([0. , 0.4, 0.8])
     """
-    if not isinstance(d, Tracer):
+    if not isinstance(d, Tracer) and not _is_cupy(d):
         return np.fft.rfftfreq(n, d, device=device)
     return _frequency_scale(np.arange(n // 2 + 1), n, d)
 

@@ -20,6 +20,7 @@ from typing import NamedTuple as _NamedTuple
 
 import numpy as np
 
+from ..backend import array_module as _array_module, is_cupy as _is_cupy
 from ..core import dtypes as _dtypes
 from ..lax import linalg as L
 from ._base import (broadcast_shapes as _broadcast_shapes,
@@ -69,6 +70,12 @@ def _named_errors(fname, **arrays):
         shapes = ", ".join(f"{k} of shape {_shape_of(v)}" for k, v in arrays.items())
         raise LinAlgError(f"{fname}: {e} ({shapes}); check that the matrix is well-conditioned"
                           f" (fnp.linalg.cond) or use fnp.linalg.lstsq / pinv") from None
+
+
+def _numpy_computes(*xs) -> bool:
+    """No operand traced and none a CuPy array: NumPy's own function computes. CuPy arrays
+    take fungrad's composition (on CuPy's kernels) where CuPy lacks the function."""
+    return not _is_traced(*xs) and _array_module(*xs) is np
 
 
 def _numpy(fname, np_fn, *args, **kwargs):
@@ -219,9 +226,9 @@ def cholesky(a, /, *, upper=False):
                [0., 2.]])
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _is_traced(a) and not (upper and _is_cupy(a)):  # (CuPy's has no `upper`)
         with _named_errors("linalg.cholesky", a=a):
-            return np.linalg.cholesky(a, upper=upper)
+            return np.linalg.cholesky(a, upper=True) if upper else np.linalg.cholesky(a)
     a = _square("cholesky", a)
     if upper:  # NumPy reads the upper triangle then: U = L^H for L of a^H's lower one
         return L.mH(L.cholesky_p.bind(L.mH(a)))
@@ -346,9 +353,9 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         True
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _is_traced(a) and not (hermitian and _is_cupy(a)):  # (CuPy's: no `hermitian`)
         return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
-                             hermitian=hermitian)
+                             **({"hermitian": True} if hermitian else {}))
     a = _float_operand("svd", a)
     if hermitian:
         return _hermitian_svd(_square("svd", a), compute_uv)
@@ -387,7 +394,7 @@ def svdvals(x, /):
                [ 0., -1.]])
     """
     x = _lift(x)
-    if not _is_traced(x):
+    if _numpy_computes(x):
         return np.linalg.svdvals(x)
     return L.svdvals_p.bind(_float_operand("svdvals", x))
 
@@ -451,7 +458,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NOVALUE):
                [0. , 0.5, 0. ]])
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if _numpy_computes(a):  # (CuPy's pinv has neither `hermitian` nor `rtol`)
         return np.linalg.pinv(a, rcond=rcond, hermitian=hermitian, rtol=rtol)
     a = _float_operand("pinv", a)
     r = _pinv_rcond(_shape_of(a), _dtype_of(a), rcond, rtol)
@@ -492,7 +499,7 @@ def lstsq(a, b, rcond=None):
         resid = _sum(_abs2(r), axis=0)
         resid = _reshape(resid, (1,)) if len(sb) == 1 else resid
     else:
-        resid = np.zeros((0,), np.finfo(_dtype_of(a)).dtype)
+        resid = _abs2(_reshape(b, (-1,))[:0])  # (empty, on b's device: also under vmap)
     return x, resid, rank, s
 
 
@@ -512,7 +519,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
         np.int64(3)
     """
     A = _lift(A)
-    if not _is_traced(A):
+    if _numpy_computes(A):  # (CuPy's matrix_rank has neither `hermitian` nor `rtol`)
         return np.linalg.matrix_rank(A, tol=tol, hermitian=hermitian, rtol=rtol)
     from ..lax.misc import stop_gradient
     A = stop_gradient(_float_operand("matrix_rank", A, 1))
@@ -546,7 +553,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         array([0.6, 0.8])
     """
     x = _lift(x)
-    if not _is_traced(x):
+    if _numpy_computes(x):
         return np.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
     if _dtypes.kind(_dtype_of(x)) in "biu":
         x = _cast(x, np.dtype(np.float64))
@@ -585,7 +592,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
         np.float64(4.0)
     """
     x = _lift(x)
-    if not _is_traced(x):
+    if _numpy_computes(x):
         return np.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
@@ -697,7 +704,8 @@ def matrix_power(a, n):
     n = int(n)
     if n == 0:
         from ._creation import zeros_like
-        return zeros_like(a) + np.broadcast_to(np.eye(s[-1], dtype=_dtype_of(a)), s)
+        xp = _array_module(a)  # (the identity on a's device: zeros_like(a) may be CuPy's)
+        return zeros_like(a) + xp.broadcast_to(xp.eye(s[-1], dtype=_dtype_of(a)), s)
     if n < 0:
         a, n = inv(a), -n
     result, z = None, a
@@ -718,7 +726,7 @@ def multi_dot(arrays, *, out=None):
         array([[6.]])
     """
     arrays = [_lift(a) for a in arrays]
-    if not _is_traced(*arrays):
+    if _numpy_computes(*arrays):
         return np.linalg.multi_dot(arrays, out=out)
     if out is not None:
         raise TypeError("linalg.multi_dot: out= is not supported on traced values; write "
@@ -798,7 +806,7 @@ def outer(x1, x2, /):
                [  2.,  20., 200.]])
     """
     x1, x2 = _lift(x1), _lift(x2)
-    if not _is_traced(x1, x2):
+    if _numpy_computes(x1, x2):
         return np.linalg.outer(x1, x2)
     if len(_shape_of(x1)) != 1 or len(_shape_of(x2)) != 1:
         raise ValueError(f"linalg.outer: inputs must be 1-D, got shapes {_shape_of(x1)} and "
@@ -816,7 +824,7 @@ def trace(x, /, *, offset=0, dtype=None):
         array([2., 2., 2.])
     """
     x = _lift(x)
-    if not _is_traced(x):
+    if _numpy_computes(x):
         return np.linalg.trace(x, offset=offset, dtype=dtype)
     return _trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
@@ -831,7 +839,7 @@ def diagonal(x, /, *, offset=0):
         array([2.])
     """
     x = _lift(x)
-    if not _is_traced(x):
+    if _numpy_computes(x):
         return np.linalg.diagonal(x, offset=offset)
     return _diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
@@ -865,7 +873,7 @@ def vecdot(x1, x2, /, *, axis=-1):
         np.complex128(3+0j)
     """
     x1, x2 = _lift(x1), _lift(x2)
-    if not _is_traced(x1, x2):
+    if _numpy_computes(x1, x2):
         return np.linalg.vecdot(x1, x2, axis=axis)
     return _sum(_multiply(_conj(x1), x2), axis=axis)
 

@@ -9,6 +9,7 @@ from typing import Any, Callable, NamedTuple, Union
 import numpy as np
 
 from .. import numpy as fnp
+from ..backend import array_module
 from ..tree import tree_map, tree_leaves
 
 # A schedule maps a step count (an int32 0-d array, possibly traced) to a value.
@@ -50,9 +51,10 @@ class EmptyState(NamedTuple):
     """
 
 
-def zeros_count() -> np.ndarray:
-    """A fresh step counter: an int32 0-d array, so jit sees an array (no retrace per step)."""
-    return np.zeros((), np.int32)
+def zeros_count(params: Any = None) -> Any:
+    """A fresh step counter: an int32 0-d array, so jit sees an array (no retrace per step).
+    On the GPU for CuPy `params`: the state then stays on the device, step after step."""
+    return array_module(*tree_leaves(params)).zeros((), np.int32)
 
 
 def safe_increment(count: Any) -> Any:

@@ -45,7 +45,7 @@ def scale_by_schedule(step_size_fn: Schedule) -> GradientTransformation:
         array([0.5])
     """
     def init(params):
-        return ScaleByScheduleState(zeros_count())
+        return ScaleByScheduleState(zeros_count(params))
 
     def update(updates, state, params=None):
         step = step_size_fn(state.count)
@@ -118,7 +118,7 @@ def ema(decay: float, debias: bool = True,
         return tree_map(lambda e: fnp.asarray(e, dtype=accumulator_dtype), tree)
 
     def init(params):
-        return EmaState(zeros_count(), store(zeros_like_tree(params)))
+        return EmaState(zeros_count(params), store(zeros_like_tree(params)))
 
     def update(updates, state, params=None):
         new = tree_map(lambda g, e: (1 - decay) * g + decay * e, updates, state.ema)
@@ -158,7 +158,8 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
         array([1.])
     """
     def init(params):
-        return ScaleByAdamState(zeros_count(), zeros_like_tree(params), zeros_like_tree(params))
+        return ScaleByAdamState(zeros_count(params), zeros_like_tree(params),
+                                zeros_like_tree(params))
 
     def update(updates, state, params=None):
         mu, nu = _moments(updates, state.mu, state.nu, b1, b2)
@@ -185,7 +186,8 @@ def scale_by_adamax(b1: float = 0.9, b2: float = 0.999,
         array([1.])
     """
     def init(params):
-        return ScaleByAdamState(zeros_count(), zeros_like_tree(params), zeros_like_tree(params))
+        return ScaleByAdamState(zeros_count(params), zeros_like_tree(params),
+                                zeros_like_tree(params))
 
     def update(updates, state, params=None):
         count = safe_increment(state.count)
@@ -293,7 +295,7 @@ def scale_by_lion(b1: float = 0.9, b2: float = 0.99) -> GradientTransformation:
         array([-1.,  1.])
     """
     def init(params):
-        return ScaleByLionState(zeros_count(), zeros_like_tree(params))
+        return ScaleByLionState(zeros_count(params), zeros_like_tree(params))
 
     def update(updates, state, params=None):
         out = tree_map(lambda g, m: fnp.sign(b1 * m + (1 - b1) * g), updates, state.mu)
@@ -324,7 +326,8 @@ def scale_by_radam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
     rho_inf = 2.0 / (1 - b2) - 1
 
     def init(params):
-        return ScaleByRAdamState(zeros_count(), zeros_like_tree(params), zeros_like_tree(params))
+        return ScaleByRAdamState(zeros_count(params), zeros_like_tree(params),
+                                 zeros_like_tree(params))
 
     def update(updates, state, params=None):
         mu, nu = _moments(updates, state.mu, state.nu, b1, b2)
@@ -468,7 +471,7 @@ def scale_by_factored_rms(factored: bool = True, decay_rate: float = 0.8, step_o
     def init(params):
         leaves, treedef = tree_flatten(params)
         stats = [_factored_init(p, dims_of(p)) for p in leaves]
-        return FactoredState(zeros_count(), *(tree_unflatten(treedef, [s[i] for s in stats])
+        return FactoredState(zeros_count(params), *(tree_unflatten(treedef, [s[i] for s in stats])
                                               for i in range(3)))
 
     def update(updates, state, params=None):
@@ -556,7 +559,7 @@ def add_noise(eta: float, gamma: float, seed: int) -> GradientTransformation:
         array([1., 1.])
     """
     def init(params):
-        return AddNoiseState(zeros_count(), random.key(seed))
+        return AddNoiseState(zeros_count(params), random.key(seed))
 
     def update(updates, state, params=None):
         count = safe_increment(state.count)
@@ -654,7 +657,7 @@ def add_decayed_weights(weight_decay: ScalarOrSchedule = 0.0,
 
 def _scheduled_decay(weight_decay: Schedule) -> GradientTransformation:
     def init(params):
-        return ScaleByScheduleState(zeros_count())
+        return ScaleByScheduleState(zeros_count(params))
 
     def update(updates, state, params=None):
         _require_params(params, "add_decayed_weights")

@@ -9,6 +9,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from .. import numpy as fnp
+from ..backend import array_module
 from ..tree import tree_map, tree_leaves
 from .base import (GradientTransformation, cast_like, safe_increment, zeros_count,
                    zeros_like_tree, value_at)
@@ -71,8 +72,8 @@ class MultiSteps:
         """The initial state: counters at 0, zero accumulated gradients, `opt`'s state."""
         skip_state = ()
         if self._should_skip is not None:
-            skip_state = self._should_skip(zeros_like_tree(params), zeros_count(), params)[1]
-        return MultiStepsState(zeros_count(), zeros_count(), self._opt.init(params),
+            skip_state = self._should_skip(zeros_like_tree(params), zeros_count(params), params)[1]
+        return MultiStepsState(zeros_count(params), zeros_count(params), self._opt.init(params),
                                zeros_like_tree(params), skip_state)
 
     def update(self, updates: Any, state: MultiStepsState, params: Any = None):
@@ -140,7 +141,8 @@ def apply_if_finite(inner: GradientTransformation,
         array([0.])
     """
     def init(params):
-        return ApplyIfFiniteState(zeros_count(), np.asarray(True), zeros_count(),
+        ok = array_module(*tree_leaves(params)).asarray(True)  # (on the params' device)
+        return ApplyIfFiniteState(zeros_count(params), ok, zeros_count(params),
                                   inner.init(params))
 
     def update(updates, state, params=None):
@@ -209,9 +211,9 @@ def inject_hyperparams(inner_factory: Callable[..., GradientTransformation],
 
         def init(params):
             dt = _float_dtype(params)
-            hps = hyper_values(zeros_count(), numeric)
+            hps = hyper_values(zeros_count(params), numeric)
             hps = {k: _hyperparam(v, dt) for k, v in hps.items()}
-            return InjectHyperparamsState(zeros_count(), hps,
+            return InjectHyperparamsState(zeros_count(params), hps,
                                           inner_factory(**static, **hps).init(params))
 
         def update(updates, state, params=None):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numpy as fnp
+from ..backend import array_module, asarray
 from ..core.dtypes import is_inexact
 from ..numpy._base import has_tracer, is_weak, lift, result_type
 
@@ -17,8 +18,11 @@ def float_dtype(fname, dt):
 
 
 def inexact(fname, *args):
-    """`args` as fnp arrays (Python scalars kept weak) of their promoted float dtype."""
-    args = tuple(lift(a) for a in args)
-    dt = float_dtype(fname, np.dtype(result_type(*[a if is_weak(a) or has_tracer(a)
-                                                 else np.asarray(a) for a in args])))
-    return [a if is_weak(a) else fnp.asarray(a).astype(dt) for a in args]
+    """`args` as fnp arrays (Python scalars kept weak) of their promoted float dtype, on one
+    device: a concrete NumPy array meeting a CuPy one (or a value traced over one) moves to
+    the GPU, as a NumPy constant in a function of CuPy arrays must."""
+    args = tuple(a if is_weak(a) or has_tracer(a) else asarray(a) for a in map(lift, args))
+    dt = float_dtype(fname, np.dtype(result_type(*args)))
+    xp = array_module(*args)
+    return [a if is_weak(a) else fnp.asarray(a).astype(dt) if has_tracer(a)
+            else xp.asarray(a, dt) for a in args]

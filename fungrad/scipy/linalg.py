@@ -1,7 +1,9 @@
 """fungrad.scipy.linalg: `scipy.linalg`'s triangular / Cholesky / LU solvers, expm, sqrtm
 and block_diag, differentiable (closed forms in fungrad.lax.linalg).
 
-Values come from SciPy (imported on first use). On plain arrays each function is SciPy's own.
+Values come from SciPy (imported on first use). On plain arrays each function is SciPy's own
+(cupyx.scipy.linalg's for CuPy arrays; where CuPy has none, fungrad's primitives compute it on
+the GPU).
 
     >>> fg.grad(lambda a: fnp.trace(fg.scipy.linalg.expm(a)))(np.zeros((2, 2)))
     array([[1., 0.], [0., 1.]])
@@ -10,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import (array_module as _array_module, like as _like,
+                       scipy_module as _scipy_module, to_host as _to_host)
 from ..lax import linalg as L
 from ..numpy._base import (cast as _cast, dtype_of as _dtype_of, is_traced as _is_traced,
                            lift as _lift, shape_of as _shape_of)
@@ -35,9 +39,15 @@ def _square(fname, a):
     return _fnp_square(fname, _widen(a))
 
 
-def _sl():
-    import scipy.linalg
-    return scipy.linalg
+def _sl(*arrays):
+    """scipy.linalg, or cupyx.scipy.linalg for CuPy `arrays`."""
+    return _scipy_module("linalg", *arrays)
+
+
+def _scipy_computes(*arrays) -> bool:
+    """Whether SciPy computes on `arrays` directly: plain NumPy values (not traced; CuPy
+    arrays go through the primitives where cupyx.scipy.linalg lacks the function)."""
+    return not _is_traced(*arrays) and _array_module(*arrays) is np
 
 
 _TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False),
@@ -84,9 +94,9 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     """
     a, b = _lift(a), _lift(b)
     if not _is_traced(a, b):
-        return _sl().solve_triangular(a, b, trans=trans, lower=lower,
-                                      unit_diagonal=unit_diagonal, overwrite_b=overwrite_b,
-                                      check_finite=check_finite)
+        return _sl(a, b).solve_triangular(a, b, trans=trans, lower=lower,
+                                          unit_diagonal=unit_diagonal, overwrite_b=overwrite_b,
+                                          check_finite=check_finite)
     a, b = _matrix_and_rhs("solve_triangular", a, b, trans)
     t, c = _TRANS[trans]
     bm, vec = _as_matrix_rhs(b)
@@ -106,7 +116,7 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
                [2., 1.]]), False)
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if _scipy_computes(a):  # (cupyx.scipy.linalg has no cho_factor)
         return _sl().cho_factor(a, lower=lower, overwrite_a=overwrite_a,
                                 check_finite=check_finite)
     a = _square("cho_factor", a)
@@ -126,7 +136,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """
     c, lower = c_and_lower
     c, b = _lift(c), _lift(b)
-    if not _is_traced(c, b):
+    if _scipy_computes(c, b):  # (cupyx.scipy.linalg has no cho_solve)
         return _sl().cho_solve((c, lower), b, overwrite_b=overwrite_b,
                                check_finite=check_finite)
     c = _square("cho_solve", c)
@@ -157,7 +167,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     """
     a = _lift(a)
     if not _is_traced(a):
-        return _sl().lu_factor(a, overwrite_a=overwrite_a, check_finite=check_finite)
+        return _sl(a).lu_factor(a, overwrite_a=overwrite_a, check_finite=check_finite)
     lu, piv, _ = L.lu_p.bind(_square("lu_factor", a))
     return lu, piv
 
@@ -173,12 +183,13 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     lu, piv = lu_and_piv
     lu, b = _lift(lu), _lift(b)
     if not _is_traced(lu, b, piv):
-        return _sl().lu_solve((lu, piv), b, trans=trans, overwrite_b=overwrite_b,
-                              check_finite=check_finite)
+        return _sl(lu, b, piv).lu_solve((lu, piv), b, trans=trans, overwrite_b=overwrite_b,
+                                        check_finite=check_finite)
     lu, b = _matrix_and_rhs("lu_solve", lu, b, trans)
     n = _shape_of(lu)[-1]
+    # (concrete pivots: the swaps run on the host, the permutation lives on piv's device)
     perm = L.pivots_to_permutation_p.bind(piv, n=n) if _is_traced(piv) else \
-        L.pivots_to_permutation_impl(np.asarray(piv), n).astype(np.int32)
+        _like(piv, L.pivots_to_permutation_impl(_to_host(piv), n), np.int32)
     bm, vec = _as_matrix_rhs(b)
     t, c = _TRANS[trans]
     if not t:   # L U x = P b
@@ -206,7 +217,7 @@ def expm(A):
     """
     A = _lift(A)
     if not _is_traced(A):
-        return _sl().expm(A)
+        return _sl(A).expm(A)
     if _shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: exp, in the input's dtype
         return _exp(A)
     return L.expm_p.bind(_square("expm", A))
@@ -227,7 +238,7 @@ def sqrtm(A):
                [0.        , 0.16666667]])
     """
     A = _lift(A)
-    if not _is_traced(A):
+    if _scipy_computes(A):  # (cupyx.scipy.linalg has no sqrtm)
         return _sl().sqrtm(A)
     if _shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: sqrt, in the input's dtype
         return _sqrt(A)
@@ -245,7 +256,7 @@ def block_diag(*arrs):
     """
     arrs = [_lift(a) for a in arrs]
     if not _is_traced(*arrs):
-        return _sl().block_diag(*arrs)
+        return _sl(*arrs).block_diag(*arrs)
     mats = [_reshape(a, (1, -1) if len(_shape_of(a)) < 2 else _shape_of(a)) for a in arrs]
     for a, m in zip(arrs, mats):
         if len(_shape_of(m)) != 2:

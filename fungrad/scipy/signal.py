@@ -17,10 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from .. import numpy as fnp
+from ..backend import asarray as _asarray
 from ..lax.convolution import conv_general_dilated as _conv_general_dilated
 from ..lax.signal import correlate1d as _correlate1d
-from ..numpy._base import (dtype_of as _dtype_of, lift as _lift, result_type as _result_type,
-                           shape_of as _shape_of)
+from ..numpy._base import (dtype_of as _dtype_of, is_traced as _is_traced, lift as _lift,
+                           result_type as _result_type, shape_of as _shape_of)
 
 Array = Any                      # an np.ndarray, or a traced value under a transform
 ArrayLike = Any                  # anything fnp.asarray accepts
@@ -39,10 +40,10 @@ def _check(fname, mode, method=None):
 
 def _operands(fname, in1, in2, ndim=None):
     """Both inputs as arrays of their common dtype, of equal rank (`ndim` if given)."""
-    in1, in2 = _lift(in1), _lift(in2)
-    dt = _result_type(fnp.asarray(in1) if not hasattr(in1, "shape") else in1,
-                     fnp.asarray(in2) if not hasattr(in2, "shape") else in2)
-    a, b = fnp.asarray(in1).astype(dt), fnp.asarray(in2).astype(dt)
+    # (a concrete array stays on its device: NumPy or CuPy)
+    in1, in2 = (x if _is_traced(x) else _asarray(x) for x in (_lift(in1), _lift(in2)))
+    dt = _result_type(in1, in2)
+    a, b = in1.astype(dt), in2.astype(dt)
     sa, sb = _shape_of(a), _shape_of(b)
     if len(sa) != len(sb) or (ndim is not None and len(sa) != ndim):
         want = f"{ndim}-d arrays" if ndim is not None else "arrays of the same rank"

@@ -21,6 +21,7 @@ from typing import Any, Optional as _Optional, Tuple as _Tuple, Union as _Union
 import numpy as np
 
 from .. import numpy as fnp
+from ..backend import asarray as _asarray
 from ..lax import special as S
 from ..lax.elementwise import erf_p
 from ..nn.activations import log_softmax as _log_softmax, logsumexp as _logsumexp, \
@@ -45,7 +46,7 @@ def _apply(fname, prim, *args):
     """Bind the elementwise primitive `prim` on `args` after NumPy's promotion (to a float
     dtype) and broadcasting; on plain values, its impl (SciPy) directly."""
     args = tuple(_lift(a) for a in args)
-    plain = [a if _is_weak(a) else np.asarray(a) if not _has_tracer(a) else a for a in args]
+    plain = [a if _is_weak(a) or _has_tracer(a) else _asarray(a) for a in args]
     dt = _float_dtype(fname, np.dtype(_result_type(*plain)))
     if not any(_has_tracer(a) for a in args):
         return prim.impl(*[_cast(a, dt) for a in plain])

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..backend import array_module
 from ..core.ir import ShapedArray, aval_of
 from ..core.trace import Trace, Tracer, new_trace
 from ..errors import ConcretizationError
@@ -164,8 +165,11 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
             outs, out_tree, _ = run(leaves, in_tree, axes, size)
         else:
             outs, out_tree = _run_chunked(run, leaves, in_tree, axes, size, chunk_size)
-        outs = fresh_leaves([_as_array(o) for o in outs], leaves)
-        return _tree.tree_unflatten(out_tree, outs)
+        outs = [_as_array(o) for o in outs]
+        xp = array_module(*leaves)
+        if xp is not np:  # an output that does not depend on CuPy inputs joins them there
+            outs = [xp.asarray(o) if type(o) is np.ndarray else o for o in outs]
+        return _tree.tree_unflatten(out_tree, fresh_leaves(outs, leaves))
 
     vmapped.__name__ = f"vmap({name})"
     return vmapped

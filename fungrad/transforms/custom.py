@@ -227,7 +227,7 @@ def _call_abstract_eval(*avals, rule):
 
 
 def _call_emit(ctx, ins, out, rule):
-    return f"{ctx.const(rule.compiled_fun().fn, 'custom')}({', '.join(ins)})"
+    return f"{ctx.const(rule.compiled_fun().fn_for(ctx.array_module), 'custom')}({', '.join(ins)})"
 
 
 for _p in (custom_jvp_call_p, custom_vjp_call_p):

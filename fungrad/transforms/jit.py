@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..backend import array_module, is_cupy
 from ..core.ir import PY_SCALARS, Eqn, Graph, Literal, ShapedArray, Var, aval_of
 from ..core.check import check_graph
 from ..core import nan_checks
@@ -134,6 +135,7 @@ class Call:
     def __init__(self, graph: Graph, name: str, donated=frozenset(), array_module=np):
         self.name = name
         self.array_module = array_module  # NumPy, or CuPy for CuPy inputs
+        self.donated = donated
         self.graph_before = graph
         if config.check_graphs:
             check_graph(graph, where=f"jit({name}) staged graph")
@@ -165,6 +167,15 @@ class Call:
                     c = self._derived[key] = make()
         return c
 
+    def fn_for(self, xp):
+        """The compiled function for `xp`'s arrays (NumPy or CuPy). A graph staged from
+        abstract values (a jit inside another transform, a loop body, a branch) is compiled
+        before the values it will see are known: the other module's code is made once."""
+        if xp is self.array_module:
+            return self.fn
+        return self.derived(("array_module", xp.__name__), lambda: Call(
+            self.graph_before, self.name, self.donated, xp)).fn
+
 
 def _call_of(fun, in_avals, name, parent: Call) -> Call:
     graph, _ = stage_flat(fun, in_avals)  # (closes over the graph's constants only)
@@ -172,12 +183,12 @@ def _call_of(fun, in_avals, name, parent: Call) -> Call:
 
 
 jit_call_p = Primitive("jit_call", multiple_results=True)
-jit_call_p.impl = lambda *args, call: list(call.fn(*args))
+jit_call_p.impl = lambda *args, call: list(call.fn_for(array_module(*args))(*args))
 jit_call_p.abstract_eval = lambda *avals, call: list(call.out_avals)
 
 
 def _jit_call_emit(ctx, ins, out, call):
-    return f"{ctx.const(call.fn, 'jitted')}({', '.join(ins)})"
+    return f"{ctx.const(call.fn_for(ctx.array_module), 'jitted')}({', '.join(ins)})"
 
 
 jit_call_p.emit = _jit_call_emit
@@ -363,13 +374,14 @@ class Lowered:
 
 class _Entry:
     __slots__ = ("call", "in_tree", "out_tree", "lifted", "donated", "leaf_names",
-                 "const_roots", "used")
+                 "const_roots", "used", "host_leaves")
 
     def __init__(self, call, in_tree, out_tree, lifted, donated=(), leaf_names=()):
         self.call, self.in_tree, self.out_tree, self.lifted = call, in_tree, out_tree, lifted
         self.donated = donated  # positions of the donated leaves
         self.leaf_names = leaf_names  # "argument 0", ... per leaf (for donation warnings)
         self.used = 0  # when it was last used (a tick of its Jitted's clock; for LRU)
+        self.host_leaves = ()  # positions of leaves to move to the GPU first (see _compile)
         # memory the compiled code reads as constants: a donated argument must not overlap it
         self.const_roots = frozenset(
             id(memory_root(c)) for c in call.compiled.fn.__globals__.values()
@@ -381,6 +393,14 @@ class _Entry:
         c = self.call
         return c.derived("undonated", lambda: Call(c.graph_before, c.name,
                                                     array_module=c.array_module))
+
+
+def _to_device(leaves, positions):
+    import cupy
+    leaves = list(leaves)
+    for i in positions:
+        leaves[i] = cupy.asarray(leaves[i])
+    return leaves
 
 
 class Jitted:
@@ -418,6 +438,8 @@ class Jitted:
             call = entry.undonated() if entry.donated else entry.call
             outs = jit_call_p.bind(*leaves, *entry.lifted, call=call)
             return _tree.tree_unflatten(entry.out_tree, [_as_array(o) for o in outs])
+        if entry.host_leaves:  # NumPy values meeting CuPy arrays: all go to the GPU
+            leaves = _to_device(leaves, entry.host_leaves)
         if entry.donated:
             outs = _call_donating(self.__name__, entry, leaves)
         else:
@@ -505,13 +527,17 @@ class Jitted:
             graph, lifted = stage_flat(fun, in_avals)
             donated, names = (self._donated_leaves(args, kwargs, static_pos)
                               if self._donate_argnums else ((), ()))
-            from ..backend import array_module
-            call = Call(graph, _fun_name(f), frozenset(graph.invars[k] for k in donated),
-                        array_module(*leaves))
+            # CuPy code where a leaf is a CuPy array, as the cache key tells (not a tracer's
+            # value: the entry serves plain calls of the tracer's signature too)
+            xp = array_module(*[x for x in leaves if not isinstance(x, Tracer)])
+            call = Call(graph, _fun_name(f), frozenset(graph.invars[k] for k in donated), xp)
         finally:
             if gc_was_enabled:
                 gc.enable()
         entry = _Entry(call, treedef, out_tree_box[0], lifted, donated, names)
+        if xp is not np:  # code for CuPy arrays: the leaves that are NumPy arrays or scalars
+            # (an optimizer's step count, say) are moved to the GPU at each call
+            entry.host_leaves = tuple(i for i, x in enumerate(leaves) if not is_cupy(x))
         if not lifted:  # a graph closing over an outer transform's values is not reusable
             self._insert(key, entry)
         return entry

@@ -191,7 +191,9 @@ def _real_if_close(draw, name):
     vmap raise; tests/test_ufuncs.py checks that and grad): here it runs on a constant."""
     shape = draw(SHAPES)
     z = draw(arrays(shape)) + 1e-20j
-    return Case(lambda x: x * fnp.real_if_close(z), (draw(arrays(shape)),))
+    # (fnp.multiply, not `*`: a CuPy x times the NumPy constant is CuPy's own operator,
+    # which refuses NumPy arrays; fnp moves the constant to x's device)
+    return Case(lambda x: fnp.multiply(x, fnp.real_if_close(z)), (draw(arrays(shape)),))
 
 
 @spec(FNP, "iscomplex", "isreal", "iscomplexobj", "isrealobj")

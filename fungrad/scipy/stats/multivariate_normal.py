@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from ... import numpy as fnp
+from ...backend import array_module as _array_module, to_host as _to_host
 from ...numpy._base import dtype_of as _dtype_of, is_traced as _is_traced, is_weak as _is_weak
 from .. import linalg as _fsl
 from ._util import Array, ArrayLike, inexact as _inexact
@@ -46,8 +47,8 @@ def logpdf(x: ArrayLike, mean: ArrayLike | None = None, cov: ArrayLike = 1,
     array([-0.5, -0.5])
     """
     x, mean, cov = _parameters(x, mean, cov)
-    if not _is_traced(cov):
-        _check_psd(np.asarray(cov), allow_singular)
+    if not _is_traced(cov):  # (a value check: on the host, cov is d x d)
+        _check_psd(_to_host(cov), allow_singular)
     dev = x - mean
     out = (_singular_logpdf(dev, cov) if allow_singular else _cholesky_logpdf(dev, cov))
     return fnp.squeeze(out)
@@ -72,16 +73,18 @@ def _parameters(x, mean, cov):
     inference of d (from mean, else from cov) and its shape rules."""
     promoted = _inexact(_NAME, x, cov, *([] if mean is None else [mean]))
     dt = np.result_type(*[_dtype_of(a) for a in promoted if not _is_weak(a)] or [np.float64])
-    x, cov, *rest = [fnp.asarray(a, dtype=dt) for a in promoted]
+    xp = _array_module(*promoted)  # (constants made here live on the arguments' device)
+    x, cov, *rest = [fnp.asarray(a, dtype=dt) if _is_traced(a) else xp.asarray(a, dt)
+                     for a in promoted]
     mean = rest[0] if rest else None
     d = _dimension(mean, cov)
-    mean = fnp.zeros((d,), dt) if mean is None else mean
+    mean = xp.zeros((d,), dt) if mean is None else mean
     if d == 1:
         mean, cov = _one_dimensional(mean, cov)
     if fnp.ndim(mean) != 1 or fnp.shape(mean)[0] != d:
         raise ValueError(f"{_NAME}: mean must be a vector of length {d}, got shape "
                          f"{fnp.shape(mean)}")
-    return _points(x, d), mean, _matrix(cov, d)
+    return _points(x, d), mean, _matrix(cov, d, xp)
 
 
 def _dimension(mean, cov):
@@ -97,10 +100,11 @@ def _one_dimensional(mean, cov):
     return fnp.reshape(mean, (1,)), fnp.reshape(cov, (1, 1))
 
 
-def _matrix(cov, d):
-    """cov as a (d, d) matrix: a scalar times I, a diagonal, or checked as given."""
+def _matrix(cov, d, xp=np):
+    """cov as a (d, d) matrix: a scalar times I (`xp`'s: on cov's device), a diagonal, or
+    checked as given."""
     if fnp.ndim(cov) == 0:
-        return cov * fnp.eye(d, dtype=_dtype_of(cov))
+        return cov * xp.eye(d, dtype=_dtype_of(cov))
     if fnp.ndim(cov) == 1:
         if fnp.shape(cov)[0] != d:
             raise ValueError(f"{_NAME}: a 1-D cov is the diagonal and must have length {d} "
