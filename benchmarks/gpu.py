@@ -152,7 +152,9 @@ def main(argv=None):
         got = step(gp, state, gx, gy)[0]
         for g, w in zip(fg.tree.tree_leaves(got), fg.tree.tree_leaves(want)):
             assert isinstance(g, cp.ndarray)
-            np.testing.assert_allclose(cp.asnumpy(g), w, rtol=1e-3, atol=1e-5)
+            # Adam's first step is lr * g / (|g| + eps): where |g| is tiny, float32 rounding
+            # of g (GPU vs CPU summation order) moves the step by a good part of lr (1e-3)
+            np.testing.assert_allclose(cp.asnumpy(g), w, rtol=1e-3, atol=3e-4)
         carry = [fg.tree.tree_map(cp.copy, gp), fg.tree.tree_map(cp.copy, state)]
 
         def run_donating():

@@ -429,3 +429,13 @@ def test_put_with_traced_repeated_indices_keeps_the_last_write_like_numpy():
     # the overwritten value gets no gradient
     g = fg.grad(lambda v: fnp.sum(fnp.put(a, ind, v, inplace=False) * np.arange(5.0)))(v)
     np.testing.assert_array_equal(g, [0.0, 3.0, 1.0])
+
+
+def test_cross_of_2_vectors_follows_the_installed_numpy(monkeypatch):
+    """NumPy 2.0 deprecated 2-vectors in cross and a later NumPy removed them: traced values
+    raise as eager NumPy does once it no longer takes them."""
+    from fungrad.numpy import _manipulation
+    monkeypatch.setattr(_manipulation, "_numpy_crosses_2_vectors", lambda: False)
+    with pytest.raises(ValueError, match="3-dimensional vectors"):
+        fg.jit(fnp.cross)(np.ones(2), np.ones(2))
+    np.testing.assert_allclose(fg.jit(fnp.cross)(np.eye(3)[0], np.eye(3)[1]), [0, 0, 1])

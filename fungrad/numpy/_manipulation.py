@@ -9,6 +9,7 @@ differentiated. On plain arrays every function is NumPy's own.
 """
 from __future__ import annotations
 
+import functools
 import warnings
 import numpy as np
 
@@ -680,7 +681,7 @@ def column_stack(tup):
                [2., 4.]])
     """
     arrs = _joined("column_stack", tup)
-    if not is_traced(*arrs):
+    if not is_traced(*arrs) and not any(is_cupy(a) for a in arrs):  # (CuPy's: 1-d/2-d only)
         return np.column_stack(arrs)
     cols = [reshape(a, (-1, 1)) if _ndim(a) < 2 else a for a in arrs]
     return concatenate(cols, axis=1)
@@ -1527,6 +1528,19 @@ def kron(a, b):
     return reshape(multiply(a_x, b_x), tuple(p * q for p, q in zip(a_s, b_s)))
 
 
+@functools.lru_cache(maxsize=None)
+def _numpy_crosses_2_vectors() -> bool:
+    """Whether the installed NumPy still takes 2-vectors in `cross` (deprecated in 2.0,
+    removed later): traced values follow the installed NumPy's eager behaviour."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            np.cross(np.ones(2), np.ones(2))
+        except ValueError:
+            return False
+    return True
+
+
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """`numpy.cross` of 3-vectors (and of the deprecated 2-vectors) along `axisa` / `axisb`,
     broadcast over the other axes, the result's vectors along `axisc`.
@@ -1551,6 +1565,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if na not in (2, 3) or nb not in (2, 3):
         raise ValueError(f"cross: incompatible dimensions for cross product (dimension must "
                          f"be 2 or 3), got vectors of length {na} and {nb}")
+    if (na == 2 or nb == 2) and not _numpy_crosses_2_vectors():
+        raise ValueError(f"cross: both input arrays must be (arrays of) 3-dimensional "
+                         f"vectors, got {na} and {nb} dimensional ones (NumPy "
+                         f"{np.__version__} no longer takes 2-dimensional vectors)")
     if na == 2 or nb == 2:
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
                       "3-dimensional vectors instead. (deprecated in NumPy 2.0)",

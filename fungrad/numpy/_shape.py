@@ -7,8 +7,8 @@ import numpy as np
 from ..backend import asarray as _asarray
 from ..lax import shape as S
 from ..lax.indexing import getitem_p
-from ._base import (broadcast_shapes, broadcast_to_shape, cast, is_traced, lift, normalize_axis,
-                    result_type, shape_of)
+from ._base import (broadcast_shapes, broadcast_to_shape, call_on_one_device, cast, is_traced,
+                    lift, normalize_axis, result_type, shape_of)
 
 
 def _size(shape):
@@ -210,7 +210,7 @@ def concatenate(arrays, axis=0):
     if not arrays:
         raise ValueError("concatenate: need at least one array to concatenate")
     if not is_traced(*arrays):
-        return np.concatenate(arrays, axis=axis)
+        return call_on_one_device(np.concatenate, arrays, axis=axis)
     if axis is None:
         arrays = [ravel(a) for a in arrays]
         axis = 0
