@@ -54,3 +54,38 @@ def test_jit_on_cupy_arrays_matches_numpy():
     np.testing.assert_allclose(float(v_cp), float(v_np), rtol=1e-12)
     per_ex = fg.vmap(fg.jit(fg.grad(loss)), in_axes=(None, 0))(cp.asarray(w), cp.asarray(x))
     assert isinstance(per_ex, cp.ndarray) and per_ex.shape == (4, 3, 2)
+
+
+def test_stax_cnn_training_step_with_adam_on_cupy_matches_numpy():
+    """The toolkit on the GPU: stax layers (conv, pool, dense), a loss and an
+    optimizer state that stays on the device, three jitted steps, NumPy's numbers."""
+    import cupy as cp
+    import fungrad as fg
+    import fungrad.numpy as fnp
+    from fungrad.nn import stax
+    init, apply = stax.serial(stax.Conv(4, (3, 3), padding="SAME"), stax.Relu,
+                              stax.MaxPool((2, 2), (2, 2)), stax.Flatten, stax.Dense(3))
+    _, params = init(fg.random.key(0), (-1, 6, 6, 1))
+    x = np.random.default_rng(0).standard_normal((5, 6, 6, 1))
+    y = np.array([0, 1, 2, 1, 0])
+    opt = fg.optim.adam(1e-2)
+
+    @fg.jit
+    def step(params, state, x, y):
+        def loss(p):
+            return fnp.mean(fg.nn.softmax_cross_entropy_with_integer_labels(apply(p, x), y))
+        value, g = fg.value_and_grad(loss)(params)
+        updates, state = opt.update(g, state, params)
+        return fg.optim.apply_updates(params, updates), state, value
+
+    results = []
+    for put in (lambda t: t, lambda t: fg.device_put(t, "gpu")):
+        p, s = put(params), opt.init(put(params))
+        for _ in range(3):
+            p, s, value = step(p, s, put(x), put(y))
+        results.append((p, s, value))
+    (p_np, s_np, v_np), (p_cp, s_cp, v_cp) = results
+    for a, b in zip(fg.tree.tree_leaves((p_cp, s_cp)), fg.tree.tree_leaves((p_np, s_np))):
+        assert isinstance(a, cp.ndarray)
+        np.testing.assert_allclose(cp.asnumpy(a), b, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(float(v_cp), float(v_np), rtol=1e-9)

@@ -104,7 +104,7 @@ class Primitive:
                 t = a._trace
                 if top is None or t.level > top.level:
                     top = t
-            elif type(a) is not np.ndarray:
+            elif type(a) is not np.ndarray and type(a) not in _PY_SCALARS:
                 other = True
         if top is None:
             if other:
@@ -114,6 +114,9 @@ class Primitive:
             check_alive(top)
         return top.process_primitive(self, args, params)
 
+
+
+_PY_SCALARS = (float, int, bool, complex)
 
 
 def on_one_device(args):

@@ -404,9 +404,11 @@ def where(condition, x=None, y=None):
         raise TypeError("where: either both or neither of x and y must be given")
     condition, x, y = lift(condition), lift(x), lift(y)
     if not is_traced(condition, x, y):
-        if isinstance(condition, (bool, np.bool_)):  # (CuPy's where takes an array only)
-            condition = np.asarray(condition)
-        return call_on_one_device(np.where, condition, x, y)
+        try:
+            return np.where(condition, x, y)
+        except (TypeError, AttributeError):  # CuPy: NumPy arrays or a bool condition mixed in
+            return call_on_one_device(np.where, np.asarray(condition) if isinstance(
+                condition, (bool, np.bool_)) else condition, x, y)
     dt = result_type(x, y)
     x, y = cast(x, dt), cast(y, dt)
     if is_traced(condition) and dtype_of(condition) != np.bool_:

@@ -35,13 +35,13 @@ COMPOSE = object()  # eager_call's answer when CuPy cannot make the call
 
 
 def eager_call(np_fn, a, *args, **kwargs):
-    """`np_fn(a, *args, **kwargs)` on concrete values, passing only the keyword arguments
-    that differ from their defaults (the same call to NumPy). CuPy's reductions lack some
-    (`initial`, `where`): for a CuPy array that needs one this returns `COMPOSE`, and the
-    caller computes the way it does for traced values."""
+    """`np_fn(a, *args, **kwargs)` on concrete values. For a CuPy array only the keyword
+    arguments that differ from their defaults are passed: CuPy's reductions lack some
+    (`initial`, `where`), and where one is needed this returns `COMPOSE`, and the caller
+    computes the way it does for traced values."""
+    if type(a) is np.ndarray or not _is_cupy(a):  # (NumPy takes them all: no filtering)
+        return np_fn(a, *args, **kwargs)
     given = {k: v for k, v in kwargs.items() if not (k in _DEFAULTS and v is _DEFAULTS[k])}
-    if not _is_cupy(a):
-        return np_fn(a, *args, **given)
     try:
         return np_fn(a, *args, **given)
     except TypeError:
