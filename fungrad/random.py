@@ -325,8 +325,9 @@ def _is_count(a, fn: str, name: str) -> bool:
     if fnp.ndim(a) != 0:
         return False
     if isinstance(a, Tracer) or np.dtype(a.dtype).kind not in "iu":
+        traced = " (traced)" if isinstance(a, Tracer) else ""
         raise TypeError(f"fg.random.{fn}: a 0-d {name} means range({name}) and must be a "
-                        f"concrete integer, got {np.dtype(a.dtype)}{' (traced)' if isinstance(a, Tracer) else ''}")
+                        f"concrete integer, got {np.dtype(a.dtype)}{traced}")
     return True
 
 

@@ -439,3 +439,15 @@ def test_cross_of_2_vectors_follows_the_installed_numpy(monkeypatch):
     with pytest.raises(ValueError, match="3-dimensional vectors"):
         fg.jit(fnp.cross)(np.ones(2), np.ones(2))
     np.testing.assert_allclose(fg.jit(fnp.cross)(np.eye(3)[0], np.eye(3)[1]), [0, 0, 1])
+
+
+@pytest.mark.parametrize("name", ["hstack", "vstack"])
+def test_stack_dtype_follows_numpys_casting_rule(name):
+    fn = getattr(fnp, name)
+    x = np.array([1.5, 2.5])
+    with pytest.raises(TypeError):
+        fn([x, x], dtype=np.int64)
+    with pytest.raises(TypeError, match="same_kind"):
+        fg.jit(lambda a: fn([a, a], dtype=np.int64))(x)
+    unsafe = fg.jit(lambda a: fn([a, a], dtype=np.int64, casting="unsafe"))(x)
+    np.testing.assert_array_equal(unsafe, fn([x, x], dtype=np.int64, casting="unsafe"))

@@ -273,3 +273,59 @@ def test_size_of_several_axes():
     x = np.ones((2, 3, 4))
     assert fnp.size(x, axis=(0, 2)) == np.size(x, axis=(0, 2)) == 8
     assert fg.jit(lambda x: fnp.ones(fnp.size(x, (0, -1))))(x).shape == (8,)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_complex_variance_in_a_real_dtype_as_numpy(name):
+    """NumPy's mean in a real dtype drops the imaginary parts; the deviations keep them."""
+    z = np.array([1 + 2j, 3 - 1j, 0.5 + 0j])
+    fn = getattr(fnp, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        for dt in (np.float64, np.float32):
+            want = getattr(np, name)(z, dtype=dt)
+            got = fg.jit(lambda z: fn(z, dtype=dt))(z)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [lambda x: fnp.sort(x, axis=(0,)),
+                                lambda x: fnp.argsort(x, axis=(1,)),
+                                lambda x: fnp.cumsum(x, axis=(0,)),
+                                lambda x: fnp.diff(x, axis=(0,)),
+                                lambda x: fnp.partition(x, 1, axis=(1,))])
+def test_one_axis_functions_reject_a_tuple_traced_as_eager(fn):
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(TypeError):
+        fn(x)
+    with pytest.raises(TypeError, match="axis must be an int"):
+        fg.jit(fn)(x)
+
+
+def test_traced_dtype_arguments_follow_numpy():
+    """Under jit as in NumPy: cov and nanmean refuse an integer dtype for float data (NumPy
+    raises; the traced paths used to cast silently); an integer dtype under jvp works."""
+    x = np.array([1.0, 2.0, 4.0])
+    for fn in (lambda a: fnp.cov(a, dtype=np.int64), lambda a: fnp.nanmean(a, dtype=np.int64)):
+        with pytest.raises(TypeError):
+            fn(x)
+        with pytest.raises(TypeError, match="dtype"):
+            fg.jit(fn)(x)
+    for fn in (lambda a: fnp.var(a, dtype=np.int64),
+               lambda a: fnp.cumulative_sum(a, dtype=np.int64)):
+        np.testing.assert_array_equal(fg.jvp(fn, (x,), (x,))[0], fn(x))
+
+
+def test_scans_of_a_0d_array_traced():
+    for fn in (lambda a: fnp.cumsum(a, axis=0), lambda a: fnp.cumprod(a, axis=-1)):
+        np.testing.assert_array_equal(fg.jit(fn)(np.array(2.0)), fn(np.array(2.0)))
+
+
+def test_traced_cond_and_conj_follow_numpy():
+    for a in (np.zeros((2, 2)), np.zeros((3, 2, 2))):
+        for p in (None, -2):
+            np.testing.assert_array_equal(fg.jit(lambda a: fnp.linalg.cond(a, p))(a),
+                                          np.linalg.cond(a, p))
+    b = np.array([True, False])
+    got = fg.jit(fnp.conj)(b)
+    assert got.dtype == np.conj(b).dtype and np.array_equal(got, np.conj(b))

@@ -156,3 +156,12 @@ def test_type_errors_like_numpy(name, args):
 def test_fabs_error_names_a_fix_that_exists():
     with pytest.raises(TypeError, match="fnp.abs"):
         fg.jit(fnp.fabs)(np.array([1j]))
+
+
+def test_vecdot_of_booleans_and_mismatched_vectors_as_numpy():
+    b = np.array([True, False, True])
+    for other in (b, ~b):
+        got = fg.jit(fnp.vecdot)(b, other)
+        assert got.dtype == np.bool_ and got == np.vecdot(b, other)
+    with pytest.raises(ValueError, match="core dimension"):
+        fg.jit(fnp.vecdot)(np.ones(3), np.ones(1))

@@ -163,6 +163,15 @@ def broadcast_to_shape(x, shape):
     return broadcast_in_dim(x, shape, tuple(range(nd - len(xs), nd)))
 
 
+def single_axis(fname, axis, ndim) -> int:
+    """One `axis` (an int: functions of one axis reject a tuple, as NumPy's do, rather than
+    use its first entry) as a non-negative int."""
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{fname}: axis must be an int, got {axis!r} ('{type(axis).__name__}' "
+                        f"object cannot be interpreted as an integer)")
+    return normalize_axis(fname, axis, ndim)[0]
+
+
 def normalize_axis(fname, axis, ndim):
     """`axis` (None, int or tuple) as a sorted tuple of non-negative ints; clear errors."""
     if axis is None:

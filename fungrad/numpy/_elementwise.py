@@ -510,6 +510,8 @@ def conj(x):
     """
     if not is_traced(x):
         return np.conj(x)
+    if x.aval.dtype == np.bool_:  # (NumPy's conjugate has no bool loop: it gives int8)
+        return cast(x, np.int8)
     return E.conj(x) if x.aval.dtype.kind == "c" else x
 
 

@@ -297,13 +297,13 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     y, x = lift(y), lift(x)
     if not is_traced(y, x, dx):
         return np.trapezoid(y, x, dx, axis)
-    from ._base import normalize_axis
+    from ._base import single_axis
     from ._elementwise import add, multiply
     from ._reductions import sum as _sum
     from ..lax.indexing import slice_along
     y = _np(y)
     nd = len(shape_of(y))
-    ax = normalize_axis("trapezoid", axis, nd)[0]
+    ax = single_axis("trapezoid", axis, nd)
     n = shape_of(y)[ax]
     if x is None:
         d = dx

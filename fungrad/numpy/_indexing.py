@@ -131,8 +131,8 @@ def _lifted(a):
 
 
 def _axis(fname, axis, ndim):
-    from ._base import normalize_axis
-    return normalize_axis(fname, axis, ndim)[0]
+    from ._base import single_axis
+    return single_axis(fname, axis, ndim)
 
 
 def _flat(a):
@@ -171,8 +171,10 @@ def take_along_axis(arr, indices, axis):
     return getitem(arr, idx)
 
 
-def take(a, indices, axis=None):
-    """`numpy.take`: elements at `indices` along `axis` (None: of the flattened array).
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """`numpy.take`: elements at `indices` along `axis` (None: of the flattened array);
+    `mode="wrap"` / `"clip"` bring out-of-range indices back (modulo the length / to the
+    ends), as NumPy and `jax.numpy.take` do.
 
     Example:
         >>> fnp.take(np.array([10.0, 20.0, 30.0]), [2, 0])
@@ -180,13 +182,27 @@ def take(a, indices, axis=None):
         >>> fnp.take(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), [0, 2], axis=1)
         array([[1., 3.],
                [4., 6.]])
+        >>> fnp.take(np.array([10.0, 20.0, 30.0]), [4, -5], mode="clip")
+        array([30., 10.])
     """
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     a = _lifted(a)
-    if not isinstance(a, Tracer) and not isinstance(indices, Tracer):
-        return np.take(*same_device(a, indices), axis)
+    if (not isinstance(a, Tracer) and not isinstance(indices, Tracer)
+            and (mode == "raise" or not is_cupy(a))):  # (CuPy's take has no mode)
+        extra = {} if mode == "raise" else {"mode": mode}
+        return np.take(*same_device(a, indices), axis, out, **extra)
+    if out is not None:
+        raise TypeError("take: out= writes in place, which traced values cannot; use the "
+                        "returned array")
     if axis is None:
         a, axis = _flat(a), 0
-    ax = _axis("take", axis, len(np.shape(a) if not isinstance(a, Tracer) else a.aval.shape))
+    shape = np.shape(a) if not isinstance(a, Tracer) else a.aval.shape
+    ax = _axis("take", axis, len(shape))
+    if mode != "raise":
+        from ._elementwise import clip, remainder
+        n = shape[ax]
+        indices = remainder(indices, n) if mode == "wrap" else clip(indices, 0, n - 1)
     return getitem(a, (slice(None),) * ax + (indices,))
 
 

@@ -22,7 +22,7 @@ from ..lax.scatter import scatter_p
 from ..lax.slicing import dynamic_slice_in_dim, select_n
 from ._base import (broadcast_shapes as _broadcast_shapes, broadcast_to_shape, cast, dtype_of,
                     call_on_one_device, has_tracer, is_traced, is_weak, lift, normalize_axis,
-                    one_device, result_type, shape_of)
+                    one_device, result_type, shape_of, single_axis)
 from ._elementwise import (add, less, multiply, negative, remainder, subtract,
                            where, clip)
 from ._indexing import getitem, take
@@ -49,7 +49,7 @@ def _ndim(x) -> int:
 
 
 def _axis(fname, axis, ndim) -> int:
-    return normalize_axis(fname, axis, ndim)[0]
+    return single_axis(fname, axis, ndim)
 
 
 def _slice_axis(x, axis, start=None, stop=None, step=None):
@@ -610,9 +610,16 @@ def _joined(fname, tup):
     return [_arr(a) for a in tup]
 
 
-def _concat_as(arrays, axis, dtype):
+def _concat_as(fname, arrays, axis, dtype, casting):
+    """concatenate after casting to `dtype` under NumPy's `casting` rule (a float array is
+    not joined as integers under the default "same_kind": NumPy raises)."""
     if dtype is not None:
-        arrays = [cast(a, np.dtype(dtype)) for a in arrays]
+        dtype = np.dtype(dtype)
+        for a in arrays:
+            if not np.can_cast(dtype_of(a), dtype, casting):
+                raise TypeError(f"{fname}: Cannot cast array data from {dtype_of(a)!r} to "
+                                f"{dtype!r} according to the rule {casting!r}")
+        arrays = [cast(a, dtype) for a in arrays]
     return concatenate(arrays, axis=axis)
 
 
@@ -630,7 +637,7 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
     if not is_traced(*arrs):
         return np.hstack(arrs, dtype=dtype, casting=casting)
     arrs = [atleast_1d(a) for a in arrs]
-    return _concat_as(arrs, 0 if _ndim(arrs[0]) == 1 else 1, dtype)
+    return _concat_as("hstack", arrs, 0 if _ndim(arrs[0]) == 1 else 1, dtype, casting)
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
@@ -644,7 +651,7 @@ def vstack(tup, *, dtype=None, casting="same_kind"):
     arrs = _joined("vstack", tup)
     if not is_traced(*arrs):
         return np.vstack(arrs, dtype=dtype, casting=casting)
-    return _concat_as([atleast_2d(a) for a in arrs], 0, dtype)
+    return _concat_as("vstack", [atleast_2d(a) for a in arrs], 0, dtype, casting)
 
 
 def row_stack(tup, *, dtype=None, casting="same_kind"):

@@ -186,6 +186,9 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
             return y
     reject_out("nanmean", out)
     a = _as_operand(a)
+    if dtype is not None and is_inexact(dtype_of(a)) and not is_inexact(np.dtype(dtype)):
+        raise TypeError(f"nanmean: If a is inexact, then dtype must be inexact (a is "
+                        f"{dtype_of(a)}, dtype={np.dtype(dtype)})")
     if not _has_nan(a):
         return mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
     # NaN becomes 0 before the masked mean, so its zero derivative stays finite

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import builtins  # any/all below are NumPy's; Python's stay reachable
 import functools
+import math
 
 import numpy as np
 
@@ -10,7 +11,8 @@ from ..backend import array_module, asarray as _asarray, is_cupy as _is_cupy
 from ..core.dtypes import is_floating
 from ..lax import reduce as R
 from ..lax.shape import reshape
-from ._base import broadcast_shapes, cast, is_traced, lift, normalize_axis
+from ._base import (broadcast_shapes, cast, dtype_of, is_traced, lift, normalize_axis,
+                    shape_of, single_axis)
 from ._elementwise import (add, divide, doc_example, equal, imag, maximum, minimum, multiply,
                            not_equal, real, sqrt, subtract, where as _where)
 
@@ -283,10 +285,14 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     shape = a.aval.shape if is_traced(a) else a.shape
     axes = normalize_axis("var", axis, len(shape))
     dt, acc = _mean_dtypes(a, dtype)
-    a = cast(a, acc)
+    # complex `a` with a real dtype: NumPy's mean in that dtype drops the imaginary parts
+    # (ComplexWarning), its deviations keep them
+    drop_imag = dtype_of(a).kind == "c" and np.dtype(acc).kind != "c"
+    a = cast(a, np.result_type(acc, np.complex64) if drop_imag else acc)
     mask = where_mask("var", where, shape)
     w = True if mask is None else mask
     m = _mean_fn(a, axis=axes, keepdims=True, where=w) if mean is _NoValue else cast(mean, acc)
+    m = real(m) if drop_imag and mean is _NoValue else m
     d = subtract(a, m)
     n = count_where(mask, shape, axes, keepdims)
     # NumPy clamps the degrees of freedom at 0 (0 / 0: NaN, as NumPy warns)
@@ -301,7 +307,7 @@ _mean_fn = mean  # var's `mean=` keyword shadows the function inside var
 
 def _abs2(d):
     """|d|**2 elementwise, real (as NumPy's var: re**2 + im**2 for complex, smooth at 0)."""
-    if d.aval.dtype.kind != "c":
+    if dtype_of(d).kind != "c":  # (d may be concrete: integer values carry no tangent)
         return multiply(d, d)
     re, im = real(d), imag(d)
     return add(multiply(re, re), multiply(im, im))
@@ -402,10 +408,14 @@ all = _logical_reduction("all", np.all, R.reduce_min_p, True)
 
 
 def _flat_or_axis(name, a, axis):
-    """(array, axis) for NumPy's `axis=None` meaning "the flattened array"."""
-    if axis is None:
-        return reshape(a, (a.aval.size,)), 0
-    return a, normalize_axis(name, axis, a.aval.ndim)[0]
+    """(array, axis) for NumPy's `axis=None` meaning "the flattened array" (and for a 0-d
+    array, which scans as one element). `a` may be concrete: an integer cast drops tracing."""
+    shape = shape_of(a)
+    if axis is None or not shape:
+        if axis is not None:
+            single_axis(name, axis, 1)  # (0 or -1)
+        return reshape(a, (math.prod(shape),)), 0
+    return a, single_axis(name, axis, len(shape))
 
 
 def cumsum(a, axis=None, dtype=None, out=None):

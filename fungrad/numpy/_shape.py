@@ -8,7 +8,7 @@ from ..backend import asarray as _asarray
 from ..lax import shape as S
 from ..lax.indexing import getitem_p
 from ._base import (broadcast_shapes, broadcast_to_shape, call_on_one_device, cast, is_traced,
-                    lift, normalize_axis, result_type, shape_of)
+                    lift, normalize_axis, result_type, shape_of, single_axis)
 
 
 def _size(shape):
@@ -102,8 +102,8 @@ def moveaxis(a, source, destination):
     if len(src) != len(dst):
         raise ValueError("moveaxis: source and destination must have the same number of "
                          f"elements, got {src} and {dst}")
-    src = [normalize_axis("moveaxis", s, nd)[0] for s in src]
-    dst = [normalize_axis("moveaxis", d, nd)[0] for d in dst]
+    src = [single_axis("moveaxis", s, nd) for s in src]
+    dst = [single_axis("moveaxis", d, nd) for d in dst]
     order = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)

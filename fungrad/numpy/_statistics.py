@@ -13,10 +13,10 @@ import numpy as np
 
 from ..backend import asarray, is_cupy, like, to_host
 from ..core.dtypes import is_floating, is_inexact
-from ._base import cast, dtype_of, is_traced, lift, normalize_axis, shape_of
+from ._base import cast, dtype_of, is_traced, lift, normalize_axis, shape_of, single_axis
 from ._elementwise import (add, ceil, conj, divide, equal, floor, greater_equal, isnan, less,
-                           logical_and, maximum, multiply, not_equal, real, remainder, round as _round,
-                           sqrt, subtract, where)
+                           logical_and, maximum, multiply, not_equal, real, remainder,
+                           round as _round, sqrt, subtract, where)
 from ._elementwise import doc_example
 from ._indexing import same_device
 from ._reductions import _NoValue, max, min, mean, reject_out, sum
@@ -69,7 +69,7 @@ def diff(a, n: int = 1, axis: int = -1, prepend=_NoValue, append=_NoValue):
                          "array; use fnp.atleast_1d(x) first)")
     if n == 0:
         return a
-    ax = normalize_axis("diff", axis, len(shape_of(a)))[0]
+    ax = single_axis("diff", axis, len(shape_of(a)))
     parts = []
     for extra in (prepend, a, append):
         if extra is _NoValue:
@@ -258,7 +258,7 @@ def _cumulative(name, np_fn, fnp_fn, identity):
             axis = 0
         if nd == 0:
             x = reshape(x, (1,))
-        ax = normalize_axis(name, axis, builtins.max(nd, 1))[0]
+        ax = single_axis(name, axis, builtins.max(nd, 1))
         y = fnp_fn(x, axis=ax, dtype=dtype)
         if not include_initial:
             return y
@@ -319,7 +319,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
         return np.partition(a, kth, axis, kind, order)
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
-    _check_kth("partition", kth, shape_of(a)[normalize_axis("partition", axis, a.aval.ndim)[0]])
+    _check_kth("partition", kth, shape_of(a)[single_axis("partition", axis, a.aval.ndim)])
     return sort(a, axis=axis, order=order)
 
 
@@ -341,7 +341,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
     _check_kth("argpartition", kth,
-               shape_of(a)[normalize_axis("argpartition", axis, a.aval.ndim)[0]])
+               shape_of(a)[single_axis("argpartition", axis, a.aval.ndim)])
     return argsort(a, axis=axis, order=order)
 
 
@@ -750,6 +750,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         return np.cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype=dtype)
     if ddof is not None and ddof != int(ddof):
         raise ValueError(f"cov: ddof must be integer (got {ddof!r})")
+    if dtype is not None and not is_inexact(np.dtype(dtype)):  # (as NumPy's subtract)
+        raise TypeError(f"cov: dtype must be inexact: the deviations from the mean are not "
+                        f"{np.dtype(dtype)} (got dtype={dtype!r})")
     if dtype is None:
         dtype = np.result_type(*[np.ones(1, dtype_of(_as_operand(v))) for v in (m, y)
                                  if v is not None], np.float64)

@@ -17,7 +17,7 @@ from ..core import dtypes as _dtypes
 from ..core.trace import Tracer
 from ..lax import elementwise as E
 from ._base import broadcast_shapes, call_on_one_device, cast, dtype_of, is_traced, is_weak, \
-    lift, result_type, shape_of
+    lift, result_type, shape_of, single_axis
 from ._elementwise import (_compute_dtype, add, arctan2, copysign, divide, equal, exp2,
                            floor_divide, isfinite, isinf, isnan, less_equal, logical_and,
                            logical_not, logical_or, multiply, negative, not_equal, power,
@@ -614,7 +614,14 @@ def vecdot(x1, x2, /, *, axis: int = -1):
         except TypeError:  # (CuPy has no vecdot: composed below)
             if array_module(x1, x2) is np:
                 raise
-    from ._reductions import sum as _sum
+    from ._reductions import any as _any, sum as _sum
+    n1, n2 = (shape_of(x)[single_axis("vecdot", axis, len(shape_of(x)))] for x in (x1, x2))
+    if n1 != n2:  # (the vector axis is a core dimension: it does not broadcast)
+        raise ValueError(f"vecdot: input operands have a mismatch in their core dimension "
+                         f"(vectors of length {n1} and {n2} along axis {axis}; shapes "
+                         f"{shape_of(x1)} and {shape_of(x2)})")
+    if dtype_of(x1) == np.bool_ and dtype_of(x2) == np.bool_:  # NumPy: an `or` of `and`s
+        return _any(logical_and(x1, x2), axis=axis)
     return _sum(multiply(_conj(x1), x2), axis=axis)
 
 

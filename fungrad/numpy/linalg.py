@@ -29,12 +29,14 @@ from ._base import (broadcast_shapes as _broadcast_shapes,
                     shape_of as _shape_of)
 from ._contract import matmul as _matmul, outer as _outer, tensordot
 from ._elementwise import (abs as _abs, add as _add, conj as _conj, divide as _divide,
-                           greater as _greater, imag as _imag, multiply as _multiply,
-                           power as _power, real as _real, sign as _sign, subtract as _subtract)
+                           greater as _greater, imag as _imag, isnan as _isnan,
+                           logical_and as _logical_and, logical_not as _logical_not,
+                           multiply as _multiply, power as _power, real as _real, sign as _sign,
+                           subtract as _subtract, where as _where)
 from ._indexing import (argsort as _argsort, diagonal as _diagonal,
                         take_along_axis as _take_along_axis)
-from ._reductions import (_sqrt_zero_slope_at_zero, amax as _amax, amin as _amin, sum as _sum,
-                          trace as _trace)
+from ._reductions import (_sqrt_zero_slope_at_zero, amax as _amax, amin as _amin, any as _any,
+                          sum as _sum, trace as _trace)
 from ._shape import (expand_dims as _expand_dims, moveaxis as _moveaxis, reshape as _reshape,
                      swapaxes as _swapaxes, transpose as _transpose, flip as _flip,
                      stack as _stack)
@@ -677,8 +679,13 @@ def cond(x, p=None):
     if p is None or p in (2, -2):
         s = svdvals(x)
         r = _divide(s[..., 0], s[..., -1])
-        return _divide(1.0, r) if p == -2 else r
-    return _multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+        r = _divide(1.0, r) if p == -2 else r
+    else:
+        r = _multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+    # as NumPy: a NaN from a singular matrix (0 / 0) is an infinite condition number,
+    # unless the matrix itself holds NaN
+    singular = _logical_and(_isnan(r), _logical_not(_any(_isnan(x), axis=(-2, -1))))
+    return _where(singular, np.inf, r)
 
 
 # --------------------------------------------------------------------------- products

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional as _Optional
 
 from .. import numpy as fnp
-from ..numpy._base import normalize_axis as _normalize_axis, shape_of as _shape_of
+from ..numpy._base import shape_of as _shape_of, single_axis as _single_axis
 from ._util import inexact as _inexact
 
 Array = Any                      # an np.ndarray, or a traced value under a transform
@@ -25,7 +25,7 @@ def _pieces(fname, y, x, dx, axis):
     last; d = diff(x) (x 1-d along `axis`, or y's shape) or `dx`."""
     y, = _inexact(fname, y)
     nd = len(_shape_of(y))
-    ax = _normalize_axis(fname, axis, nd)[0]
+    ax = _single_axis(fname, axis, nd)
     y = fnp.moveaxis(y, ax, -1)
     if x is None:
         d = dx

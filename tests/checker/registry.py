@@ -417,8 +417,9 @@ def _take(draw, name):
     n = int(np.prod(shape)) if axis is None else shape[axis]
     x = draw(arrays(shape))
     if name == "take":
-        idx = np.array([0, n - 1, 0, -1])
-        return Case(lambda x: fnp.take(x, idx, axis=axis), (x,))
+        mode = draw(st.sampled_from(["raise", "wrap", "clip"]))
+        idx = np.array([0, n - 1, 0, -1] + ([n + 1, -n - 2] if mode != "raise" else []))
+        return Case(lambda x: fnp.take(x, idx, axis=axis, mode=mode), (x,))
     if name == "compress":
         cond = np.arange(n) % 2 == 0
         return Case(lambda x: fnp.compress(cond, x, axis=axis), (x,))
