@@ -197,3 +197,12 @@ def test_lexsort_matches_numpy():
 def test_nonzero_without_size_under_jit_names_size():
     with pytest.raises(fg.errors.ConcretizationError, match=r"fnp\.nonzero.*size="):
         fg.jit(fnp.nonzero)(np.array([0.0, 2.0]))
+
+
+def test_histogram_with_integer_weights_keeps_their_dtype():
+    a = np.array([0.5, 1.5, 3.0, 3.5])
+    for w in (np.array([1, 2, 3, 4]), np.array([1, 2, 3, 4], np.int32),
+              np.array([1.0, 2.0, 3.0, 4.0], np.float32)):
+        want = np.histogram(a, 2, (0, 4), weights=w)[0]
+        got = fg.jit(lambda a, w: fnp.histogram(a, 2, (0, 4), weights=w)[0])(a, w)
+        assert got.dtype == want.dtype and np.array_equal(got, want)

@@ -442,9 +442,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     edges = _edges("histogram", a, bins, range, w)
     nb = shape_of(edges)[0] - 1
     hist = _scatter_count(_bin_index(a, edges), w, nb)
-    if w is not None:
-        hist = cast(hist, np.result_type(_dtype(w), np.float64) if _dtype(w).kind in "biu"
-                    else _dtype(w))
+    if w is not None:  # (summed weights keep the weights' dtype, integers too, as NumPy)
+        hist = cast(hist, _dtype(w))
     if density:
         from ._elementwise import divide
         from ._reductions import sum as _sum
