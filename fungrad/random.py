@@ -26,6 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import numpy as fnp
+from .backend import asarray as _asarray
 from .core.dtypes import is_floating
 from .core.trace import Tracer
 from .lax.random import random_bits, random_split_p, random_fold_in_p, random_gamma_p
@@ -59,7 +60,7 @@ def key(seed: int | Array) -> Array:
 
 def _check_key(k: Array, fn: str) -> Array:
     if not isinstance(k, Tracer):
-        k = np.asarray(k)
+        k = _asarray(k)  # (a key on the GPU stays there)
     shape, dtype = tuple(fnp.shape(k)), np.dtype(k.dtype)
     if shape != (2,) or dtype != np.uint32:
         raise TypeError(f"fg.random.{fn}: key must be a uint32 array of shape (2,) from "
@@ -68,15 +69,20 @@ def _check_key(k: Array, fn: str) -> Array:
     return k
 
 
-def split(key: Array, num: int = 2) -> Array:
-    """`num` new independent keys, shape (num, 2), from `key`.
+def split(key: Array, num: int | tuple[int, ...] = 2) -> Array:
+    """`num` new independent keys, shape (num, 2), from `key`; a tuple `num` gives keys of
+    shape num + (2,) (as `jax.random.split`).
 
     Example:
         >>> k1, k2 = fg.random.split(fg.random.key(0))
         >>> bool(np.all(k1 == k2))
         False
+        >>> fg.random.split(fg.random.key(0), (2, 3)).shape
+        (2, 3, 2)
     """
-    return random_split_p.bind(_check_key(key, "split"), num=int(num))
+    shape = _shape(num)
+    keys = random_split_p.bind(_check_key(key, "split"), num=math.prod(shape))
+    return keys if isinstance(num, (int, np.integer)) else fnp.reshape(keys, shape + (2,))
 
 
 def fold_in(key: Array, data: int | Array) -> Array:
@@ -305,16 +311,25 @@ def randint(key: Array, shape: Shape, minval: Any, maxval: Any, dtype=np.int64) 
     return fnp.where(fnp.logical_and(hi <= lo, fnp.logical_not(above)), lo, out)
 
 
-def permutation(key: Array, x: int | Array, axis: int = 0) -> Array:
-    """A random permutation of `range(x)` (int64), or of `x`'s entries along `axis`.
+def permutation(key: Array, x: int | Array, axis: int = 0, independent: bool = False) -> Array:
+    """A random permutation of `range(x)` (int64), or of `x`'s entries along `axis`; with
+    `independent=True` each slice along `axis` is permuted on its own (as JAX).
 
     Example:
         >>> sorted(fg.random.permutation(fg.random.key(0), 4).tolist())
         [0, 1, 2, 3]
+        >>> fg.random.permutation(fg.random.key(0), np.eye(3), axis=1, independent=True).sum(1)
+        array([1., 1., 1.])
     """
     as_range = _is_count(x, "permutation", "x")
+    key = _check_key(key, "permutation")
+    if independent and not as_range:
+        shape = tuple(fnp.shape(x))
+        # a permutation per slice: argsort of 64 random bits per entry along `axis`
+        order = fnp.argsort(random_bits(key, shape, 64), axis=axis, kind="stable")
+        return fnp.take_along_axis(x, order, axis=axis)
     n = int(x) if as_range else int(fnp.shape(x)[axis])
-    idx = _perm(_check_key(key, "permutation"), max(n, 0))
+    idx = _perm(key, max(n, 0))
     return idx if as_range else fnp.take(x, idx, axis=axis)
 
 
@@ -579,6 +594,8 @@ def orthogonal(key: Array, n: int, shape: Shape = (), dtype=np.float64) -> Array
     """
     dt = _float_dtype(dtype, "orthogonal")
     z = _std_normal(_check_key(key, "orthogonal"), _shape(shape) + (n, n), dt)
+    if n == 0:  # (no columns to orthogonalize: an empty (*shape, 0, 0))
+        return _cast(z, dt)
     qs = []
     for j in range(n):
         v = z[..., :, j]

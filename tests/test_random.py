@@ -391,3 +391,26 @@ def test_choice_permutation_and_fold_in_edges():
         R.fold_in(K, 2 ** 40)
     with pytest.raises(ValueError, match="fold_in: data must be in"):
         R.fold_in(K, -1)
+
+
+def test_split_into_a_shape_of_keys():
+    k = fg.random.key(0)
+    keys = fg.random.split(k, (2, 3))
+    assert keys.shape == (2, 3, 2) and keys.dtype == np.uint32
+    np.testing.assert_array_equal(keys.reshape(6, 2), fg.random.split(k, 6))
+    assert len({tuple(r) for r in keys.reshape(6, 2).tolist()}) == 6
+
+
+def test_permutation_of_each_slice_independently():
+    k = fg.random.key(1)
+    x = np.arange(40.0).reshape(4, 10)
+    p = fg.random.permutation(k, x, axis=1, independent=True)
+    np.testing.assert_array_equal(np.sort(p, axis=1), x)  # each row keeps its entries
+    orders = {tuple(np.argsort(r).tolist()) for r in p}
+    assert len(orders) == 4  # rows are permuted differently
+    np.testing.assert_array_equal(
+        fg.jit(lambda k, x: fg.random.permutation(k, x, 1, independent=True))(k, x), p)
+
+
+def test_orthogonal_of_size_zero():
+    assert fg.random.orthogonal(fg.random.key(0), 0, (2,)).shape == (2, 0, 0)
