@@ -165,3 +165,12 @@ def test_vecdot_of_booleans_and_mismatched_vectors_as_numpy():
         assert got.dtype == np.bool_ and got == np.vecdot(b, other)
     with pytest.raises(ValueError, match="core dimension"):
         fg.jit(fnp.vecdot)(np.ones(3), np.ones(1))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint8])
+@pytest.mark.parametrize("decimals", [-1, 0, 1])
+def test_round_of_integers_keeps_their_dtype_traced(dtype, decimals):
+    a = np.array([15, 25, 35, 114, 0], dtype)
+    want = np.round(a, decimals)
+    got = fg.jit(lambda a: fnp.round(a, decimals))(a)
+    assert got.dtype == want.dtype and np.array_equal(got, want)

@@ -460,6 +460,12 @@ def round(a, decimals: int = 0):
     a = lift(a)
     if not is_traced(a):
         return np.round(a, decimals)
+    dt = a.aval.dtype
+    if dt.kind in "iu":  # integers keep their dtype (NumPy): unchanged unless decimals < 0
+        if decimals >= 0:
+            return a
+        scale = 10.0 ** -decimals  # (halves to even, on the integer as NumPy does)
+        return cast(multiply(E.round_p.bind(divide(cast(a, np.float64), scale)), scale), dt)
     if decimals == 0:
         return E.round_p.bind(a)
     scale = 10.0 ** decimals
