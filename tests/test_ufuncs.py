@@ -165,6 +165,9 @@ def test_vecdot_of_booleans_and_mismatched_vectors_as_numpy():
         assert got.dtype == np.bool_ and got == np.vecdot(b, other)
     with pytest.raises(ValueError, match="core dimension"):
         fg.jit(fnp.vecdot)(np.ones(3), np.ones(1))
+    for fn in (fnp.vdot, lambda a, c: fnp.vecmat(a, fnp.outer(c, c))):
+        got, want = fg.jit(fn)(b, b), fn(b, b)
+        assert got.dtype == np.asarray(want).dtype == np.bool_ and np.array_equal(got, want)
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint8])

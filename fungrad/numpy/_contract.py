@@ -169,8 +169,8 @@ def vdot(a, b):
     a, b = lift(a), lift(b)
     if not is_traced(a, b):
         return np.vdot(a, b)
-    from ._elementwise import conj
-    return dot(conj(reshape(a, (-1,))), reshape(b, (-1,)))
+    from ._elementwise import conj_if_complex
+    return dot(conj_if_complex(reshape(a, (-1,))), reshape(b, (-1,)))
 
 
 def _parse_einsum(subscripts, operands):

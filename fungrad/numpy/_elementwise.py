@@ -524,6 +524,12 @@ def conj(x):
 conjugate = conj
 
 
+def conj_if_complex(x):
+    """conj for products that conjugate (vdot, vecdot, correlate): other dtypes unchanged
+    (NumPy's conj of bool is int8, which would change a boolean product's dtype)."""
+    return conj(x) if dtype_of(x).kind == "c" else x
+
+
 def divmod(x, y):
     """`numpy.divmod`: `(x // y, x % y)`; the remainder is differentiable.
 

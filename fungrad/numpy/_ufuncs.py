@@ -22,7 +22,8 @@ from ._elementwise import (_compute_dtype, add, arctan2, copysign, divide, equal
                            floor_divide, isfinite, isinf, isnan, less_equal, logical_and,
                            logical_not, logical_or, multiply, negative, not_equal, power,
                            remainder, signbit, sin, subtract, trunc, where)
-from ._elementwise import abs as _abs, imag as _imag, real as _real, conj as _conj
+from ._elementwise import abs as _abs, imag as _imag, real as _real, \
+    conj_if_complex
 from ._elementwise import doc_example
 
 _DEG = 180.0 / math.pi  # (angle(deg=True) multiplies in its own dtype, as NumPy)
@@ -622,7 +623,7 @@ def vecdot(x1, x2, /, *, axis: int = -1):
                          f"{shape_of(x1)} and {shape_of(x2)})")
     if dtype_of(x1) == np.bool_ and dtype_of(x2) == np.bool_:  # NumPy: an `or` of `and`s
         return _any(logical_and(x1, x2), axis=axis)
-    return _sum(multiply(_conj(x1), x2), axis=axis)
+    return _sum(multiply(conj_if_complex(x1), x2), axis=axis)
 
 
 def matvec(x1, x2, /):
@@ -666,4 +667,4 @@ def vecmat(x1, x2, /):
                 raise
     from ._contract import matmul
     from ._shape import expand_dims, squeeze
-    return squeeze(matmul(expand_dims(_conj(x1), -2), x2), -2)
+    return squeeze(matmul(expand_dims(conj_if_complex(x1), -2), x2), -2)
