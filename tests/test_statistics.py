@@ -329,3 +329,12 @@ def test_traced_cond_and_conj_follow_numpy():
     b = np.array([True, False])
     got = fg.jit(fnp.conj)(b)
     assert got.dtype == np.conj(b).dtype and np.array_equal(got, np.conj(b))
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median_of_booleans_traced(name):
+    for b in (np.array([True, False, True]), np.array([True, False]),
+              np.array([[True, False], [True, True]])):
+        want = getattr(np, name)(b)
+        got = fg.jit(getattr(fnp, name))(b)
+        assert got.dtype == np.asarray(want).dtype and got == want

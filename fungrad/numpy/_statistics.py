@@ -584,6 +584,8 @@ def median_function(name: str, np_fn, np_quantile, impl, doc: str, module: str =
             return np_fn(a, axis=axis, out=out, overwrite_input=overwrite_input,
                          keepdims=keepdims)
         reject_out(name, out)
+        if dtype_of(a) == np.bool_:  # (NumPy's median of bools is a float64 mean; its
+            a = cast(a, np.float64)  # quantile refuses bools)
         return impl(name, np_quantile, a, 0.5, axis, MEDIAN, keepdims, 1)
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = module
