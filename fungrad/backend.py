@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def _is_cupy(x) -> bool:
+def is_cupy(x) -> bool:
+    """True for a CuPy array (not a tracer: see `array_module`)."""
     return type(x).__module__.startswith("cupy")
 
 
@@ -22,15 +23,10 @@ def array_module(*xs):
                 x = x.val
             else:
                 break
-        if x is not None and _is_cupy(x):
+        if x is not None and is_cupy(x):
             import cupy
             return cupy
     return np
-
-
-def is_cupy(x) -> bool:
-    """True for a CuPy array (not a tracer: see `array_module`)."""
-    return type(x).__module__.startswith("cupy")
 
 
 def asarray(x, dtype=None):
@@ -39,9 +35,7 @@ def asarray(x, dtype=None):
     Use it wherever an impl or an eager helper turns an input into an array: `np.asarray`
     of a CuPy array raises (CuPy forbids implicit device-to-host copies).
     """
-    if type(x) is np.ndarray:  # the common case first
-        return x if dtype is None or x.dtype == dtype else x.astype(dtype)
-    if _is_cupy(x):
+    if type(x) is np.ndarray or is_cupy(x):  # (NumPy's arrays first: the common case)
         return x if dtype is None or x.dtype == dtype else x.astype(dtype)
     return np.asarray(x, dtype)
 
@@ -49,15 +43,45 @@ def asarray(x, dtype=None):
 def like(x, value, dtype=None):
     """`value` (an array or scalar built with NumPy) as an array on `x`'s device: NumPy for
     NumPy `x`, CuPy for CuPy `x`. Constants mixed into a computation on `x` go through it."""
-    if _is_cupy(x):
+    if is_cupy(x):
         import cupy
         return cupy.asarray(value, dtype)
     return np.asarray(value, dtype)
 
 
+def one_device(*xs):
+    """`xs` with their NumPy arrays and scalars (also those inside a list or tuple) moved to
+    the GPU when one of them is a CuPy array, for a call that dispatches to CuPy (CuPy's
+    functions and kernels reject NumPy arrays); `xs` itself otherwise."""
+    xp = array_module(*xs, *[e for x in xs if type(x) in _SEQUENCES for e in x])
+    if xp is np:
+        return xs
+
+    def move(x):
+        if type(x) in _SEQUENCES:
+            return type(x)(move(e) for e in x)
+        return xp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
+    return tuple(move(x) for x in xs)
+
+
+_SEQUENCES = (list, tuple)
+
+
+def call_on_one_device(np_fn, *args, **kwargs):
+    """`np_fn(*args, **kwargs)`; where that fails because a NumPy array met a CuPy one, once
+    more with `one_device(*args)` (free for NumPy arguments: only a TypeError retries)."""
+    try:
+        return np_fn(*args, **kwargs)
+    except TypeError:
+        moved = one_device(*args)
+        if moved is args:
+            raise
+        return np_fn(*moved, **kwargs)
+
+
 def to_host(x):
     """A NumPy array with `x`'s values (a device-to-host copy for a CuPy array)."""
-    return x.get() if _is_cupy(x) else np.asarray(x)
+    return x.get() if is_cupy(x) else np.asarray(x)
 
 
 def scipy_module(name: str, *xs):
@@ -80,7 +104,7 @@ def on_host(fn):
             return fn(*args, **kwargs)
         import cupy
         from . import tree
-        host = tree.tree_map(lambda a: a.get() if _is_cupy(a) else a, (args, kwargs))
+        host = tree.tree_map(lambda a: a.get() if is_cupy(a) else a, (args, kwargs))
         out = fn(*host[0], **host[1])
         return tree.tree_map(lambda a: cupy.asarray(a) if isinstance(a, (np.ndarray, np.generic))
                              else a, out)
@@ -105,7 +129,7 @@ def device_put(x, device: str = "cpu"):
     """
     from . import tree
     if device == "cpu":
-        return tree.tree_map(lambda a: a.get() if _is_cupy(a) else np.asarray(a), x)
+        return tree.tree_map(lambda a: a.get() if is_cupy(a) else np.asarray(a), x)
     if device == "gpu":
         import cupy
         return tree.tree_map(cupy.asarray, x)

@@ -5,7 +5,8 @@ import sys
 
 import numpy as np
 
-from ..backend import array_module
+from ..backend import one_device
+from .ir import PY_SCALARS
 from .trace import Tracer, check_alive
 
 
@@ -104,28 +105,16 @@ class Primitive:
                 t = a._trace
                 if top is None or t.level > top.level:
                     top = t
-            elif type(a) is not np.ndarray and type(a) not in _PY_SCALARS:
+            elif type(a) is not np.ndarray and type(a) not in PY_SCALARS:
                 other = True
         if top is None:
             if other:
-                args = on_one_device(args)
+                args = one_device(*args)  # (a NumPy constant meeting a CuPy value)
             return self.impl(*args, **params)
         if not top.alive:
             check_alive(top)
         return top.process_primitive(self, args, params)
 
-
-
-_PY_SCALARS = (float, int, bool, complex)
-
-
-def on_one_device(args):
-    """`args` with NumPy arrays moved to the GPU when another argument is a CuPy array (a
-    constant made with NumPy meeting a CuPy value); unchanged otherwise."""
-    if array_module(*args) is np:
-        return args
-    import cupy
-    return tuple(cupy.asarray(a) if type(a) is np.ndarray else a for a in args)
 
 
 def def_rules(prim: Primitive, impl=None, abstract_eval=None, jvp=None, transpose=None):

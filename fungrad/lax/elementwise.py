@@ -12,10 +12,10 @@ import sys
 
 import numpy as np
 
-from ..backend import is_cupy, scipy_module
+from ..backend import is_cupy, one_device, scipy_module
 from ..core.dtypes import is_inexact, on_first_narrow_float
 from ..core.ir import PY_SCALARS, Eqn, Literal, ShapedArray, Var, aval_of
-from ..core.primitive import Primitive, on_one_device
+from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
 from ..core.trace import Tracer
 from ..compiler.passes import can_stand_for, is_const_array, is_scalar_const, simplify_rules
@@ -221,12 +221,23 @@ BINARY = [add_p, sub_p, mul_p, div_p, pow_p, maximum_p, minimum_p, arctan2_p, lo
     logical_xor_p, rem_p, bitwise_and_p, bitwise_or_p, bitwise_xor_p, left_shift_p,
     right_shift_p]
 
+
+def _spacing_impl(x, out=None):
+    """np.spacing; on a CuPy array (CuPy has no spacing) the step to the next float away
+    from zero, by nextafter (-0.0 steps up, as NumPy's; inf and NaN give NaN)."""
+    if not is_cupy(x):
+        return np.spacing(x, out=out)
+    import cupy
+    away = cupy.where(x < 0, -np.inf, np.inf).astype(x.dtype)
+    return cupy.subtract(cupy.nextafter(x, away), x, out=out)
+
+
 # --------------------------------------------------------------------------- more ufuncs (issue 11)
 # rows of NumPy ufuncs that fungrad.numpy's table binds; kinks follow JAX (fmax/fmin split
 # ties like maximum/minimum, copysign's x-slope is 0 at x == 0 as abs's is)
 trunc_p, trunc = _unary("trunc", np.trunc, None)
 cbrt_p, cbrt = _unary("cbrt", np.cbrt, lambda x, y: div(1.0 / 3.0, mul(y, y)))
-spacing_p, spacing = _unary("spacing", lambda x: _spacing_impl(x), None)  # (CuPy has none)
+spacing_p, spacing = _unary("spacing", _spacing_impl, None)  # (CuPy has no np.spacing)
 signbit_p, signbit = _unary("signbit", np.signbit, None)
 isinf_p, isinf = _unary("isinf", np.isinf, None)
 i0_p, i0 = _unary("i0", lambda x: _bessel_impl(np.i0, x), lambda x, y: i1(x))
@@ -247,16 +258,6 @@ gcd_p, gcd = _binary("gcd", np.gcd, None, None)
 lcm_p, lcm = _binary("lcm", np.lcm, None, None)
 UNARY += [trunc_p, cbrt_p, spacing_p, signbit_p, isinf_p, i0_p, i1_p]
 BINARY += [fmod_p, fmax_p, fmin_p, copysign_p, nextafter_p, logaddexp2_p, gcd_p, lcm_p]
-
-
-def _spacing_impl(x, out=None):
-    """np.spacing; on a CuPy array (CuPy has no spacing) the step to the next float away
-    from zero, by nextafter (-0.0 steps up, as NumPy's; inf and NaN give NaN)."""
-    if not is_cupy(x):
-        return np.spacing(x, out=out)
-    import cupy
-    away = cupy.where(x < 0, -np.inf, np.inf).astype(x.dtype)
-    return cupy.subtract(cupy.nextafter(x, away), x, out=out)
 
 
 def _pick_non_nan(cmp, x, y):
@@ -650,7 +651,7 @@ def elementwise_batch(prim):
                     if d is None and type(v) not in PY_SCALARS and v.ndim:
                         new[i] = v.reshape(v.shape[:d0] + (1,) + v.shape[d0:])
             # (as bind does: NumPy constants meeting a CuPy operand move to its GPU)
-            return impl(*(on_one_device(new) if foreign else new), **params), d0
+            return impl(*(one_device(*new) if foreign else new), **params), d0
         out_shape = next(aval_of(n).shape for n, d in zip(new, dims) if d is not None)
         nd = len(out_shape)
         for i, (v, d) in enumerate(zip(vals, dims)):
@@ -719,7 +720,7 @@ for _p in ELEMENTWISE_PRIMITIVES:
 
 def _spacing_emit(ctx, ins, out):
     # spacing's impl is not a ufunc (CuPy has no spacing): NumPy inputs still get np.spacing
-    if ctx.namespace["np"] is np:
+    if ctx.array_module is np:
         return _ufunc_emit(np.spacing)(ctx, ins, out)
     return f"{ctx.fn(_spacing_impl)}({ins[0]}{f', out={out}' if out else ''})"
 
@@ -730,7 +731,7 @@ spacing_p.emit, spacing_p.accepts_out = _spacing_emit, "inplace"
 def _select_emit(ctx, ins, out):
     aval, pred = ctx.out_avals[0], ctx.in_avals[0]
     # (the bitwise path is NumPy's: with CuPy inputs `np` is the cupy module, np.where its)
-    if (not pred.weak_type and ctx.namespace["np"] is np
+    if (not pred.weak_type and ctx.array_module is np
             and _fast_select_applies(pred.dtype, aval.dtype, math.prod(aval.shape))):
         return f"{ctx.fn(_bitwise_select)}({', '.join(ins)}{f', out={out}' if out else ''})"
     return f"np.where({', '.join(ins)}){_narrow_cast(ctx)}"  # (small: a fresh array)

@@ -154,16 +154,16 @@ def _unroll_factor(unroll, length: int) -> int:
 def _make_loop(body: Body, length: int, reverse: bool, unroll=1, xp=np):
     """The generated loop for `body` on `xp`'s arrays (NumPy or CuPy; its source is the
     function's `.source`)."""
-    from ..transforms.jit import Call
-    fn = body.derived(("compiled", xp.__name__), lambda: Call(
-        body.graph, "scan_body", array_module=xp).fn)
+    from ..transforms.jit import compiled_for
+    fn = compiled_for(body, "compiled", body.graph, "scan_body", xp)
     k = _unroll_factor(unroll, length)
     name = f"scan_loop_{next(_counter)}"
     source = _loop_source(body, length, reverse, name, k)
     namespace = {"np": xp, "body": fn}
     if k > 1:
-        namespace["body_k"] = body.derived(("unrolled", k, reverse, xp.__name__), lambda: Call(
-            _unrolled_graph(body, k, reverse), f"scan_body_x{k}", array_module=xp).fn)
+        namespace["body_k"] = compiled_for(body, ("unrolled", k, reverse),
+                                           _unrolled_graph(body, k, reverse), f"scan_body_x{k}",
+                                           xp)
     for j, a in enumerate(body.out_avals[body.n_carry:]):
         namespace[f"dtype_y{j}"] = a.dtype
     loop = define_function(source, name, namespace, f"<fungrad.jit {name}>")
@@ -565,12 +565,9 @@ def _while_source(graphs: WhileGraphs, name: str) -> str:
 
 
 def _compiled(graphs: WhileGraphs, xp) -> tuple:
-    from ..transforms.jit import Call
-    key = ("compiled", xp.__name__)
-    return graphs.derived(key, lambda: (
-        Call(graphs.cond, "while_cond", array_module=xp).fn,
-        graphs.body.derived(key, lambda: Call(graphs.body.graph, "while_body",
-                                              array_module=xp).fn)))
+    from ..transforms.jit import compiled_for
+    return (compiled_for(graphs, "compiled", graphs.cond, "while_cond", xp),
+            compiled_for(graphs.body, "compiled", graphs.body.graph, "while_body", xp))
 
 
 def _make_while(graphs: WhileGraphs, xp):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend import asarray as _asarray
 from ..core.ir import Eqn, ShapedArray, Var, aval_of as _aval
 from ..core.primitive import Primitive
 from ..compiler.passes import broadcast_sources, can_stand_for, simplify_rules
@@ -444,13 +445,12 @@ def pad(operand, padding_value, padding_config):
         >>> fg.lax.pad(np.array([1., 2.]), 0., [(1, 2, 1)])
         array([0., 1., 0., 2., 0., 0.])
     """
-    from ..backend import asarray
     from ..core.trace import Tracer
     if not isinstance(operand, Tracer):
-        operand = asarray(operand)  # (a CuPy array stays one)
+        operand = _asarray(operand)  # (a CuPy array stays one)
     a = _aval(operand)
     if not isinstance(padding_value, Tracer):
-        padding_value = asarray(padding_value, a.dtype)
+        padding_value = _asarray(padding_value, a.dtype)
     config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
     _pad_aval(a, _aval(padding_value), config)
     return pad_p.bind(operand, padding_value, padding_config=config)

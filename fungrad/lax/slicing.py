@@ -167,7 +167,9 @@ def _select_n_emit(ctx, ins, out, **params):
         return f"np.array({cases[0]})"
     if ctx.in_avals[0].dtype == np.bool_:
         return f"np.where({which}, {cases[1]}, {cases[0]})"
-    return f"{ctx.const(_select_n_impl, 'select_n_impl')}({', '.join(ins)})"  # (CuPy too)
+    if ctx.array_module is np:
+        return f"np.choose({which}, ({', '.join(cases)},), mode='clip')"
+    return f"{ctx.const(_select_n_impl, 'select_n_impl')}({', '.join(ins)})"  # (CuPy: no choose)
 
 
 select_n_p.jvp = _select_n_jvp

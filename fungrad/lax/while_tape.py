@@ -209,9 +209,8 @@ def lanes_of(ws, b_in, size) -> Lanes:
 
 # ----------------------------------------------------------------------------- compiled pieces
 def _fn(ws, key, graph, name, xp):
-    """`graph` compiled for `xp`'s arrays (NumPy or CuPy), once."""
-    from ..transforms.jit import Call
-    return ws.derived((key, xp.__name__), lambda: Call(graph, name, array_module=xp).fn)
+    from ..transforms.jit import compiled_for
+    return compiled_for(ws, key, graph, name, xp)
 
 
 def _known_fns(ws, lanes, xp):

@@ -99,31 +99,19 @@ def cast(x, dtype):
     return x if x.dtype == dtype else x.astype(dtype)
 
 
-def one_device(*xs):
-    """`xs` with their NumPy arrays (also those inside a list or tuple) moved to the GPU when
-    one of them is a CuPy array, for an eager call of a NumPy function that dispatches to
-    CuPy (CuPy's functions reject NumPy arrays); unchanged otherwise."""
-    xp = array_module(*[e for x in xs for e in (x if type(x) in SEQUENCES else (x,))])
-    if xp is np:
-        return xs
-
-    def move(x):
-        if type(x) in SEQUENCES:
-            return type(x)(move(e) for e in x)
-        return xp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
-    return tuple(move(x) for x in xs)
+COMPOSE = object()  # numpy_or_compose's answer where CuPy lacks the function
 
 
-def call_on_one_device(np_fn, *args, **kwargs):
-    """`np_fn(*args, **kwargs)`; where that fails because a NumPy array met a CuPy one, once
-    more with `one_device(*args)` (free for NumPy arguments: only a TypeError retries)."""
+def numpy_or_compose(np_fn, *args, **kwargs):
+    """`np_fn(*args, **kwargs)` on concrete values, or `COMPOSE` where that fails for CuPy
+    arrays (CuPy lacks the function or one of its arguments): the caller then computes it
+    the way it does for traced values, with fnp's own functions."""
     try:
         return np_fn(*args, **kwargs)
     except TypeError:
-        moved = one_device(*args)
-        if moved is args:
+        if array_module(*args) is np:
             raise
-        return np_fn(*moved, **kwargs)
+        return COMPOSE
 
 
 def _broadcast_pair(a: tuple, b: tuple):

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import array_module, asarray as _asarray, is_cupy
+from ..backend import array_module, asarray as _asarray, call_on_one_device, is_cupy, one_device
 from ..core.ir import aval_of
 from ..core.trace import Tracer
 from ..errors import ConcretizationError
 from ..lax import elementwise as E
-from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, call_on_one_device,
-                    cast, dtype_of, has_tracer, is_traced, is_weak, lift, one_device,
-                    result_type, shape_of)
+from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast, dtype_of,
+                    has_tracer, is_traced, is_weak, lift, result_type, shape_of)
 
 _dtype_cache: dict = {}
 

@@ -13,7 +13,7 @@ import functools
 import warnings
 import numpy as np
 
-from ..backend import array_module, asarray as _asarray, is_cupy
+from ..backend import array_module, asarray as _asarray, call_on_one_device, is_cupy, one_device
 from ..core.trace import Tracer
 from ..errors import ConcretizationError
 from ..lax import shape as S
@@ -21,8 +21,8 @@ from ..lax.indexing import getitem_p
 from ..lax.scatter import scatter_p
 from ..lax.slicing import dynamic_slice_in_dim, select_n
 from ._base import (broadcast_shapes as _broadcast_shapes, broadcast_to_shape, cast, dtype_of,
-                    call_on_one_device, has_tracer, is_traced, is_weak, lift, normalize_axis,
-                    one_device, result_type, shape_of, single_axis)
+                    has_tracer, is_traced, is_weak, lift, normalize_axis, result_type, shape_of,
+                    single_axis)
 from ._elementwise import (add, less, multiply, negative, remainder, subtract,
                            where, clip)
 from ._indexing import getitem, take

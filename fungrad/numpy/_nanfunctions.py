@@ -9,11 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dtypes import is_inexact
-from ._base import cast, dtype_of, is_traced, lift, shape_of
+from ._base import COMPOSE, cast, dtype_of, is_traced, lift, shape_of
 from ._elementwise import doc_example, isnan, logical_and, logical_not, logical_or, where
-from ._reductions import (COMPOSE, _NoValue, all as _all, argmax, argmin, cumprod, cumsum,
-                          eager_call, max, mean, min, prod, reject_out, std, sum, var,
-                          where_mask)
+from ._reductions import (_NoValue, all as _all, argmax, argmin, cumprod, cumsum, eager_call,
+                          max, mean, min, prod, reject_out, std, sum, var, where_mask)
 from ._statistics import (_as_operand, median_function, quantile_function, quantile_operands,
                           quantile_sorted)
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import asarray as _asarray
+from ..backend import asarray as _asarray, call_on_one_device
 from ..lax import shape as S
 from ..lax.indexing import getitem_p
-from ._base import (broadcast_shapes, broadcast_to_shape, call_on_one_device, cast, is_traced,
-                    lift, normalize_axis, result_type, shape_of, single_axis)
+from ._base import (broadcast_shapes, broadcast_to_shape, cast, is_traced, lift,
+                    normalize_axis, result_type, shape_of, single_axis)
 
 
 def _size(shape):

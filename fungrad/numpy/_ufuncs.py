@@ -12,12 +12,12 @@ import math
 
 import numpy as np
 
-from ..backend import array_module
+from ..backend import array_module, call_on_one_device
 from ..core import dtypes as _dtypes
 from ..core.trace import Tracer
 from ..lax import elementwise as E
-from ._base import broadcast_shapes, call_on_one_device, cast, dtype_of, is_traced, is_weak, \
-    lift, result_type, shape_of, single_axis
+from ._base import COMPOSE, broadcast_shapes, cast, dtype_of, is_traced, is_weak, lift, \
+    numpy_or_compose, result_type, shape_of, single_axis
 from ._elementwise import (_compute_dtype, add, arctan2, copysign, divide, equal, exp2,
                            floor_divide, isfinite, isinf, isnan, less_equal, logical_and,
                            logical_not, logical_or, multiply, negative, not_equal, power,
@@ -610,11 +610,9 @@ def vecdot(x1, x2, /, *, axis: int = -1):
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
-        try:
-            return np.vecdot(x1, x2, axis=axis)
-        except TypeError:  # (CuPy has no vecdot: composed below)
-            if array_module(x1, x2) is np:
-                raise
+        y = numpy_or_compose(np.vecdot, x1, x2, axis=axis)  # (CuPy has no vecdot)
+        if y is not COMPOSE:
+            return y
     from ._reductions import any as _any, sum as _sum
     n1, n2 = (shape_of(x)[single_axis("vecdot", axis, len(shape_of(x)))] for x in (x1, x2))
     if n1 != n2:  # (the vector axis is a core dimension: it does not broadcast)
@@ -638,11 +636,9 @@ def matvec(x1, x2, /):
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
-        try:
-            return np.matvec(x1, x2)
-        except TypeError:  # (CuPy has no matvec: composed below)
-            if array_module(x1, x2) is np:
-                raise
+        y = numpy_or_compose(np.matvec, x1, x2)  # (CuPy has no matvec)
+        if y is not COMPOSE:
+            return y
     from ._contract import matmul
     from ._shape import expand_dims, squeeze
     return squeeze(matmul(x1, expand_dims(x2, -1)), -1)
@@ -660,11 +656,9 @@ def vecmat(x1, x2, /):
     """
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
-        try:
-            return np.vecmat(x1, x2)
-        except TypeError:  # (CuPy has no vecmat: composed below)
-            if array_module(x1, x2) is np:
-                raise
+        y = numpy_or_compose(np.vecmat, x1, x2)  # (CuPy has no vecmat)
+        if y is not COMPOSE:
+            return y
     from ._contract import matmul
     from ._shape import expand_dims, squeeze
     return squeeze(matmul(expand_dims(conj_if_complex(x1), -2), x2), -2)

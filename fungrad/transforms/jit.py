@@ -177,6 +177,12 @@ class Call:
             self.graph_before, self.name, self.donated, xp)).fn
 
 
+def compiled_for(owner, key, graph: Graph, name: str, xp):
+    """`graph` compiled for `xp`'s arrays (NumPy or CuPy), made once and kept by `owner` (a
+    graph holder with `derived`: a loop body, cond branches, a while tape's pieces)."""
+    return owner.derived((key, xp.__name__), lambda: Call(graph, name, array_module=xp).fn)
+
+
 def _call_of(fun, in_avals, name, parent: Call) -> Call:
     graph, _ = stage_flat(fun, in_avals)  # (closes over the graph's constants only)
     return Call(graph, name, array_module=parent.array_module)
