@@ -29,6 +29,12 @@ GAUGE = {"eigh", "linalg.eigh", "svd", "linalg.svd"}
 CUPY_SETTINGS = dict(SETTINGS, max_examples=2, phases=(Phase.generate,))
 
 
+def each_spec(test):
+    """`test(kind, name, data)` for every spec, on a few drawn cases each."""
+    return pytest.mark.parametrize("kind,name", ALL)(
+        settings(**CUPY_SETTINGS)(given(data=st.data())(test)))
+
+
 def _draw(data, kind, name):
     return data.draw((FNP if kind == "fnp" else PRIM)[name])
 
@@ -84,26 +90,20 @@ def _ct_to_gpu(ct):
     return tree.tree_map(lambda c: c if c.dtype == fg.float0 else cp.asarray(c), ct)
 
 
-@pytest.mark.parametrize("kind,name", ALL)
-@settings(**CUPY_SETTINGS)
-@given(data=st.data())
+@each_spec
 def test_eager_on_cupy(kind, name, data):
     case = _draw(data, kind, name)
     _assert_same(case.fn(*_to_gpu(case.args)), case.fn(*case.args), "eager", name in GAUGE)
 
 
-@pytest.mark.parametrize("kind,name", ALL)
-@settings(**CUPY_SETTINGS)
-@given(data=st.data())
+@each_spec
 def test_jit_on_cupy(kind, name, data):
     case = _draw(data, kind, name)
     _assert_same(fg.jit(case.fn)(*_to_gpu(case.args)), case.fn(*case.args), "jit",
                  name in GAUGE)
 
 
-@pytest.mark.parametrize("kind,name", ALL)
-@settings(**CUPY_SETTINGS)
-@given(data=st.data())
+@each_spec
 def test_vmap_on_cupy(kind, name, data):
     case = _draw(data, kind, name)
     rng = np.random.default_rng(2)
@@ -114,9 +114,7 @@ def test_vmap_on_cupy(kind, name, data):
                  name in GAUGE)
 
 
-@pytest.mark.parametrize("kind,name", ALL)
-@settings(**CUPY_SETTINGS)
-@given(data=st.data())
+@each_spec
 def test_vjp_on_cupy(kind, name, data):
     case = _draw(data, kind, name)
     if not case.diff:
