@@ -89,8 +89,7 @@ def deg2rad(x):
     x = lift(x)
     if not is_traced(x):
         return np.deg2rad(x)
-    x = _in_numpy_dtype(np.deg2rad, x)
-    return multiply(x, _numpy_factor(np.deg2rad, dtype_of(x)))
+    return _scaled(np.deg2rad, _in_numpy_dtype(np.deg2rad, x))
 
 
 def rad2deg(x):
@@ -105,8 +104,18 @@ def rad2deg(x):
     x = lift(x)
     if not is_traced(x):
         return np.rad2deg(x)
-    x = _in_numpy_dtype(np.rad2deg, x)
-    return multiply(x, _numpy_factor(np.rad2deg, dtype_of(x)))
+    return _scaled(np.rad2deg, _in_numpy_dtype(np.rad2deg, x))
+
+
+def _scaled(np_fn, x):
+    """`x` times the constant of NumPy's scaling ufunc `np_fn`. Half-precision floats are
+    scaled in float32 and rounded once, as NumPy's float16 (and ml_dtypes' bfloat16) loops
+    do: a product of two float16 roundings differs in the last bit for some inputs."""
+    dt = dtype_of(x)
+    if dt.itemsize == 2 and (dt.kind == "f" or _dtypes.is_inexact(dt)):
+        wide = cast(x, np.float32)
+        return cast(multiply(wide, _numpy_factor(np_fn, np.dtype(np.float32))), dt)
+    return multiply(x, _numpy_factor(np_fn, dt))
 
 
 def _numpy_factor(np_fn, dt) -> float:
