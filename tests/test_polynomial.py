@@ -44,6 +44,11 @@ def test_polyval_poly_vander():
     same(traced(lambda p: fnp.polyval(p, np.arange(3)), P.astype(np.float32)),
          np.polyval(P.astype(np.float32), np.arange(3)))
     same(traced(fnp.poly, P), np.poly(P))
+    # the result dtype is NumPy's, whose sum starts from zeros_like(x): bool stays bool
+    for p, x in [([True, False, True], [True, False]), ([1, 2, 3], [True, False]),
+                 ([1, 2], np.array([3, 4], np.int8)), (np.array([1, 2], np.uint8), [1.5])]:
+        p, x = np.asarray(p), np.asarray(x)
+        same(fg.jit(fnp.polyval)(p, x), np.polyval(p, x))
     z = np.array([1 + 1j, 1 - 1j, 2.0])
     same(traced(fnp.poly, z), np.poly(z))  # conjugate pairs: a real result, as in NumPy
     for n in (None, 0, 2, 6):

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..backend import array_module, asarray as _asarray
 from ..core.trace import Tracer
+from ._creation import zeros_like
 from ._base import cast, is_traced, lift, result_type, shape_of
 from ._dtypes import promote_types
 
@@ -43,7 +44,7 @@ def polyval(p, x):
     if not is_traced(p, x):
         return np.polyval(p, x)
     p, x = _1d("polyval", p), _np(x)
-    y = x * 0  # NumPy starts from zeros_like(x): the result dtype follows
+    y = zeros_like(x)  # as NumPy: the result dtype follows (bool x and p: bool)
     for k in range(shape_of(p)[0]):
         y = y * x + p[k]
     return y
