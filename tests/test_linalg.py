@@ -148,6 +148,19 @@ def test_singular_matrix_error_names_shapes():
         fg.grad(lambda a: fnp.sum(fnp.linalg.inv(a)))(np.ones((2, 2)))
 
 
+@pytest.mark.parametrize("p", [1, -1, np.inf, -np.inf, "fro"])
+def test_cond_of_singular_matrices_is_infinite_under_trace(p):
+    # as NumPy: the inverse of a singular matrix is NaN (not an error), read as cond = inf;
+    # a matrix holding NaN keeps NaN
+    a = np.stack([np.array([[1.0, 2.0], [2.0, 4.0]]), np.array([[2.0, 1.0], [1.0, 3.0]]),
+                  np.full((2, 2), np.nan)])
+    want = np.linalg.cond(a, p)
+    np.testing.assert_array_equal(fg.jit(lambda a: fnp.linalg.cond(a, p))(a), want)
+    np.testing.assert_array_equal(fg.vmap(lambda a: fnp.linalg.cond(a, p))(a), want)
+    with pytest.raises(np.linalg.LinAlgError):  # inv itself still raises
+        fg.jit(fnp.linalg.inv)(a[:1])
+
+
 def test_solve_shape_mismatch_names_shapes():
     with pytest.raises(ValueError, match=r"\(3, 3\).*\(2,\)"):
         fg.jit(fnp.linalg.solve)(np.eye(3), np.ones(2))

@@ -231,11 +231,25 @@ def _primitive(name, impl, aval, jvp, multiple_results=False):
 
 
 # --------------------------------------------------------------------------- solve
-def _solve_impl(a, b):
-    return np.linalg.solve(a, b)
+def _solve_impl(a, b, singular="raise"):
+    """np.linalg.solve; with singular="nan", a singular matrix's solution is NaN (what
+    NumPy's own inverse gives under np.errstate(invalid="ignore"), which its cond reads as
+    an infinite condition number) instead of a LinAlgError."""
+    try:
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        if singular != "nan":
+            raise
+    out = array_module(a, b).empty(b.shape, b.dtype)
+    for idx in np.ndindex(*a.shape[:-2]):
+        try:
+            out[idx] = np.linalg.solve(a[idx], b[idx])
+        except np.linalg.LinAlgError:
+            out[idx] = np.nan
+    return out
 
 
-def _solve_aval(a, b):
+def _solve_aval(a, b, singular="raise"):
     _square_aval("solve", a)
     if b.shape[:-2] != a.shape[:-2] or b.shape[-2] != a.shape[-1]:
         raise ValueError(f"solve: a {a.str_short()} and b {b.str_short()} do not match "
@@ -243,27 +257,30 @@ def _solve_aval(a, b):
     return ShapedArray(b.shape, b.dtype)
 
 
-def _solve_jvp(primals, tangents):
+def _solve_jvp(primals, tangents, singular="raise"):
     a, b = primals
     da, db = tangents
-    x = solve_p.bind(a, b)
+    x = solve_p.bind(a, b, singular=singular)
     if da is ZERO and db is ZERO:
         return x, ZERO
     rhs = db if da is ZERO else (neg(mm(da, x)) if db is ZERO else sub(db, mm(da, x)))
-    return x, solve_p.bind(a, rhs)
+    return x, solve_p.bind(a, rhs, singular=singular)
 
 
-def _solve_transpose(ct, a, b):
-    return [None, solve_p.bind(mT(a), ct)]
+def _solve_transpose(ct, a, b, singular="raise"):
+    return [None, solve_p.bind(mT(a), ct, singular=singular)]
 
 
 solve_p = _primitive("linalg_solve", _solve_impl, _solve_aval, _solve_jvp)
 solve_p.transpose = _solve_transpose
 
 
-def solve(a, b):
-    """x with a @ x == b for a (*B, n, n), b (*B, n, k)."""
-    return solve_p.bind(a, b)
+def solve(a, b, singular: str = "raise"):
+    """x with a @ x == b for a (*B, n, n), b (*B, n, k). A singular matrix raises
+    LinAlgError, or with singular="nan" gives NaN for its solution."""
+    if singular == "raise":
+        return solve_p.bind(a, b)
+    return solve_p.bind(a, b, singular=singular)
 
 
 # --------------------------------------------------------------------------- triangular_solve

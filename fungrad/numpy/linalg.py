@@ -681,7 +681,9 @@ def cond(x, p=None):
         r = _divide(s[..., 0], s[..., -1])
         r = _divide(1.0, r) if p == -2 else r
     else:
-        r = _multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+        s = _shape_of(x)
+        inv_x = L.solve(x, np.broadcast_to(np.eye(s[-1], dtype=_dtype_of(x)), s), "nan")
+        r = _multiply(norm(x, p, axis=(-2, -1)), norm(inv_x, p, axis=(-2, -1)))
     # as NumPy: a NaN from a singular matrix (0 / 0) is an infinite condition number,
     # unless the matrix itself holds NaN
     singular = _logical_and(_isnan(r), _logical_not(_any(_isnan(x), axis=(-2, -1))))

@@ -364,7 +364,9 @@ def _prim_specs(draw, name):
     rng = _rng(draw)
     rhs = rng.standard_normal(b + (n, 2))
     if name == "linalg_solve":
-        return Case(LL.solve_p.bind, (a + 0.2 * rng.standard_normal(a.shape), rhs))
+        kw = {"singular": "nan"} if draw(st.booleans()) else {}  # (what cond uses)
+        return Case(lambda a, y: LL.solve_p.bind(a, y, **kw),
+                    (a + 0.2 * rng.standard_normal(a.shape), rhs))
     if name == "triangular_solve":
         kw = dict(lower=draw(st.booleans()), transpose_a=draw(st.booleans()),
                   conjugate_a=False, unit_diagonal=draw(st.booleans()))
