@@ -49,19 +49,22 @@ def like(x, value, dtype=None):
     return np.asarray(value, dtype)
 
 
-def one_device(*xs):
+def one_device(*xs, lists_as_arrays: bool = False):
     """`xs` with their NumPy arrays and scalars (also those inside a list or tuple) moved to
     the GPU when one of them is a CuPy array, for a call that dispatches to CuPy (CuPy's
-    functions and kernels reject NumPy arrays); `xs` itself otherwise."""
+    functions and kernels reject NumPy arrays); `xs` itself otherwise. `lists_as_arrays`:
+    a list among `xs` (numbers, for a function that takes array-likes) becomes one array."""
     xp = array_module(*xs, *[e for x in xs if type(x) in _SEQUENCES for e in x])
     if xp is np:
         return xs
 
-    def move(x):
+    def move(x, top=False):
+        if top and lists_as_arrays and type(x) is list:
+            return xp.asarray(x)
         if type(x) in _SEQUENCES:
             return type(x)(move(e) for e in x)
         return xp.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else x
-    return tuple(move(x) for x in xs)
+    return tuple(move(x, True) for x in xs)
 
 
 _SEQUENCES = (list, tuple)

@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import asarray, is_cupy, to_host
+from ..backend import asarray, is_cupy, one_device, to_host
 from ..core.trace import Tracer
 from ..lax.indexing import getitem_p
 
 
 def same_device(*xs):
     """`xs` for a NumPy function that a CuPy array among them dispatches to CuPy's: the
-    NumPy arrays and lists among them move to its GPU (CuPy's functions take no host
-    arrays). Unchanged (one type check each) without a CuPy array."""
-    for x in xs:
-        if is_cupy(x):
-            import cupy
-            return tuple(cupy.asarray(v) if type(v) in (np.ndarray, list) else v for v in xs)
-    return xs
+    NumPy arrays and lists of numbers among them move to its GPU (CuPy's functions take no
+    host arrays). Unchanged without a CuPy array."""
+    return one_device(*xs, lists_as_arrays=True)
 
 
 def _index_error(msg, shape):
