@@ -100,6 +100,29 @@ def test_python_scalar_arguments_are_weak_like_in_eager_numpy():
     assert fg.jit(lambda n, k: n * k)(np.arange(3, dtype=np.int8), 3).dtype == np.int8
 
 
+def test_python_int_arguments_keep_their_value_against_small_integer_arrays():
+    # a traced Python int compares by value (np.int8(127) < 300), arithmetic with one out of
+    # the array's range raises NumPy's OverflowError, clip moves it into the range; it used
+    # to wrap into the array's dtype silently (300 -> 44 as int8)
+    i8, u8, u64 = np.int8([0, 127]), np.uint8([0, 255]), np.uint64([0, 5, 2 ** 63 + 5])
+    for f, a, n in [(lambda a, n: a > n, i8, 300), (lambda a, n: n <= a, i8, -300),
+                    (fnp.equal, u8, -1), (lambda a, n: a == n, u8, 256),
+                    (fnp.not_equal, u8, 255), (fnp.less_equal, u64, -3),
+                    (lambda a, n: n >= a, u64, -3), (fnp.greater, u64, 4)]:
+        got, want = fg.jit(f)(a, n), f(a, n)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    for f in (lambda a, n: a + n, fnp.maximum, fnp.bitwise_and):
+        with pytest.raises(OverflowError, match="out of bounds for uint8"):
+            f(u8, -1)
+        with pytest.raises(OverflowError, match="out of bounds for uint8"):
+            fg.jit(f)(u8, -1)
+    for lo, hi in [(-1, 3), (0, 300), (7, 3)]:
+        got, want = fg.jit(fnp.clip)(u8, lo, hi), np.clip(u8, lo, hi)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
 def test_closed_over_arrays_are_constants():
     jf = fg.jit(lambda x: x @ W)
     np.testing.assert_array_equal(jf(X), X @ W)

@@ -742,7 +742,12 @@ select_p.accepts_out = True  # the bitwise path writes into a dead or kept buffe
 
 
 def _convert_emit(ctx, ins, out, new_dtype):
-    if ctx.in_avals[0].weak_type:
+    a = ctx.in_avals[0]
+    if a.weak_type and a.dtype.kind == "i" and not a.shape and new_dtype.kind in "iu":
+        # a Python int argument (a 0-d int64 here) converted as the int itself: NumPy
+        # raises OverflowError for one out of the dtype's bounds (x_int8 + 300), never wraps
+        return f"np.asarray(int({ins[0]}), {ctx.dtype(new_dtype)})"
+    if a.weak_type:
         return f"np.asarray({ins[0]}, {ctx.dtype(new_dtype)})"
     return f"{ins[0]}.astype({ctx.dtype(new_dtype)})"
 

@@ -100,8 +100,40 @@ def _make_unary(name, np_fn, prim):
     return fn
 
 
+_COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+
+
+def _is_traced_int(a) -> bool:
+    return a is not None and a.weak_type and a.dtype.kind == "i"
+
+
+def _traced_int_meets_int(ax, ay) -> bool:
+    """One operand is a traced Python int (a jitted function's int argument), the other an
+    integer array of another dtype: NumPy compares the int's value, even one outside the
+    array's dtype (np.int8(127) < 300 is True), which converting it would wrap."""
+    for a, b in ((ax, ay), (ay, ax)):
+        if _is_traced_int(a) and b is not None and not b.weak_type and b.dtype.kind in "iu" \
+                and b.dtype != a.dtype:
+            return True
+    return False
+
+
+def _compare_with_traced_int(np_fn, compare, x, y, ax):
+    """A comparison of an integer array with a traced Python int, by value: in int64, and
+    for uint64 arrays with a negative int's answer (that of 0 against -1) selected apart."""
+    n_first = _is_traced_int(ax)
+    n, arr = (x, y) if n_first else (y, x)
+    if dtype_of(arr) != np.uint64:
+        return compare(cast(x, np.int64), cast(y, np.int64))
+    n_u = cast(maximum(n, 0), np.uint64)
+    at_zero_or_more = compare(n_u, arr) if n_first else compare(arr, n_u)
+    if_negative = bool(np_fn(-1, 0) if n_first else np_fn(0, -1))
+    return where(less(n, 0), if_negative, at_zero_or_more)
+
+
 def _make_binary(name, np_fn, prim):
     bind = prim.bind
+    compares = name in _COMPARISONS
     cache = {}  # operand dtype -> computing dtype, for this function
 
     def fn(x, y):
@@ -118,6 +150,8 @@ def _make_binary(name, np_fn, prim):
             return fn(lift(x), lift(y))
         ax = x.aval if isinstance(x, Tracer) else None if type(x) in _WEAK else aval_of(x)
         ay = y.aval if isinstance(y, Tracer) else None if type(y) in _WEAK else aval_of(y)
+        if compares and _traced_int_meets_int(ax, ay):
+            return _compare_with_traced_int(np_fn, fn, x, y, ax)
         dt = _binary_dtype(x, y, ax, ay)
         cdt = cache.get(dt)
         if cdt is None:
@@ -439,10 +473,22 @@ def clip(a, a_min=None, a_max=None):
         return np.clip(a, a_min, a_max)
     out = a
     if a_min is not None:
-        out = maximum(out, a_min)
+        out = maximum(out, _bound_in_range(a_min, a))
     if a_max is not None:
-        out = minimum(out, a_max)
+        out = minimum(out, _bound_in_range(a_max, a))
     return out
+
+
+def _bound_in_range(bound, a):
+    """A traced Python int bound of clip, for an integer `a`, moved into `a`'s dtype's range
+    first: NumPy clips with an out-of-range Python int (uint8 values clipped to [-1, 3])."""
+    dt = dtype_of(a)
+    if not (isinstance(bound, Tracer) and _is_traced_int(bound.aval)) or dt.kind not in "iu" \
+            or dt == bound.aval.dtype:
+        return bound
+    info = np.iinfo(dt)
+    return cast(minimum(maximum(bound, max(int(info.min), -2 ** 63)),
+                        min(int(info.max), 2 ** 63 - 1)), dt)
 
 
 def round(a, decimals: int = 0):
