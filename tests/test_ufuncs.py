@@ -190,3 +190,15 @@ def test_half_precision_scaling_rounds_once_as_numpy(name):
         for got in (fg.jit(getattr(fnp, name))(x), fg.vmap(getattr(fnp, name))(x)):
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["arctan2", "hypot", "copysign", "heaviside", "logaddexp",
+                                  "logaddexp2", "nextafter", "divide", "float_power"])
+def test_mixed_integer_operands_compute_in_numpys_loop_dtype(name):
+    # NumPy runs uint8 with int8 in its float16 loop (the first both cast to safely); the
+    # traced version promoted first (int16) and computed in float32
+    a, b = np.uint8([1, 2, 0, 200]), np.int8([1, 3, -2, -100])
+    want = getattr(np, name)(a, b)
+    for got in (fg.jit(getattr(fnp, name))(a, b), fg.vmap(getattr(fnp, name))(a, b)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

@@ -47,6 +47,23 @@ def _compute_dtype(np_fn, in_dtype, nargs):
     return out
 
 
+def mixed_integer_dtype(np_fn, dx, dy):
+    """For integer/bool operands of two different dtypes, the float dtype NumPy's ufunc
+    computes in, else None. NumPy picks the first loop both cast to safely (uint8 with int8:
+    float16), where promoting first (int16) and asking for that dtype's loop says float32."""
+    if dx == dy or dx.kind not in "iub" or dy.kind not in "iub":
+        return None
+    key = (np_fn, dx, dy)
+    if key not in _dtype_cache:
+        try:
+            with np.errstate(all="ignore"):
+                res = np_fn(np.ones((), dx), np.ones((), dy)).dtype
+        except TypeError:
+            res = None
+        _dtype_cache[key] = res if res is not None and res.kind in "fc" else None
+    return _dtype_cache[key]
+
+
 _INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
                  "right_shift", "gcd", "lcm", "bitwise_count"}
 _KIND_ACCEPTS = {int: "iufc", float: "fc", complex: "c", bool: "biufc"}
@@ -156,6 +173,8 @@ def _make_binary(name, np_fn, prim):
         cdt = cache.get(dt)
         if cdt is None:
             cdt = cache[dt] = _compute_dtype(np_fn, dt, 2)
+        if cdt.kind in "fc" and ax is not None and ay is not None and ax.dtype != ay.dtype:
+            cdt = mixed_integer_dtype(np_fn, ax.dtype, ay.dtype) or cdt
         if ax is None or ax.dtype != cdt:
             x = cast(x, cdt)
         if ay is None or ay.dtype != cdt:

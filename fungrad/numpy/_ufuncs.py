@@ -18,7 +18,7 @@ from ..core.trace import Tracer
 from ..lax import elementwise as E
 from ._base import COMPOSE, broadcast_shapes, cast, dtype_of, is_traced, is_weak, lift, \
     numpy_or_compose, result_type, shape_of, single_axis
-from ._elementwise import (_compute_dtype, add, arctan2, copysign, divide, equal, exp2,
+from ._elementwise import (_compute_dtype, mixed_integer_dtype, add, arctan2, copysign, divide, equal, exp2,
                            floor_divide, isfinite, isinf, isnan, less_equal, logical_and,
                            logical_not, logical_or, multiply, negative, not_equal, power,
                            remainder, signbit, sin, subtract, trunc, where)
@@ -39,6 +39,8 @@ def _binary_in_numpy_dtype(np_fn, x, y):
     """Both operands cast to NumPy's computing dtype for the pair (NEP 50 promotion first);
     a Python scalar becomes a 0-d array of it (so where/select keep that dtype)."""
     dt = _compute_dtype(np_fn, np.dtype(result_type(x, y)), 2)
+    if not (is_weak(x) or is_weak(y)):
+        dt = mixed_integer_dtype(np_fn, dtype_of(x), dtype_of(y)) or dt
     return tuple(np.asarray(v, dt) if is_weak(v) else cast(v, dt) for v in (x, y))
 
 
