@@ -202,3 +202,15 @@ def test_mixed_integer_operands_compute_in_numpys_loop_dtype(name):
     for got in (fg.jit(getattr(fnp, name))(a, b), fg.vmap(getattr(fnp, name))(a, b)):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+def test_sinc_at_zero_in_every_float_dtype():
+    # NumPy stands the dtype's eps in for pi x == 0 (also where pi x underflows); a fixed
+    # 1e-20 was 0 in float16: 0 / 0
+    for x in (np.float16([0.0, 0.5, 1e-7, 2.0]), np.float32([0.0, 1e-40, 0.3]),
+              np.array([0.0, 1e-320, 0.5, -3.0]), np.array([0j, 1 + 1j]), np.int8([0, 1, 2])):
+        want = np.sinc(x)
+        for got in (fg.jit(fnp.sinc)(x), fg.vmap(fnp.sinc)(x)):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    assert fg.grad(fnp.sinc)(0.0) == 0.0

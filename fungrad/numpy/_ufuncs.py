@@ -144,8 +144,12 @@ def sinc(x):
     x = lift(x)
     if not is_traced(x):
         return np.sinc(x)
-    x = _in_numpy_dtype(np.sinc, x)
-    y = multiply(math.pi, where(equal(x, 0), 1.0e-20, x))
+    x = multiply(math.pi, _in_numpy_dtype(np.sinc, x))
+    # as NumPy: where pi x is 0, the dtype's eps stands for it (sin(eps) / eps rounds to
+    # 1; a fixed 1e-20 is 0 in float16, giving 0 / 0)
+    dt = dtype_of(x)
+    eps = float(_finfo(dt).eps) if dt.kind in "fV" else 1e-20
+    y = where(not_equal(x, 0), x, eps)
     return divide(sin(y), y)
 
 
