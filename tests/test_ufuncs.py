@@ -214,3 +214,32 @@ def test_sinc_at_zero_in_every_float_dtype():
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
     assert fg.grad(fnp.sinc)(0.0) == 0.0
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_ldexp_under_trace_is_exact_as_numpy(dtype):
+    # x * 2 ** e overflowed in 2 ** e (1e-30 * 2 ** 200 in float32 was inf), rounded twice
+    # into subnormals and made 0 * inf = NaN; NumPy's ldexp rounds once
+    fi = np.finfo(dtype)
+    rng = np.random.default_rng(0)
+    x = np.concatenate([np.array([0, -0.0, np.inf, -np.inf, np.nan, fi.tiny,
+                                  fi.smallest_subnormal, fi.max, 1, -1.5, 0.75], dtype),
+                        (rng.standard_normal(500) * np.exp2(rng.integers(
+                            fi.minexp - fi.nmant, fi.maxexp, 500))).astype(dtype)])
+    f = fg.jit(fnp.ldexp)
+    for e in (rng.integers(-3 * fi.maxexp, 3 * fi.maxexp, x.size).astype(np.int32),
+              np.full(x.size, 2 ** 40), np.full(x.size, -2 ** 40),
+              rng.integers(-128, 127, x.size).astype(np.int8)):
+        with np.errstate(all="ignore"):
+            want, got = np.ldexp(x, e), f(x, e)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    assert fg.grad(fnp.ldexp)(0.0, 3) == 8.0 and fg.grad(fnp.ldexp)(1e-310, 3) == 8.0
+
+
+def test_ldexp_result_dtype_follows_numpys_loop():
+    for a, b in [(np.array([True]), 2), (np.uint8([3]), np.int8([2])), (np.float32([1.5]), 2)]:
+        want, got = np.ldexp(a, b), fg.jit(fnp.ldexp)(a, b)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert fg.vmap(fnp.ldexp, in_axes=(0, None))(np.float32([[1.0]]), 2).dtype == np.float32

@@ -18,8 +18,8 @@ from ..core.trace import Tracer
 from ..lax import elementwise as E
 from ._base import COMPOSE, broadcast_shapes, cast, dtype_of, is_traced, is_weak, lift, \
     numpy_or_compose, result_type, shape_of, single_axis
-from ._elementwise import (_compute_dtype, mixed_integer_dtype, add, arctan2, copysign, divide, equal, exp2,
-                           floor_divide, isfinite, isinf, isnan, less_equal, logical_and,
+from ._elementwise import (_compute_dtype, mixed_integer_dtype, add, arctan2, clip, copysign,
+                           divide, equal, exp2, floor_divide, greater, isfinite, isinf, isnan, less_equal, logical_and,
                            logical_not, logical_or, multiply, negative, not_equal, power,
                            remainder, signbit, sin, subtract, trunc, where)
 from ._elementwise import abs as _abs, imag as _imag, real as _real, \
@@ -295,9 +295,28 @@ def ldexp(x1, x2):
     if _dtypes.kind(d2) not in "iub":
         raise TypeError(f"ldexp: the exponent x2 must be an integer array, got {d2}; use "
                         "x1 * fnp.exp2(x2) for real exponents")
-    dt = np.ldexp(np.ones((), np.float16 if d1.kind == "V" else d1), np.ones((), d2)).dtype
-    dt = d1 if d1.kind == "V" else dt
-    return multiply(cast(x1, dt), exp2(cast(x2, dt)))
+    # NumPy's loop for the pair; a Python int exponent (also a traced one) is weak
+    probe1 = 1.0 if is_weak(x1) else np.ones((), np.float16 if d1.kind == "V" else d1)
+    probe2 = 1 if is_weak(x2) else np.ones((), d2)
+    dt = d1 if d1.kind == "V" else np.ldexp(probe1, probe2).dtype
+    x1 = cast(x1, dt)
+    # x1 * 2 ** x2 rounds twice, or overflows in 2 ** x2 where the result does not
+    # (1e-30 * 2 ** 200 in float32): instead the mantissa m of x1 = m 2 ** k (exact) times
+    # 2 ** (k + x2), one rounding as np.ldexp. Exponents past the range saturate alike.
+    bound = 4 * (int(_finfo(dt).maxexp) + int(_finfo(dt).nmant) + 2)
+    e = clip(cast(x2, np.int64), -bound, bound)
+    special = logical_or(equal(x1, 0), logical_not(isfinite(x1)))
+    m, k = frexp(x1)
+    k = where(special, 0, add(cast(k, np.int64), e))  # (no 0 * inf there: no warning)
+    # m in [0.5, 1): for k at the top of the range 2 ** k overflows where m 2 ** k does
+    # not, so for k > 0 m is scaled by 4 first (exactly) and k lowered by 2 (also keeps
+    # exp2 off 2 ** 127, which NumPy's float32 exp2 misses by an ulp)
+    up = multiply(cast(greater(k, 0), np.int64), 2)
+    scaled = multiply(multiply(m, exp2(cast(up, dt))), exp2(cast(subtract(k, up), dt)))
+    # 0, inf and NaN (frexp's m is x1 itself): x1 times a finite power of 2 (no 0 * inf)
+    finite_power = exp2(cast(clip(e, int(_finfo(dt).minexp) - int(_finfo(dt).nmant),
+                                  int(_finfo(dt).maxexp) - 1), dt))
+    return where(special, multiply(x1, finite_power), scaled)
 
 
 def frexp(x):
