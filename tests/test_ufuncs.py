@@ -243,3 +243,24 @@ def test_ldexp_result_dtype_follows_numpys_loop():
         want, got = np.ldexp(a, b), fg.jit(fnp.ldexp)(a, b)
         assert got.dtype == want.dtype and np.array_equal(got, want)
     assert fg.vmap(fnp.ldexp, in_axes=(0, None))(np.float32([[1.0]]), 2).dtype == np.float32
+
+
+def test_unwrap_dtypes_follow_numpy():
+    # integer input stays in its dtype (NumPy assigns the sums back), booleans differ by
+    # not_equal as NumPy's diff does and unwrap in float64
+    for p, kw in [(np.int8([3, 1, 5]), dict(period=4)), (np.array([True, False, True]), {}),
+                  (np.int32([0, 7, 1]), dict(period=6)), (np.float32([0, 6, 12.5]), {})]:
+        want = np.unwrap(p, **kw)
+        got = fg.jit(lambda p: fnp.unwrap(p, **kw))(p)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_bool_rounding_and_unary_plus_raise_as_numpy():
+    b = np.array([True, False])
+    with pytest.raises(TypeError, match="decimals=1"):
+        fg.jit(lambda a: fnp.round(a, 1))(b)
+    with pytest.raises(TypeError, match="bool"):
+        fg.jit(lambda a: +a)(b)
+    assert fg.jit(fnp.round)(b).dtype == np.round(b).dtype
+    np.testing.assert_array_equal(fg.jit(lambda a: +a)(np.array([1, 2])), [1, 2])

@@ -525,6 +525,10 @@ def round(a, decimals: int = 0):
     if not is_traced(a):
         return np.round(a, decimals)
     dt = a.aval.dtype
+    if dt == np.bool_ and decimals != 0:
+        raise TypeError(f"round: bool arrays cannot be rounded to decimals={decimals} (NumPy "
+                        "cannot cast the scaled float values back to bool); use "
+                        "fnp.round(x.astype(float), decimals)")
     if dt.kind in "iu":  # integers keep their dtype (NumPy): unchanged unless decimals < 0
         if decimals >= 0:
             return a

@@ -125,7 +125,7 @@ def install(fnp):
         "__ror__": swap(F.bitwise_or), "__xor__": F.bitwise_xor, "__rxor__": swap(F.bitwise_xor),
         "__lshift__": F.left_shift, "__rlshift__": swap(F.left_shift),
         "__rshift__": F.right_shift, "__rrshift__": swap(F.right_shift), "__invert__": F.invert,
-        "__neg__": F.negative, "__pos__": lambda self: self, "__abs__": F.abs,
+        "__neg__": F.negative, "__pos__": F.positive, "__abs__": F.abs,
         "__round__": lambda self, ndigits=None: F.round(self, ndigits or 0),
         "__getitem__": getitem, "__contains__": lambda self, v: bool(F.any(F.equal(self, v))),
         "__copy__": lambda self: self, "__deepcopy__": lambda self, memo=None: self,

@@ -168,11 +168,12 @@ def unwrap(p, discont=None, axis: int = -1, *, period=2 * math.pi):
     if not is_traced(p):
         return np.unwrap(p, discont, axis, period=period)
     from ._reductions import cumsum
+    from ._statistics import diff
     from ._shape import concatenate
     nd = len(shape_of(p))
     ax = axis % nd
     head = (slice(None),) * ax
-    dd = subtract(p[head + (slice(1, None),)], p[head + (slice(None, -1),)])
+    dd = diff(p, axis=ax)  # (NumPy's: of bools, not_equal)
     if discont is None:
         discont = period / 2
     dt = np.dtype(result_type(dd, period))
@@ -187,8 +188,10 @@ def unwrap(p, discont=None, axis: int = -1, *, period=2 * math.pi):
         ddmod = where(logical_and(equal(ddmod, low), dd > 0), high, ddmod)
     correction = where(_abs(dd) < discont, 0, subtract(ddmod, dd))
     up = cast(p, dt)
-    return concatenate([up[head + (slice(0, 1),)],
-                        add(up[head + (slice(1, None),)], cumsum(correction, axis=ax))], axis=ax)
+    # (NumPy assigns the corrected values into an array of dtype `dt`: integer sums cast
+    # back from cumsum's wider dtype)
+    return concatenate([up[head + (slice(0, 1),)], cast(
+        add(up[head + (slice(1, None),)], cumsum(correction, axis=ax)), dt)], axis=ax)
 
 
 # --------------------------------------------------------------------------- steps and values
