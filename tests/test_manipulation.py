@@ -451,3 +451,37 @@ def test_stack_dtype_follows_numpys_casting_rule(name):
         fg.jit(lambda a: fn([a, a], dtype=np.int64))(x)
     unsafe = fg.jit(lambda a: fn([a, a], dtype=np.int64, casting="unsafe"))(x)
     np.testing.assert_array_equal(unsafe, fn([x, x], dtype=np.int64, casting="unsafe"))
+
+
+@pytest.mark.parametrize("mode", ["mean", "median", "maximum", "minimum"])
+def test_pad_statistics_keep_bool_and_integer_dtypes(mode):
+    for a in (np.array([True, False]), np.array([True, False, False]), np.int8([1, 2]),
+              np.array([[True, False], [False, False]])):
+        want = np.pad(a, 1, mode=mode)
+        got = fg.jit(lambda a: fnp.pad(a, 1, mode=mode))(a)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_out_of_range_python_ints_raise_overflow_as_numpy():
+    a = np.zeros((2, 2), np.uint8)
+    for v in (300, [1, 300]):
+        with pytest.raises(OverflowError):
+            fg.jit(lambda a: fnp.fill_diagonal(a, v, inplace=False))(a)
+    with pytest.raises(OverflowError):
+        fg.jit(lambda a: fnp.full_like(a, 300))(a)
+    with np.errstate(invalid="ignore"):  # NaN into integers: NumPy's unsafe cast
+        np.testing.assert_array_equal(fg.jit(lambda a: fnp.full_like(a, np.nan))(a),
+                                      np.full_like(a, np.nan))
+
+
+def test_zero_dim_axes_and_ndmin_as_numpy():
+    x = np.array(1.0)
+    with pytest.raises(np.exceptions.AxisError):
+        fg.jit(lambda a: fnp.flip(a, axis=0))(x)
+    for axis in (-1, 0, None):
+        np.testing.assert_array_equal(fg.jit(lambda a: fnp.argsort(a, axis=axis))(x),
+                                      np.argsort(x, axis=axis))
+    assert fnp.array([1], ndmin=2).shape == (1, 1)
+    assert fg.jit(lambda x: fnp.array(x, ndmin=3))(np.ones(2)).shape == (1, 1, 2)
+    assert fnp.array(np.ones((2, 2)), order="F").flags["F_CONTIGUOUS"]

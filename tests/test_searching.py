@@ -206,3 +206,25 @@ def test_histogram_with_integer_weights_keeps_their_dtype():
         want = np.histogram(a, 2, (0, 4), weights=w)[0]
         got = fg.jit(lambda a, w: fnp.histogram(a, 2, (0, 4), weights=w)[0])(a, w)
         assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_histogram2d_edges_from_a_float_range_are_float64_as_numpy():
+    # np.histogramdd takes the edges' dtype from the range alone (np.histogram also from
+    # the sample)
+    for a, kw in [(np.float32([1, 2]), dict(range=[[0, 5], [0, 5]])), (np.float32([1, 2]), {}),
+                  (np.int32([1, 2]), {}), (np.float16([1, 3]), dict(range=[[0, 5], [0, 5]]))]:
+        want = np.histogram2d(a, a, bins=2, **kw)
+        got = fg.jit(lambda a: fnp.histogram2d(a, a, bins=2, **kw))(a)
+        for w, g in zip(want, got):
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(g, w)
+
+
+def test_digitize_and_interp_refuse_complex_sample_points_as_numpy():
+    z = np.complex64([1])
+    with pytest.raises(TypeError, match="x may not be complex"):
+        fg.jit(fnp.digitize)(z, np.float32([0, 2]))
+    with pytest.raises(TypeError, match="xp must be real"):
+        fg.jit(fnp.interp)(np.float32([1]), np.complex64([0, 2]), np.float32([0, 2]))
+    np.testing.assert_allclose(fg.jit(fnp.interp)(np.float32([1]), np.float32([0, 2]), z * [0, 2j]),
+                               np.interp(np.float32([1]), np.float32([0, 2]), z * [0, 2j]))

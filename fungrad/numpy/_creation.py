@@ -13,26 +13,32 @@ from ._base import (SEQUENCES, cast, has_tracer as _has_tracer, is_traced, lift,
 from ._elementwise import doc_example
 
 
-def array(object, dtype=None, copy=True):
-    """`numpy.array`; nested lists may hold traced values.
+def array(object, dtype=None, copy=True, *, order="K", ndmin: int = 0):
+    """`numpy.array`; nested lists may hold traced values. `ndmin` prepends length-1 axes;
+    `order` (memory layout) applies to concrete arrays (a traced value has no layout).
 
     Example:
         >>> fnp.array([1, 2.5])
         array([1. , 2.5])
+        >>> fnp.array([1, 2], ndmin=3).shape
+        (1, 1, 2)
         >>> fg.grad(lambda x: fnp.sum(fnp.array([x, 2 * x])))(1.0)
         array(3.)
     """
     if not _has_tracer(object):
+        kw = dict(dtype=dtype, copy=copy, order=order, ndmin=ndmin)
         try:
-            return np.array(object, dtype=dtype, copy=copy)
+            return np.array(object, **kw)
         except TypeError as e:
-            return on_device(np.array, object, e)(object, dtype=dtype, copy=copy)
+            return on_device(np.array, object, e)(object, **kw)
     if isinstance(object, Tracer):
         out = object
     else:
         from ._shape import stack
         out = stack([array(o) for o in object])
-    return out if dtype is None else cast(out, np.dtype(dtype))
+    out = out if dtype is None else cast(out, np.dtype(dtype))
+    missing = ndmin - len(shape_of(out))
+    return out.reshape((1,) * missing + shape_of(out)) if missing > 0 else out
 
 
 def asarray(a, dtype=None):
@@ -108,8 +114,11 @@ def full_like(a, fill_value, dtype=None, shape=None):
     from ._shape import broadcast_to
     shp = a.shape if shape is None else shape
     dt = np.dtype(dtype) if dtype is not None else np.dtype(a.dtype)
-    return broadcast_to(cast(fill_value, dt) if is_traced(fill_value)
-                        else array_module(a, fill_value).asarray(fill_value, dt), shp)
+    if is_traced(fill_value):
+        return broadcast_to(cast(fill_value, dt), shp)
+    # (np.full's own conversion: NaN into integers unsafely as NumPy, with its warning)
+    xp = array_module(a, fill_value)
+    return broadcast_to(xp.full(np.shape(fill_value), fill_value, dt), shp)
 
 
 zeros, ones, empty, eye, identity = np.zeros, np.ones, np.zeros, np.eye, np.identity

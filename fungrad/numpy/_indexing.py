@@ -220,7 +220,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     if order is not None:
         raise ValueError("argsort: order= applies to structured arrays, which cannot be traced")
     from ..lax.reduce import argsort_p
-    if axis is None:
+    if axis is None or not a.aval.ndim:  # (NumPy: a 0-d array's argsort is [0], any axis)
         a, axis = _flat(a), 0
     kind = "stable" if stable else kind
     return argsort_p.bind(a, axis=_axis("argsort", axis, a.aval.ndim), kind=kind,

@@ -449,6 +449,8 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     step, stop = _diagonal_positions(shape, wrap)
     size = int(np.prod(shape))
     count = len(range(0, stop, step))
+    if type(val) is int or (type(val) in (list, tuple) and all(type(v) is int for v in val)):
+        val = np.asarray(val, dtype_of(a))  # NumPy's OverflowError for out-of-range ints
     vals = _cycled(ravel(_arr(val)), count, dtype_of(a))
     if count == 0:
         return a
@@ -1141,6 +1143,8 @@ def _stat(chunk, ax, mode, dt):
     if dt.kind in "iu":
         from ._elementwise import round as _round
         s = cast(_round(s), dt)
+    elif dt.kind == "b":  # (NumPy assigns the statistic into the bool array: nonzero)
+        s = cast(s, dt)
     return s
 
 

@@ -233,6 +233,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
                          f"shapes {shape_of(xp)} and {shape_of(fp)}")
     if shape_of(xp)[0] == 0:
         raise ValueError("interp: array of sample points is empty")
+    for name, v in (("x", x), ("xp", xp)):
+        if _dtype(v).kind == "c":
+            raise TypeError(f"interp: {name} must be real (got {_dtype(v)}; NumPy cannot cast "
+                            f"it to float64); only fp may be complex")
     out_dt = np.dtype(np.complex128 if _dtype(fp).kind == "c" else np.float64)
     x, xp, fp = cast(_np(x), np.dtype(np.float64)), cast(xp, np.dtype(np.float64)), cast(fp, out_dt)
     if period is not None:
@@ -276,6 +280,9 @@ def digitize(x, bins, right: bool = False):
     x, bins = lift(x), lift(bins)
     if not is_traced(x, bins):
         return np.digitize(*same_device(x, bins), right)
+    if _dtype(x).kind == "c":
+        raise TypeError(f"digitize: x may not be complex (got {_dtype(x)}), as in NumPy; "
+                        "digitize fnp.real(x) or fnp.abs(x)")
     from ._elementwise import where
     from ._indexing import searchsorted
     bins = _np(bins)
@@ -341,9 +348,11 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
 
 
 # --------------------------------------------------------------------------- histograms
-def _edges(fname, a, bins, range_, weights=None):
+def _edges(fname, a, bins, range_, weights=None, sample_dtype=True):
     """Bin edges of a 1-D sample `a`: an int count (from `range_` or a's min/max, traced
-    and differentiable), an array of edges, or a string rule (concrete values only)."""
+    and differentiable), an array of edges, or a string rule (concrete values only).
+    `sample_dtype=False`: the edges' dtype is that of the first and last edge alone (as
+    np.histogramdd, whose edges from a float range are float64 for a float32 sample)."""
     from ._creation import linspace
     from ._reductions import max as _max, min as _min
     from ._elementwise import add, equal, subtract, where
@@ -369,7 +378,8 @@ def _edges(fname, a, bins, range_, weights=None):
                 raise ValueError(f"{fname}: max must be larger than min in range parameter")
             if lo == hi:
                 lo, hi = lo - 0.5, hi + 0.5
-            return np.linspace(lo, hi, n + 1, dtype=_edge_dtype(lo, hi, a))
+            return np.linspace(lo, hi, n + 1, dtype=_edge_dtype(lo, hi, a if sample_dtype
+                                                                 else None))
     else:
         if shape_of(a)[0] == 0:
             lo, hi = 0.0, 1.0
@@ -377,7 +387,7 @@ def _edges(fname, a, bins, range_, weights=None):
             lo, hi = _min(a), _max(a)
             same = equal(lo, hi)
             lo, hi = where(same, subtract(lo, 0.5), lo), where(same, add(hi, 0.5), hi)
-    dt = _edge_dtype(lo, hi, a)
+    dt = _edge_dtype(lo, hi, a if sample_dtype else None)
     return linspace(cast(lift(lo), dt), cast(lift(hi), dt), n + 1)
 
 
@@ -387,7 +397,7 @@ _bin_edges = on_host(np.histogram_bin_edges)
 
 def _edge_dtype(lo, hi, a):
     """NumPy's edge dtype: that of (first edge, last edge, a), float64 for integers."""
-    dt = result_type(lo, hi, a)
+    dt = result_type(lo, hi, *(() if a is None else (a,)))
     return np.dtype(np.float64) if dt.kind in "biu" else dt
 
 
@@ -487,8 +497,8 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     if len(per_dim) != D or len(ranges) != D:
         raise ValueError(f"histogramdd: bins and range must have one entry per dimension "
                          f"({D})")
-    edges = [_edges("histogramdd", sample[:, d], per_dim[d], ranges[d]) for d in
-             _builtin_range(D)]
+    edges = [_edges("histogramdd", sample[:, d], per_dim[d], ranges[d], sample_dtype=False)
+             for d in _builtin_range(D)]
     nbins = [shape_of(e)[0] - 1 for e in edges]
     from ._elementwise import logical_or, where
     flat = 0

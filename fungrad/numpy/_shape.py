@@ -305,6 +305,9 @@ def flip(m, axis=None):
     if not is_traced(m):
         return np.flip(m, axis)
     nd = m.ndim
+    if not nd and axis is not None:  # (normalize_axis lets reductions read 0-d as 1-d)
+        raise np.exceptions.AxisError(f"flip: axis {axis} is out of bounds for array of "
+                                      "dimension 0")
     axes = normalize_axis("flip", axis, nd)
     if not axes:
         return m
