@@ -241,3 +241,23 @@ def test_mean_and_var_of_narrow_floats_accumulate_in_float32(dtype):
     g = fg.grad(fnp.mean)(x)
     assert g.dtype == dtype
     np.testing.assert_allclose(g.astype(np.float64), 1e-4, rtol=1e-2)
+
+
+def test_power_operator_with_a_python_scalar_follows_ndarrays_shortcuts():
+    # ndarray's ** takes np.square for 2 (bools give int8), np.reciprocal for -1 and
+    # np.sqrt for 0.5 on inexact arrays: values differ from np.power's at infinities
+    cases = [np.array([True, False]), np.int8([2, -3]), np.float32([2, 0]),
+             np.array([np.inf + 0j, 0j, 2 + 1j]), np.array([-0.0, -np.inf, 4.0]), np.uint8([3, 200])]
+    for a in cases:
+        for p in (2, -1, 0.5, 3, 2.0, -1.0):
+            with np.errstate(all="ignore"):
+                try:
+                    want = a ** p
+                except (ValueError, OverflowError) as e:  # integers to negative powers
+                    with pytest.raises(type(e)):
+                        fg.jit(lambda a: a ** p)(a)
+                    continue
+                got = fg.jit(lambda a: a ** p)(a)
+            assert got.dtype == want.dtype, (a.dtype, p)
+            np.testing.assert_array_equal(got, want)
+    assert fg.grad(lambda x: x ** -1)(2.0) == -0.25 and fg.grad(lambda x: x ** 0.5)(4.0) == 0.25

@@ -103,6 +103,21 @@ def _format(self, spec):
     return format(v[()] if v.ndim == 0 else v, spec)
 
 
+def _scalar_power(F, x, p):
+    """`x ** p` as ndarray's operator computes it: for a Python scalar exponent NumPy takes
+    a shortcut (square for 2, also of bools: int8; reciprocal for -1 and sqrt for 0.5 on
+    inexact arrays), whose values differ from np.power's at the edges (complex inf ** -1
+    is 0 there, NaN by power)."""
+    if type(p) in (int, float):
+        inexact = x.aval.dtype.kind in "fcV"
+        # (a float exponent of an integer array promotes: no shortcut; nor -1.0 for complex)
+        if p == 2 and (type(p) is int or inexact):
+            return F.square(x)
+        if inexact and ((p == -1 and type(p) is int) or p == 0.5):
+            return F.reciprocal(x) if p == -1 else F.sqrt(x)
+    return F.power(x, p)
+
+
 def install(fnp):
     from ._indexing import getitem
     F = fnp
@@ -115,7 +130,7 @@ def install(fnp):
         "__rsub__": swap(F.subtract), "__mul__": F.multiply, "__rmul__": swap(F.multiply),
         "__truediv__": F.divide, "__rtruediv__": swap(F.divide),
         "__floordiv__": F.floor_divide, "__rfloordiv__": swap(F.floor_divide),
-        "__pow__": F.power, "__rpow__": swap(F.power), "__matmul__": F.matmul,
+        "__pow__": lambda self, p: _scalar_power(F, self, p), "__rpow__": swap(F.power), "__matmul__": F.matmul,
         "__rmatmul__": swap(F.matmul), "__lt__": F.less, "__le__": F.less_equal,
         "__eq__": F.equal, "__ne__": F.not_equal, "__gt__": F.greater,
         "__ge__": F.greater_equal, "__mod__": F.remainder, "__rmod__": swap(F.remainder),
