@@ -118,6 +118,7 @@ def _make_unary(name, np_fn, prim):
 
 
 _COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+_LOGICAL = {"logical_and", "logical_or", "logical_xor"}
 
 
 def _is_traced_int(a) -> bool:
@@ -137,7 +138,10 @@ def _traced_int_meets_int(ax, ay) -> bool:
 
 def _compare_with_traced_int(np_fn, compare, x, y, ax):
     """A comparison of an integer array with a traced Python int, by value: in int64, and
-    for uint64 arrays with a negative int's answer (that of 0 against -1) selected apart."""
+    for uint64 arrays with a negative int's answer (that of 0 against -1) selected apart;
+    a logical op by truth values."""
+    if np_fn.__name__ in _LOGICAL:  # (truth values: -1 is True, whatever the dtype)
+        return compare(cast(x, np.bool_), cast(y, np.bool_))
     n_first = _is_traced_int(ax)
     n, arr = (x, y) if n_first else (y, x)
     if dtype_of(arr) != np.uint64:
@@ -150,7 +154,7 @@ def _compare_with_traced_int(np_fn, compare, x, y, ax):
 
 def _make_binary(name, np_fn, prim):
     bind = prim.bind
-    compares = name in _COMPARISONS
+    compares = name in _COMPARISONS or name in _LOGICAL
     cache = {}  # operand dtype -> computing dtype, for this function
 
     def fn(x, y):
@@ -173,7 +177,8 @@ def _make_binary(name, np_fn, prim):
         cdt = cache.get(dt)
         if cdt is None:
             cdt = cache[dt] = _compute_dtype(np_fn, dt, 2)
-        if cdt.kind in "fc" and ax is not None and ay is not None and ax.dtype != ay.dtype:
+        if cdt.kind in "fc" and ax is not None and ay is not None and ax.dtype != ay.dtype \
+                and not (ax.weak_type or ay.weak_type):
             cdt = mixed_integer_dtype(np_fn, ax.dtype, ay.dtype) or cdt
         if ax is None or ax.dtype != cdt:
             x = cast(x, cdt)

@@ -16,7 +16,7 @@ from ..backend import array_module, call_on_one_device
 from ..core import dtypes as _dtypes
 from ..core.trace import Tracer
 from ..lax import elementwise as E
-from ._base import COMPOSE, broadcast_shapes, cast, dtype_of, is_traced, is_weak, lift, \
+from ._base import WEAK_KIND_TYPE, COMPOSE, broadcast_shapes, cast, dtype_of, is_traced, is_weak, lift, \
     numpy_or_compose, result_type, shape_of, single_axis
 from ._elementwise import (_compute_dtype, mixed_integer_dtype, add, arctan2, clip, copysign,
                            divide, equal, exp2, floor_divide, greater, isfinite, isinf, isnan, less_equal, logical_and,
@@ -35,11 +35,21 @@ def _in_numpy_dtype(np_fn, x, nargs=1):
     return cast(x, _compute_dtype(np_fn, dt, nargs))
 
 
+def _weak_one(x):
+    """1 as the Python scalar type of a weak operand (a Python scalar, or one passed to a
+    jitted function), which NumPy's loop choice reads as such; None for arrays."""
+    if is_weak(x):
+        return type(x)(1)
+    if isinstance(x, Tracer) and x.aval.weak_type:
+        return WEAK_KIND_TYPE[x.aval.dtype.kind](1)
+    return None
+
+
 def _binary_in_numpy_dtype(np_fn, x, y):
     """Both operands cast to NumPy's computing dtype for the pair (NEP 50 promotion first);
     a Python scalar becomes a 0-d array of it (so where/select keep that dtype)."""
     dt = _compute_dtype(np_fn, np.dtype(result_type(x, y)), 2)
-    if not (is_weak(x) or is_weak(y)):
+    if _weak_one(x) is None and _weak_one(y) is None:
         dt = mixed_integer_dtype(np_fn, dtype_of(x), dtype_of(y)) or dt
     return tuple(np.asarray(v, dt) if is_weak(v) else cast(v, dt) for v in (x, y))
 
@@ -299,8 +309,10 @@ def ldexp(x1, x2):
         raise TypeError(f"ldexp: the exponent x2 must be an integer array, got {d2}; use "
                         "x1 * fnp.exp2(x2) for real exponents")
     # NumPy's loop for the pair; a Python int exponent (also a traced one) is weak
-    probe1 = 1.0 if is_weak(x1) else np.ones((), np.float16 if d1.kind == "V" else d1)
-    probe2 = 1 if is_weak(x2) else np.ones((), d2)
+    probe1 = _weak_one(x1)
+    probe1 = np.ones((), np.float16 if d1.kind == "V" else d1) if probe1 is None else probe1
+    probe2 = _weak_one(x2)
+    probe2 = np.ones((), d2) if probe2 is None else probe2
     dt = d1 if d1.kind == "V" else np.ldexp(probe1, probe2).dtype
     x1 = cast(x1, dt)
     # x1 * 2 ** x2 rounds twice, or overflows in 2 ** x2 where the result does not
