@@ -218,3 +218,37 @@ def test_expm_gradient_matches_scipy_frechet():
 def test_import_fungrad_does_not_import_scipy():
     code = "import fungrad, fungrad.numpy, sys; assert 'scipy' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _agree_with_numpy(f, nf, a):
+    """f eagerly, under jit and under vmap (a leading axis of 2): NumPy's dtype, shape, values."""
+    want = np.asarray(nf(a))
+    for got in (f(a), fg.jit(f)(a)):
+        got = np.asarray(got)
+        assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+        np.testing.assert_allclose(got, want)
+    got, want = np.asarray(fg.vmap(f)(np.stack([a, a]))), np.stack([want, want])
+    assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+    np.testing.assert_allclose(got, want)
+
+
+@pytest.mark.parametrize("a", [np.zeros((0, 0), np.int64), np.zeros((0, 0), bool),
+                               np.zeros((0, 0), np.float16), np.zeros((0, 3), np.int64),
+                               np.zeros((2, 3, 0), np.float32), np.ones((2, 2), np.int64)],
+                         ids=lambda a: f"{a.dtype}{a.shape}")
+def test_pinv_and_matrix_rank_of_empty_matrices_match_numpy(a):
+    # NumPy's pinv of an empty matrix is an empty one of a's own dtype (float16 too)
+    _agree_with_numpy(fnp.linalg.pinv, np.linalg.pinv, a)
+    if a.dtype != np.float16:  # (NumPy's matrix_rank takes an svd: float16 raises)
+        _agree_with_numpy(fnp.linalg.matrix_rank, np.linalg.matrix_rank, a)
+    with pytest.raises(TypeError):
+        fg.jit(fnp.linalg.matrix_rank)(np.zeros((0, 0), np.float16))
+    with pytest.raises(TypeError):
+        fg.jit(fnp.linalg.pinv)(np.ones((2, 2), np.float16))
+
+
+def test_matrix_rank_of_a_vector_is_zero_or_one_as_numpy():
+    # NumPy: int(not all(A == 0)) for A of fewer than 2 dims, of any dtype
+    for a in [np.ones(4), np.zeros(4), np.ones(4, np.float16), np.array([np.nan, 0.0]),
+              np.array([0, 3]), np.array(2.0)]:
+        _agree_with_numpy(fnp.linalg.matrix_rank, np.linalg.matrix_rank, a)

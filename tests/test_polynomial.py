@@ -138,3 +138,63 @@ def test_einsum_optimize(opt):
     np.testing.assert_allclose(fg.jit(f)(*ops), np.einsum(sub, *ops))
     check_grads(f, ops, order=1)
     assert fnp.einsum_path(sub, *ops)[0] == np.einsum_path(sub, *ops)[0]
+
+
+def _agree(f, nf, *args):
+    """f eagerly, under jit and under vmap (a leading axis of 2): NumPy's dtype, shape, values."""
+    want = np.asarray(nf(*args))
+    same(f(*args), want)
+    same(fg.jit(f)(*args), want)
+    got = np.asarray(fg.vmap(f)(*[np.stack([a, a]) for a in args]))
+    assert got.shape == (2,) + want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, np.stack([want, want]), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:Polyfit may be poorly conditioned")
+def test_polyfit_rank_deficient_fits_match_numpy():
+    # boolean x: x**2 == x, a rank-deficient system NumPy's lstsq solves (minimum norm)
+    b = np.array([1, 0, 1, 1, 0, 1, 0, 0], bool)
+    want = np.polyfit(b, b, 2)
+    _agree(lambda a, c: fnp.polyfit(a, c, 2), lambda a, c: np.polyfit(a, c, 2), b, b)
+    x, y = b + 0.0, np.linspace(-1, 1, 8)
+    _agree(lambda c: fnp.polyfit(x, c, 3), lambda c: np.polyfit(x, c, 3), y)
+    full = fg.jit(lambda c: fnp.polyfit(x, c, 3, full=True))(y)
+    np.testing.assert_allclose(full[0], np.polyfit(x, y, 3, full=True)[0], atol=1e-12)
+    assert int(full[2]) == np.polyfit(x, y, 3, full=True)[2] == 2
+    np.testing.assert_allclose(want, [0.5, 0.5, 0.0], atol=1e-12)
+    # the rank stays 2 when y moves: derivatives in y
+    check_grads(lambda c: fnp.polyfit(x, c, 3), (y,), order=2)
+
+
+def test_polyfit_float16_y_raises_like_numpy():
+    x = np.arange(5.0)
+    for xx, yy in [(x, x.astype(np.float16)), (x.astype(np.float16), x.astype(np.float16))]:
+        with pytest.raises(TypeError, match="float16"):
+            np.polyfit(xx, yy, 2)
+        with pytest.raises(TypeError, match="float16 is unsupported"):
+            fg.jit(lambda a, c: fnp.polyfit(a, c, 2))(xx, yy)
+    # float16 x is NumPy's float64 Vandermonde matrix (with float16's rcond): no error
+    _agree(lambda a, c: fnp.polyfit(a, c, 2), lambda a, c: np.polyfit(a, c, 2),
+           x.astype(np.float16), np.sin(x))
+
+
+def test_polymul_trims_leading_zeros_where_the_values_are_known():
+    a, b = np.array([1.0, 2.0]), np.array([0.0, 1.0, 3.0])
+    want = np.polymul(a, b)  # NumPy makes them poly1d's, dropping b's leading zero
+    assert want.shape == (3,)
+    # concrete operands (closed over) and traced ones under jvp/grad: NumPy's result
+    same(fg.jit(lambda x: fnp.polymul(x, b))(a), want)
+    same(traced(fnp.polymul, a, b), want)
+    same(fg.jit(lambda x: fnp.polymul(np.zeros(0), x))(a), np.polymul(np.zeros(0), a))
+    same(fg.jit(lambda x: fnp.polymul(np.zeros(3), x))(a), np.polymul(np.zeros(3), a))
+    x8, tb = np.int8([0, 1]), np.array([True, False])
+    same(fg.jit(lambda t: fnp.polymul(x8, t))(tb), np.polymul(x8, tb))
+    # the trimmed terms keep their derivative in the terms kept: d/db of sum(result)
+    g = fg.grad(lambda y: fnp.sum(fnp.polymul(a, y)))(b)
+    np.testing.assert_allclose(g, [a[1], 3.0, 3.0])
+    # under jit/vmap the values are unknown: a traced operand keeps its length (the same
+    # polynomial, with a leading zero), rather than failing for the common case of none
+    got = fg.jit(fnp.polymul)(a, b)
+    np.testing.assert_allclose(got, np.concatenate([[0.0], want]))
+    _agree(fnp.polymul, np.polymul, a, b[1:])
+    check_grads(fnp.polymul, (a, b[1:]), order=2)

@@ -1,13 +1,15 @@
 """Contractions on `dot_general`: matmul, dot, tensordot, outer."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..backend import asarray
 from ..lax.dot import dot_general
 from ._base import (broadcast_shapes, broadcast_to_shape, cast, is_traced, lift, result_type,
                     shape_of)
-from ._shape import moveaxis, reshape, transpose
+from ._shape import expand_dims, moveaxis, reshape, squeeze, transpose
 
 
 def _as(x, dt):
@@ -173,6 +175,53 @@ def vdot(a, b):
     return dot(conj_if_complex(reshape(a, (-1,))), reshape(b, (-1,)))
 
 
+def _vecdot(fname, x1, x2, axis=-1):
+    """The traced `vecdot` (fnp.vecdot, fnp.linalg.vecdot): sum(conj(x1) * x2) over each
+    operand's own `axis`, the other axes broadcast. As NumPy's gufunc the sum stays in the
+    operands' promoted dtype (int8 wraps, bools give an `or` of `and`s), not in sum's
+    widened one."""
+    from ._elementwise import conj_if_complex, multiply
+    from ._reductions import sum as _sum
+    x1, x2, axis = lift(x1), lift(x2), operator.index(axis)
+    dt = result_type(x1, x2)
+    s1, s2 = shape_of(x1), shape_of(x2)
+    for name, s in (("x1", s1), ("x2", s2)):
+        if not -len(s) <= axis < len(s):
+            raise ValueError(f"{fname}: axis {axis} is out of bounds for {name} of shape {s} "
+                             "(the vectors' axis is a core dimension of both operands)")
+    # (the vector axis is a core dimension: it does not broadcast)
+    if s1[axis] != s2[axis]:
+        raise ValueError(f"{fname}: input operands have a mismatch in their core dimension "
+                         f"(vectors of length {s1[axis]} and {s2[axis]} along axis {axis}; "
+                         f"shapes {s1} and {s2})")
+    x1, x2 = moveaxis(_as(x1, dt), axis, -1), moveaxis(_as(x2, dt), axis, -1)
+    return _sum(multiply(conj_if_complex(x1), x2), axis=-1, dtype=dt)
+
+
+def _check_core_ndim(fname, x, name, k, signature):
+    if len(shape_of(x)) < k:
+        raise ValueError(f"{fname}: {name} needs at least {k} dimension{'s' * (k > 1)} "
+                         f"(signature {signature}), got shape {shape_of(x)}")
+
+
+def _matvec(x1, x2):
+    """The traced `matvec`: matrix (..., m, n) times vector (..., n). NumPy's gufunc needs
+    a matrix of at least 2 dims (matmul would take a 1-D x1 as a vector)."""
+    x1, x2 = lift(x1), lift(x2)
+    _check_core_ndim("matvec", x1, "x1 (the matrix)", 2, "(m,n),(n)->(m)")
+    _check_core_ndim("matvec", x2, "x2 (the vector)", 1, "(m,n),(n)->(m)")
+    return squeeze(matmul(x1, expand_dims(x2, -1)), -1)
+
+
+def _vecmat(x1, x2):
+    """The traced `vecmat`: conj(vector) (..., n) times matrix (..., n, m)."""
+    from ._elementwise import conj_if_complex
+    x1, x2 = lift(x1), lift(x2)
+    _check_core_ndim("vecmat", x1, "x1 (the vector)", 1, "(n),(n,m)->(m)")
+    _check_core_ndim("vecmat", x2, "x2 (the matrix)", 2, "(n),(n,m)->(m)")
+    return squeeze(matmul(expand_dims(conj_if_complex(x1), -2), x2), -2)
+
+
 def _parse_einsum(subscripts, operands):
     """Explicit per-operand letter lists and output letters ('...' expanded)."""
     subscripts = subscripts.replace(" ", "")
@@ -324,6 +373,7 @@ def einsum(subscripts, *operands, optimize=False):
     if not is_traced(*operands):
         return np.einsum(subscripts, *operands, optimize=optimize)
     from ._reductions import sum as _sum
+    # NumPy sums in the operands' dtype: int8 wraps, bools give an `or` of `and`s
     dt = result_type(*operands)
     ops = [_as(o, dt) for o in operands]
     letters, out = _parse_einsum(subscripts, ops)
@@ -348,8 +398,8 @@ def einsum(subscripts, *operands, optimize=False):
     for k, (x, ls) in enumerate(items):
         private = [i for i, c in enumerate(ls) if not needed_elsewhere(k, items, c)]
         if private:
-            items[k] = (_sum(x, axis=tuple(private)), [c for i, c in enumerate(ls)
-                                                       if i not in private])
+            items[k] = (_sum(x, axis=tuple(private), dtype=dt),
+                        [c for i, c in enumerate(ls) if i not in private])
     x, ls = items[0]
     rest = items[1:]
     while rest:
@@ -364,10 +414,10 @@ def einsum(subscripts, *operands, optimize=False):
         ls = batch + [c for c in ls if c not in shared] + [c for c in ly if c not in shared]
         private = [i for i, c in enumerate(ls) if c not in later]
         if private:
-            x = _sum(x, axis=tuple(private))
+            x = _sum(x, axis=tuple(private), dtype=dt)
             ls = [c for i, c in enumerate(ls) if i not in private]
     extra = [i for i, c in enumerate(ls) if c not in out]
     if extra:
-        x = _sum(x, axis=tuple(extra))
+        x = _sum(x, axis=tuple(extra), dtype=dt)
         ls = [c for i, c in enumerate(ls) if i not in extra]
     return transpose(x, [ls.index(c) for c in out])

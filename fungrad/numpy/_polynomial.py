@@ -10,8 +10,9 @@ import operator
 
 import numpy as np
 
-from ..backend import array_module, asarray as _asarray
+from ..backend import array_module, asarray as _asarray, to_host
 from ..core.trace import Tracer
+from ..errors import ConcretizationError
 from ._creation import zeros_like
 from ._base import cast, is_traced, lift, result_type, shape_of
 from ._dtypes import promote_types
@@ -87,7 +88,12 @@ def polysub(a1, a2):
 
 
 def polymul(a1, a2):
-    """`numpy.polymul`: the coefficients' convolution.
+    """`numpy.polymul`: the coefficients' convolution. NumPy first trims each operand's
+    leading zero coefficients (it makes them poly1d's; an empty operand is the zero
+    polynomial [0]). That depends on the values: they are trimmed where known (concrete
+    operands, and traced ones under grad/jvp); under jit/vmap a traced operand keeps its
+    length, so a zero leading coefficient gives leading zeros in the result (the same
+    polynomial) rather than an error for the common case of none.
 
     Example:
         >>> fnp.polymul(np.array([1.0, 1.0]), np.array([1.0, -1.0]))   # (x + 1)(x - 1)
@@ -97,7 +103,22 @@ def polymul(a1, a2):
     if not is_traced(a1, a2):
         return np.polymul(a1, a2)
     from ._grids import convolve
-    return convolve(_1d("polymul", a1), _1d("polymul", a2))
+    # (an empty operand is poly1d's zero polynomial [0]; the trimmed terms still count in
+    # the derivative of the terms kept: the result's leading zeros are cut, not the inputs')
+    a1, a2 = (array_module(p).zeros((1,), result_type(p)) if shape_of(p)[0] == 0 else p
+              for p in (_1d("polymul", a1), _1d("polymul", a2)))
+    return convolve(a1, a2)[_known_leading_zeros(a1) + _known_leading_zeros(a2):]
+
+
+def _known_leading_zeros(p):
+    """How many leading zero coefficients poly1d trims from p (all but one where all are
+    zero), where p's values are known; none under jit/vmap (see polymul)."""
+    try:
+        pc = p.to_concrete("fnp.polymul's trimming") if isinstance(p, Tracer) else p
+    except ConcretizationError:
+        return 0
+    nz = np.flatnonzero(to_host(pc))
+    return int(nz[0]) if nz.size else shape_of(p)[0] - 1
 
 
 def _trim_leading_zeros(r, fname):
@@ -295,12 +316,14 @@ def vander(x, N: int | None = None, increasing: bool = False):
 
 def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
     """`numpy.polyfit`: least-squares coefficients (highest power first), differentiable in
-    x, y and w. NumPy's column-scaled Vandermonde system, solved by modified Gram-Schmidt
-    on [A | b] (backward stable for full-rank A; NumPy's lstsq also handles rank-deficient
-    fits). full=True returns (coef, residuals, rank, singular_values, rcond) as NumPy, with
-    residuals of shape (1,) / (k,) whenever len(x) > deg + 1 (NumPy's are empty for a
-    rank-deficient fit: a value-dependent shape) and rank not differentiable; cov=True /
-    "unscaled" returns (coef, covariance) by NumPy's formula.
+    x, y and w. NumPy's column-scaled Vandermonde system, solved as NumPy's lstsq does: the
+    minimum-norm solution, singular values under rcond * the largest taken as zero (a
+    rank-deficient fit, such as deg >= 2 on boolean x, included; its derivative assumes
+    the rank constant). float16 y raises TypeError as in NumPy. full=True returns (coef,
+    residuals, rank, singular_values, rcond) as NumPy, with residuals of shape (1,) / (k,)
+    whenever len(x) > deg + 1 (NumPy's are empty for a rank-deficient fit: a
+    value-dependent shape) and rank not differentiable; cov=True / "unscaled" returns
+    (coef, covariance) by NumPy's formula.
 
     Example:
         >>> x = np.array([0.0, 1.0, 2.0, 3.0])
@@ -319,11 +342,14 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
     if len(shape_of(y)) not in (1, 2) or shape_of(y)[0] != shape_of(x)[0]:
         raise TypeError(f"polyfit: expected 1-D or 2-D y with len(x) = {shape_of(x)[0]} rows, "
                         f"got shape {shape_of(y)}")
+    if result_type(y, 0.0) == np.float16:  # (NumPy's rhs is y + 0.0; x goes in as float64)
+        raise TypeError("polyfit: array type float16 is unsupported in linalg (as in NumPy's "
+                        "lstsq); convert y first: y.astype(fnp.float32)")
     if rcond is None:   # NumPy's default, from x's own float dtype
         xdt = np.dtype(result_type(x))
         rcond = shape_of(x)[0] * float(np.finfo(xdt if xdt.kind == "f" else np.float64).eps)
     A, b, scale = _polyfit_system(x, y, w, deg)
-    coef_scaled, residual = _gram_schmidt_lstsq(A, b, deg)
+    coef_scaled, residual = _lstsq(A, b, rcond)
     coef = coef_scaled / (scale[:, None] if len(shape_of(b)) == 2 else scale)
     if full:
         return (coef,) + _polyfit_diagnostics(A, residual, rcond, deg)
@@ -348,34 +374,13 @@ def _polyfit_system(x, y, w, deg):
     return A / scale, y, scale
 
 
-def _gram_schmidt_lstsq(A, b, deg):
-    """(c, r) with c minimizing |A c - b| and r = b - A c, by modified Gram-Schmidt on
-    [A | b] and back substitution (unrolled over the deg + 1 columns)."""
-    from ._elementwise import sqrt
-    from ._reductions import sum as _sum
-    from ._shape import stack
-    two_d = len(shape_of(b)) == 2
-    cols = [A[:, j] for j in range(deg + 1)]
-    R = [[None] * (deg + 1) for _ in range(deg + 1)]
-    z = []
-    for j in range(deg + 1):
-        rjj = sqrt(_sum(cols[j] * cols[j]))
-        q = cols[j] / rjj
-        R[j][j] = rjj
-        for k in range(j + 1, deg + 1):
-            R[j][k] = _sum(q * cols[k])
-            cols[k] = cols[k] - R[j][k] * q
-        qb = q[:, None] if two_d else q
-        zj = _sum(qb * b, axis=0)
-        b = b - zj * qb
-        z.append(zj)
-    c = [None] * (deg + 1)
-    for j in range(deg, -1, -1):
-        acc = z[j]
-        for k in range(j + 1, deg + 1):
-            acc = acc - R[j][k] * c[k]
-        c[j] = acc / R[j][j]
-    return stack(c), b
+def _lstsq(A, b, rcond):
+    """(c, r): NumPy lstsq's minimum-norm c = pinv(A) b with its cutoff, r = b - A c."""
+    from ..lax.linalg import pinv_p
+    if not isinstance(rcond, (int, float, np.floating, np.integer)):
+        raise TypeError(f"polyfit: traced values need a scalar rcond, got {type(rcond).__name__}")
+    c = pinv_p.bind(A, rcond=float(rcond), hermitian=False) @ b
+    return c, b - A @ c
 
 
 def _residual_sums(residual):

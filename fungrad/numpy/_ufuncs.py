@@ -22,8 +22,7 @@ from ._elementwise import (_compute_dtype, mixed_integer_dtype, add, arctan2, cl
                            divide, equal, exp2, floor_divide, greater, isfinite, isinf, isnan, less_equal, logical_and,
                            logical_not, logical_or, multiply, negative, not_equal, power,
                            remainder, signbit, sin, subtract, trunc, where)
-from ._elementwise import abs as _abs, imag as _imag, real as _real, \
-    conj_if_complex
+from ._elementwise import abs as _abs, imag as _imag, real as _real
 from ._elementwise import doc_example
 
 _DEG = 180.0 / math.pi  # (angle(deg=True) multiplies in its own dtype, as NumPy)
@@ -662,15 +661,9 @@ def vecdot(x1, x2, /, *, axis: int = -1):
         y = numpy_or_compose(np.vecdot, x1, x2, axis=axis)  # (CuPy has no vecdot)
         if y is not COMPOSE:
             return y
-    from ._reductions import any as _any, sum as _sum
-    n1, n2 = (shape_of(x)[single_axis("vecdot", axis, len(shape_of(x)))] for x in (x1, x2))
-    if n1 != n2:  # (the vector axis is a core dimension: it does not broadcast)
-        raise ValueError(f"vecdot: input operands have a mismatch in their core dimension "
-                         f"(vectors of length {n1} and {n2} along axis {axis}; shapes "
-                         f"{shape_of(x1)} and {shape_of(x2)})")
-    if dtype_of(x1) == np.bool_ and dtype_of(x2) == np.bool_:  # NumPy: an `or` of `and`s
-        return _any(logical_and(x1, x2), axis=axis)
-    return _sum(multiply(conj_if_complex(x1), x2), axis=axis)
+    from ._contract import _vecdot
+    single_axis("vecdot", axis, len(shape_of(x1)))  # (a tuple: NumPy's TypeError, named)
+    return _vecdot("vecdot", x1, x2, axis)
 
 
 def matvec(x1, x2, /):
@@ -688,9 +681,8 @@ def matvec(x1, x2, /):
         y = numpy_or_compose(np.matvec, x1, x2)  # (CuPy has no matvec)
         if y is not COMPOSE:
             return y
-    from ._contract import matmul
-    from ._shape import expand_dims, squeeze
-    return squeeze(matmul(x1, expand_dims(x2, -1)), -1)
+    from ._contract import _matvec
+    return _matvec(x1, x2)
 
 
 def vecmat(x1, x2, /):
@@ -708,6 +700,5 @@ def vecmat(x1, x2, /):
         y = numpy_or_compose(np.vecmat, x1, x2)  # (CuPy has no vecmat)
         if y is not COMPOSE:
             return y
-    from ._contract import matmul
-    from ._shape import expand_dims, squeeze
-    return squeeze(matmul(expand_dims(conj_if_complex(x1), -2), x2), -2)
+    from ._contract import _vecmat
+    return _vecmat(x1, x2)

@@ -27,7 +27,7 @@ from ._base import (broadcast_shapes as _broadcast_shapes,
                     broadcast_to_shape as _broadcast_to_shape,
                     cast as _cast, dtype_of as _dtype_of, is_traced as _is_traced, lift as _lift,
                     shape_of as _shape_of)
-from ._contract import matmul as _matmul, outer as _outer, tensordot
+from ._contract import _vecdot, matmul as _matmul, outer as _outer, tensordot
 from ._elementwise import (abs as _abs, add as _add, conj as _conj, divide as _divide,
                            greater as _greater, imag as _imag, isnan as _isnan,
                            logical_and as _logical_and, logical_not as _logical_not,
@@ -462,8 +462,11 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NOVALUE):
     a = _lift(a)
     if _numpy_computes(a):  # (CuPy's pinv has neither `hermitian` nor `rtol`)
         return np.linalg.pinv(a, rcond=rcond, hermitian=hermitian, rtol=rtol)
+    s = _shape_of(a)
+    r = _pinv_rcond(s, _dtype_of(a), rcond, rtol)  # (NumPy's finfo of an int dtype raises)
+    if len(s) >= 2 and 0 in s[-2:]:  # NumPy: an empty result of a's own dtype, float16 too
+        return _reshape(a, s[:-2] + (s[-1], s[-2]))
     a = _float_operand("pinv", a)
-    r = _pinv_rcond(_shape_of(a), _dtype_of(a), rcond, rtol)
     if not isinstance(r, (int, float)):
         raise TypeError("linalg.pinv: a traced matrix needs a scalar rcond/rtol (got "
                         f"{type(r).__name__})")
@@ -524,11 +527,11 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     if _numpy_computes(A):  # (CuPy's matrix_rank has neither `hermitian` nor `rtol`)
         return np.linalg.matrix_rank(A, tol=tol, hermitian=hermitian, rtol=rtol)
     from ..lax.misc import stop_gradient
-    A = stop_gradient(_float_operand("matrix_rank", A, 1))
-    if len(_shape_of(A)) < 2:
-        return _count_axis(_greater(_abs(A), 0.0), None)
+    if len(_shape_of(A)) < 2:  # NumPy: int(not all(A == 0)), for any dtype
+        return _cast(_any(A != 0), np.dtype(np.int64))
+    A = stop_gradient(_float_operand("matrix_rank", A))
     S = _abs(eigvalsh(A)) if hermitian else svdvals(A)
-    smax = _amax(S, axis=-1, keepdims=True)
+    smax = _amax(S, axis=-1, keepdims=True, initial=0.0)  # (no singular values: rank 0)
     if tol is None:
         r = max(_shape_of(A)[-2:]) * float(np.finfo(_dtype_of(S)).eps) if rtol is None else rtol
         tol = _multiply(smax, r)
@@ -884,7 +887,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     x1, x2 = _lift(x1), _lift(x2)
     if _numpy_computes(x1, x2):
         return np.linalg.vecdot(x1, x2, axis=axis)
-    return _sum(_multiply(_conj(x1), x2), axis=axis)
+    return _vecdot("linalg.vecdot", x1, x2, axis)
 
 
 def matmul(x1, x2, /):
