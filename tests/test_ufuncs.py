@@ -264,3 +264,15 @@ def test_bool_rounding_and_unary_plus_raise_as_numpy():
         fg.jit(lambda a: +a)(b)
     assert fg.jit(fnp.round)(b).dtype == np.round(b).dtype
     np.testing.assert_array_equal(fg.jit(lambda a: +a)(np.array([1, 2])), [1, 2])
+
+
+@pytest.mark.parametrize("decimals", [0, 1, -1])
+def test_round_of_complex_rounds_the_parts_as_numpy(decimals):
+    # scaling by a complex 10 mixed the parts: inf + 0j became nan + nan j
+    z = np.array([np.inf + 0j, 1.26 + 1.34j, complex(np.nan, np.inf), 2.5 - 3.5j, -0.0 + 0j])
+    for zz in (z, z.astype(np.complex64)):
+        want = np.round(zz, decimals)
+        got = fg.jit(lambda z: fnp.round(z, decimals))(zz)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from ..backend import is_cupy, one_device, scipy_module
+from ..backend import array_module, is_cupy, one_device, scipy_module
 from ..core.dtypes import is_inexact, on_first_narrow_float
 from ..core.ir import PY_SCALARS, Eqn, Literal, ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
@@ -551,6 +551,55 @@ def _to_complex(ct, x):
     return convert_element_type(ct, x.aval.dtype)
 
 
+def _complex_impl(x, y):
+    """x + i y for real x, y of one dtype, written part by part: the arithmetic would give
+    NaN parts for infinite ones (inf * 1j is nan + inf j)."""
+    out = array_module(x, y).empty(np.broadcast_shapes(np.shape(x), np.shape(y)),
+                                   _complex_of(np.result_type(x, y)))
+    out.real[...] = x  # (views of out's parts, on NumPy and CuPy)
+    out.imag[...] = y
+    return out
+
+
+def _complex_of(dt):
+    return np.dtype(np.complex64 if np.dtype(dt).itemsize <= 4 else np.complex128)
+
+
+def _complex_aval(x, y):
+    a = _base_aval("complex", (x, y))
+    if a.dtype.kind != "f":
+        raise TypeError(f"complex: the parts must be real floats, got {a.dtype}")
+    return ShapedArray(a.shape, _complex_of(a.dtype))
+
+
+complex_p = _make("complex", _complex_impl, _complex_aval)
+
+
+def make_complex(x, y):
+    """x + i y from real parts of one dtype and shape (float32 parts: complex64), exact for
+    infinite parts (as JAX's lax.complex)."""
+    return complex_p.bind(x, y)
+
+
+def _complex_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    if tx is ZERO and ty is ZERO:
+        return make_complex(x, y), ZERO
+    zeros = np.zeros(aval_of(x).shape, aval_of(x).dtype)
+    return make_complex(x, y), make_complex(zeros if tx is ZERO else tx,
+                                            zeros if ty is ZERO else ty)
+
+
+def _complex_transpose(ct, x, y):
+    # the transposes of real -> complex conversion and of y -> i y (imag's transpose)
+    return [real(ct), neg(imag(ct))]
+
+
+complex_p.jvp = _complex_jvp
+complex_p.transpose = _complex_transpose
+
+
 real_p.jvp = lambda primals, tangents: (real(primals[0]), real(tangents[0]))
 imag_p.jvp = lambda primals, tangents: (imag(primals[0]), imag(tangents[0]))
 conj_p.jvp = lambda primals, tangents: (conj(primals[0]), conj(tangents[0]))
@@ -608,7 +657,8 @@ frexp_exponent_p, frexp_exponent = _int_output(
     np.int32)
 
 ELEMENTWISE_PRIMITIVES = (UNARY + BINARY
-                          + [neg_p, select_p, convert_element_type_p, real_p, imag_p, conj_p]
+                          + [neg_p, select_p, convert_element_type_p, real_p, imag_p, conj_p,
+                             complex_p]
                           + [bitwise_count_p, frexp_exponent_p])
 
 

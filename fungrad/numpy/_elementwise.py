@@ -539,6 +539,9 @@ def round(a, decimals: int = 0):
             return a
         scale = 10.0 ** -decimals  # (halves to even, on the integer as NumPy does)
         return cast(multiply(E.round_p.bind(divide(cast(a, np.float64), scale)), scale), dt)
+    if dt.kind == "c":  # the parts one by one, as NumPy (a complex product by the scale
+        # would mix them: inf + 0j times 10 is inf + nan j)
+        return E.make_complex(round(E.real(a), decimals), round(E.imag(a), decimals))
     if decimals == 0:
         return E.round_p.bind(a)
     scale = 10.0 ** decimals

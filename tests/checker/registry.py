@@ -494,6 +494,8 @@ def _prim_elementwise(draw, name):
                                                          draw(arrays(shape))))
     if name in COMPLEX_PARTS:
         return Case(_bind(prim), (draw(arrays(shape, COMPLEX, np.complex128)),))
+    if name == "complex":  # (real parts in, a complex array out)
+        return Case(_bind(prim), (draw(arrays(shape)), draw(arrays(shape))))
     if name == "convert_element_type":
         to = draw(st.sampled_from([np.float64, np.float32]))
         return Case(_bind(prim, new_dtype=np.dtype(to)), (draw(arrays(shape)),),
