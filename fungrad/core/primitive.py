@@ -105,7 +105,8 @@ class Primitive:
                 t = a._trace
                 if top is None or t.level > top.level:
                     top = t
-            elif type(a) is not np.ndarray and type(a) not in PY_SCALARS:
+            elif type(a) is not np.ndarray and type(a) not in PY_SCALARS \
+                    and not isinstance(a, np.generic):  # (NumPy scalars: reductions' results)
                 other = True
         if top is None:
             if other:
