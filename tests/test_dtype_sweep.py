@@ -101,3 +101,35 @@ def test_binary_ufuncs_every_dtype_pair(name, np_fn):
         for s in SCALARS:  # traced Python scalars on either side
             check(np_fn, fn, values(dx), s)
             check(np_fn, fn, s, values(dx))
+
+
+# one-array functions (reductions, scans, sorting, shapes) over every dtype, 1-D and 2-D,
+# all axes, with the same edge values
+ONE_ARRAY = ["sum", "prod", "max", "min", "amax", "amin", "mean", "std", "var", "ptp",
+             "any", "all", "argmax", "argmin", "count_nonzero", "cumsum", "cumprod",
+             "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanstd", "nanvar",
+             "nancumsum", "nancumprod", "median", "nanmedian", "sort", "argsort", "flip",
+             "diff", "ravel", "transpose", "average", "trace", "diagonal", "tril", "triu",
+             "fliplr", "flipud", "rot90", "atleast_3d", "squeeze", "cumulative_sum",
+             "cumulative_prod", "gradient", "ediff1d", "trapezoid"]
+AXIS_FREE = {"ravel", "transpose", "trace", "diagonal", "tril", "triu", "fliplr", "flipud",
+             "rot90", "atleast_3d", "squeeze", "ediff1d", "gradient"}
+
+
+@pytest.mark.parametrize("name", [n for n in ONE_ARRAY if hasattr(np, n)])
+def test_one_array_functions_every_dtype(name):
+    fn, np_fn = getattr(fg.numpy, name), getattr(np, name)
+    for dt in DTYPES:
+        x = values(dt)
+        for a in (x, x.reshape(2, 4), np.asarray(x[2])):
+            if name in ("fliplr", "tril", "triu", "trace", "diagonal", "rot90", "diff", "flipud",
+                        "ediff1d", "gradient", "trapezoid") and a.ndim < 2 and (a.ndim == 0 or
+                                                                              name not in (
+                                                                                  "diff", "flipud", "ediff1d", "gradient", "trapezoid")):
+                continue
+            if name in AXIS_FREE:
+                check(np_fn, fn, a)
+                continue
+            for axis in ((None, 0, -1) if name not in ("cumulative_sum", "cumulative_prod")
+                         or a.ndim == 1 else (0, -1)):
+                check(lambda a: np_fn(a, axis=axis), lambda a: fn(a, axis=axis), a)

@@ -356,3 +356,137 @@ def test_median_of_complex_traced(name):
     z = np.array([3 + 1j, 1 - 2j, 2 + 0j, 2 - 1j])
     g = fg.grad(lambda z: fnp.real(getattr(fnp, name)(z)))(z)
     np.testing.assert_allclose(g, [0, 0, 0.5, 0.5])  # the middle pair, 2+0j and 2-1j
+
+
+def _eager_jit_vmap(fn, x):
+    """fn on x eagerly, under jit and (a batch of two: x and x[::-1] along every axis) under
+    vmap, against NumPy's values, dtypes and shapes (NaN where NumPy's is)."""
+    xs = [x, np.flip(x)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = np.asarray(fn(np, x))
+        want_batch = np.stack([np.asarray(fn(np, v)) for v in xs])
+        got = [(fn(fnp, x), want), (fg.jit(lambda a: fn(fnp, a))(x), want),
+               (fg.vmap(lambda a: fn(fnp, a))(np.stack(xs)), want_batch)]
+    for g, w in got:
+        g = np.asarray(g)
+        assert (g.shape, g.dtype) == (w.shape, w.dtype)
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("name", ["cumprod", "nancumprod", "cumulative_prod"])
+def test_traced_cumprod_multiplies_in_numpys_order(name):
+    # an associative scan multiplies in a tree order: 0 * (1e200 * 1e200) is 0 * inf = nan
+    # where NumPy's running product stays 0, and the running inf of 1e300 * 1e300 would meet
+    # the last 0 as (1e300 * 0) = 0 instead of inf * 0 = nan
+    for x in (np.array([0.0, 1e200, 1e200, 1e200]), np.array([2.0, 1e300, 1e300, 0.0]),
+              np.float16([0, 300, 300, 300, 300]), np.array([[1e-200, 1e-200], [1e200, 0.5]])):
+        _eager_jit_vmap(lambda m, a: getattr(m, name)(a, axis=-1) if a.ndim > 1
+                        else getattr(m, name)(a), x)
+    # the derivative stays right where the input has zeros (no division by x)
+    x = np.array([2.0, 0.0, 3.0, 0.0, 1.5])
+    check_grads(fnp.cumprod, (x,), order=2)
+    check_grads(lambda a: fnp.cumprod(a, axis=0), (X,), order=2)
+    np.testing.assert_allclose(fg.jit(fg.grad(lambda a: fnp.cumprod(a)[2]))(x), [0, 6, 0, 0, 0])
+
+
+def test_mean_and_var_in_a_small_integer_dtype_wrap_as_numpy():
+    # NumPy sums in the given dtype (wrapping), divides in float64 and truncates back
+    u = np.uint8([0, 1, 2, 3, 127, 128, 254, 255])
+    for fn in (lambda m, a: m.mean(a, dtype=np.uint8), lambda m, a: m.nanmean(a, dtype=np.uint8),
+               lambda m, a: m.var(a, dtype=np.int8), lambda m, a: m.nanvar(a, dtype=np.int8),
+               lambda m, a: m.mean(a.reshape(2, 4), axis=1, dtype=np.int8),
+               lambda m, a: m.var(a.reshape(2, 4), axis=0, dtype=np.uint8, keepdims=True),
+               lambda m, a: m.var(a, dtype=np.int16, ddof=1),
+               lambda m, a: m.mean(a.astype(np.float64) / 3, dtype=np.int8),
+               lambda m, a: m.var(a.astype(np.float64) / 3, dtype=np.int8)):
+        _eager_jit_vmap(fn, u)
+
+
+def test_std_and_var_keep_the_dtype_given_as_numpy():
+    b = np.array([0, 1, 1, 0], bool)
+    f32 = np.float32([1, 2, 3])
+    for fn, x in ((lambda m, a: m.std(a, dtype=np.int8), b),
+                  (lambda m, a: m.std(a, dtype=np.int8), np.uint8([0, 1, 2, 3, 127, 128])),
+                  (lambda m, a: m.var(a, dtype=np.int8), b),
+                  (lambda m, a: m.var(a, dtype=np.complex64), f32),
+                  (lambda m, a: m.std(a, dtype=np.complex64), f32),
+                  (lambda m, a: m.var(a, dtype=np.complex128), np.array([1 + 1j, 2, 3j])),
+                  (lambda m, a: m.std(a, dtype=bool), np.array([1, 2, 2]))):
+        _eager_jit_vmap(fn, x)
+    # NumPy's bool - bool, and its float sqrt written into an integer array, are TypeErrors
+    for fn, x in ((lambda m, a: m.std(a, dtype=bool), np.array([True, False])),
+                  (lambda m, a: m.var(a, dtype=bool), np.array([True, False])),
+                  (lambda m, a: m.std(a, axis=0, dtype=np.int8), np.ones((2, 3), np.uint8)),
+                  (lambda m, a: m.nanvar(a, dtype=np.int8), np.array([1.0, np.nan]))):
+        with pytest.raises(TypeError):
+            fn(np, x)
+        with pytest.raises(TypeError):
+            fg.jit(lambda a: fn(fnp, a))(x)
+    check_grads(lambda a: fnp.std(a, dtype=np.float32), (X.astype(np.float32),), order=1,
+                atol=1e-2, rtol=1e-2)
+    check_grads(lambda a: fnp.var(a, axis=1, dtype=np.complex128), (X,), order=2)
+
+
+@pytest.mark.parametrize("name", ["mean", "average", "std", "var", "median", "nanmedian",
+                                  "quantile", "nanquantile"])
+def test_axis_of_a_0d_array_is_an_axis_error_as_numpy(name):
+    fn = getattr(fnp, name)
+    call = (lambda f: lambda a: f(a, 0.5, axis=0)) if "quantile" in name else (
+        lambda f: lambda a: f(a, axis=0))
+    with pytest.raises(np.exceptions.AxisError):
+        call(getattr(np, name))(np.array(1.0))
+    for traced, x in ((fg.jit(call(fn)), np.array(1.0)), (fg.vmap(call(fn)), np.ones(2))):
+        with pytest.raises(np.exceptions.AxisError):
+            traced(x)
+    # axis=() is no axis; NumPy's nan- moments of floats count with sums, which take axis 0
+    _eager_jit_vmap(lambda m, a: getattr(m, name)(a, 0.5, axis=()) if "quantile" in name
+                    else getattr(m, name)(a, axis=()), np.array(2.0))
+    for nan_name in ("nanmean", "nanvar", "nanstd"):
+        _eager_jit_vmap(lambda m, a: getattr(m, nan_name)(a, axis=0), np.array(2.0))
+    with pytest.raises(np.exceptions.AxisError):
+        fg.jit(lambda a: fnp.nanmean(a, axis=0))(np.array(2))  # (NumPy's mean of ints)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin", "nanargmax", "nanargmin"])
+def test_arg_extremum_of_a_0d_array_along_axis_0(name):
+    for kw in (dict(axis=0), dict(axis=-1), dict(axis=0, keepdims=True)):
+        _eager_jit_vmap(lambda m, a: getattr(m, name)(a, **kw), np.array(1.5))
+    with pytest.raises(ValueError):
+        fg.jit(lambda a: getattr(fnp, name)(a, axis=1))(np.array(1.5))
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_median_of_nothing_is_nan_as_numpy(name):
+    for x, kw in ((np.zeros(0), {}), (np.zeros(0, np.int64), {}), (np.zeros(0, np.float16), {}),
+                  (np.zeros(0, complex), {}), (np.zeros((3, 0)), dict(axis=1)),
+                  (np.zeros((0, 3)), dict(axis=0, keepdims=True)),
+                  (np.zeros((0, 3)), dict(axis=1))):
+        _eager_jit_vmap(lambda m, a: getattr(m, name)(a, **kw), x)
+    # NumPy's nanquantile of an empty array is its nanmean (q's shape left out)
+    _eager_jit_vmap(lambda m, a: m.nanquantile(a, [0.2, 0.5], axis=0), np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize("name", ["nanargmax", "nanargmin"])
+def test_all_nan_slice_raises_eagerly_and_gives_minus_one_traced(name):
+    # a traced value cannot raise on its values: -1 as in JAX (documented in the docstring)
+    x = np.array([[np.nan, np.nan], [1.0, np.nan]])
+    with pytest.raises(ValueError, match="All-NaN"):
+        getattr(fnp, name)(x, axis=1)
+    np.testing.assert_array_equal(fg.jit(lambda a: getattr(fnp, name)(a, axis=1))(x), [-1, 0])
+    assert "-1" in getattr(fnp, name).__doc__ and "JAX" in getattr(fnp, name).__doc__
+
+
+def test_nan_moments_without_degrees_of_freedom_are_nan_as_numpy():
+    x = np.array([[1.0, 3.0, np.nan], [1.0, 2.0, 4.0]])
+    for name in ("nanvar", "nanstd"):
+        _eager_jit_vmap(lambda m, a: getattr(m, name)(a, axis=-1, ddof=2), x)
+
+
+@pytest.mark.parametrize("name", ["prod", "nanprod", "mean", "average"])
+def test_product_over_no_axes_of_a_complex_inf_as_numpy(name):
+    # NumPy's 0-d product is 1 * x, and its mean divides by 1: (inf+0j) -> inf+nanj
+    for x in (np.array(np.inf + 0j), np.array([np.inf + 0j, 1 + 1j])):
+        _eager_jit_vmap(lambda m, a: getattr(m, name)(a), x)
+    _eager_jit_vmap(lambda m, a: m.prod(a, axis=()), np.array([np.inf + 0j, 2j]))
+    check_grads(lambda a: fnp.prod(a, axis=()), (X,), order=2)

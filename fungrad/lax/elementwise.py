@@ -567,7 +567,7 @@ def _complex_of(dt):
 
 def _complex_aval(x, y):
     a = _base_aval("complex", (x, y))
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise TypeError(f"complex: the parts must be real floats, got {a.dtype}")
     return ShapedArray(a.shape, _complex_of(a.dtype))
 
@@ -592,8 +592,14 @@ def _complex_jvp(primals, tangents):
 
 
 def _complex_transpose(ct, x, y):
-    # the transposes of real -> complex conversion and of y -> i y (imag's transpose)
-    return [real(ct), neg(imag(ct))]
+    # the transposes of real -> complex conversion and of y -> i y (imag's transpose), in
+    # the parts' dtype (float16 parts make a complex64)
+    dt = x.aval.dtype
+    return [_to_part(real(ct), dt), _to_part(neg(imag(ct)), dt)]
+
+
+def _to_part(t, dt):
+    return t if _dtype_of(t) == dt else convert_element_type(t, dt)
 
 
 complex_p.jvp = _complex_jvp

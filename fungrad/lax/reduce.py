@@ -9,7 +9,7 @@ import numpy as np
 from ..core.ir import Eqn, Literal, ShapedArray, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
-from .elementwise import (convert_element_type, div, eq, mul, mul_p)
+from .elementwise import (add, convert_element_type, div, eq, mul, mul_p)
 from .shape import broadcast_in_dim, broadcast_in_dim_p
 from ..compiler.passes import can_stand_for, simplify_rules
 from ..core.dtypes import is_inexact
@@ -173,6 +173,39 @@ cumsum_p.jvp = lambda primals, tangents, axis, reverse: (cumsum(primals[0], axis
 cumsum_p.transpose = lambda ct, x, axis, reverse: [cumsum(ct, axis, not reverse)]
 
 
+# cumprod along one axis (from the end if `reverse`). The value is NumPy's sequential product:
+# an associative scan multiplies in a tree order, which over/underflows elsewhere
+# (0 * 1e200 * 1e200 * 1e200 is 0 in order, 0 * inf = nan as 0 * (1e200 * 1e200)). The
+# tangent is the JVP of that scan over (product, tangent) pairs: no division, so it is right
+# where x has zeros, and it is built from primitives, so it differentiates again.
+def _cumprod_impl(x, axis, reverse):
+    if reverse:
+        return np.flip(np.flip(x, axis).cumprod(axis=axis, dtype=x.dtype), axis)
+    return x.cumprod(axis=axis, dtype=x.dtype)
+
+
+cumprod_p = _make("cumprod", _cumprod_impl,
+                  lambda x, axis, reverse: ShapedArray(x.shape, x.dtype))
+
+
+def cumprod(x, axis, reverse=False):
+    return cumprod_p.bind(x, axis=axis, reverse=reverse)
+
+
+def _cumprod_jvp(primals, tangents, axis, reverse):
+    from .associative import associative_scan
+
+    def combine(a, b):  # (p, t) pairs: the product rule
+        (pa, ta), (pb, tb) = a, b
+        return mul(pa, pb), add(mul(ta, pb), mul(pa, tb))
+    x, = primals
+    _, t = associative_scan(combine, (x, tangents[0]), reverse=reverse, axis=axis)
+    return cumprod(x, axis, reverse), t
+
+
+cumprod_p.jvp = _cumprod_jvp
+
+
 # argsort along one axis: integer output, no derivative (fnp.sort gathers with it)
 argsort_p = _make(
     "argsort", lambda x, axis, kind, index_dtype: np.argsort(x, axis=axis, kind=kind).astype(
@@ -181,7 +214,7 @@ argsort_p = _make(
 argsort_p.jvp = lambda primals, tangents, **kw: (argsort_p.bind(*primals, **kw), ZERO)
 
 REDUCE_PRIMITIVES = [reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p, argmax_p, argmin_p,
-                     cumsum_p, argsort_p]
+                     cumsum_p, cumprod_p, argsort_p]
 
 
 def prod_others(x, axes):
@@ -236,6 +269,7 @@ def _along_axis_batch(prim):
 for _p in (reduce_sum_p, reduce_max_p, reduce_min_p, reduce_prod_p):
     _p.batch = _reduce_batch(_p)
 cumsum_p.batch = _along_axis_batch(cumsum_p)
+cumprod_p.batch = _along_axis_batch(cumprod_p)
 argsort_p.batch = _along_axis_batch(argsort_p)
 for _p in (argmax_p, argmin_p):
     _p.batch = _arg_batch(_p)

@@ -169,7 +169,8 @@ def normalize_axis(fname, axis, ndim):
     for a in axes:
         if not isinstance(a, (int, np.integer)):
             raise TypeError(f"{fname}: axis must be an int or a tuple of ints, got {axis!r}")
-        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        # (a 0-d array takes axis 0 or -1 in NumPy's ufunc reductions: sum, max, any)
+        if (ndim == 0 and a not in (0, -1)) or (ndim and not -ndim <= a < ndim):
             raise ValueError(f"{fname}: axis {a} is out of bounds for an array of "
                              f"dimension {ndim}")
         a = int(a) % max(ndim, 1)

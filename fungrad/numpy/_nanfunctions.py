@@ -9,12 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dtypes import is_inexact
-from ._base import COMPOSE, cast, dtype_of, is_traced, lift, shape_of
-from ._elementwise import doc_example, isnan, logical_and, logical_not, logical_or, where
+from ._base import COMPOSE, cast, dtype_of, is_traced, lift, shape_of, single_axis
+from ._elementwise import (doc_example, isnan, less_equal, logical_and, logical_not,
+                           logical_or, subtract, where)
 from ._reductions import (_NoValue, all as _all, argmax, argmin, cumprod, cumsum, eager_call,
                           max, mean, min, prod, reject_out, std, sum, var, where_mask)
-from ._statistics import (_as_operand, median_function, quantile_function, quantile_operands,
-                          quantile_sorted)
+from ._statistics import (_as_operand, empty_quantile, median_function, quantile_function,
+                          quantile_operands, quantile_sorted)
 
 
 def _has_nan(a) -> bool:
@@ -140,6 +141,9 @@ def _nan_arg_extremum(name, np_fn, fn, fill):
         if not is_traced(a):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims)
         reject_out(name, out)
+        if axis is not None and not shape_of(a):  # a 0-d array's axis 0 (or -1) is all of it
+            single_axis(name, axis, 1)
+            axis = None
         if not _has_nan(a):
             return fn(a, axis=axis, keepdims=keepdims)
         nan = isnan(a)
@@ -149,9 +153,11 @@ def _nan_arg_extremum(name, np_fn, fn, fill):
         i = fn(_fill_where(nan, fill, a), axis=axis, keepdims=keepdims)
         return where(_all(nan, axis=axis, keepdims=keepdims), np.intp(-1), i)
     nanfn.__name__ = nanfn.__qualname__ = name
-    nanfn.__doc__ = (f"`numpy.{name}`: the index ignoring NaN (all-NaN slices: ValueError "
-                     "on concrete values, -1 when traced, as in JAX); no derivative." +
-                     doc_example(EXAMPLES[name]))
+    nanfn.__doc__ = (f"`numpy.{name}`: the index ignoring NaN; no derivative. An all-NaN "
+                     "slice is NumPy's ValueError on concrete values; traced (jit, vmap), where "
+                     "no error can depend on the values, it gives -1, as JAX's "
+                     f"`jnp.{name}` does (to fail on it there, `fg.checkify.check` it under "
+                     "`fg.checkify.checkify`)." + doc_example(EXAMPLES[name]))
     return nanfn
 
 
@@ -185,14 +191,19 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
             return y
     reject_out("nanmean", out)
     a = _as_operand(a)
-    if dtype is not None and is_inexact(dtype_of(a)) and not is_inexact(np.dtype(dtype)):
-        raise TypeError(f"nanmean: If a is inexact, then dtype must be inexact (a is "
-                        f"{dtype_of(a)}, dtype={np.dtype(dtype)})")
+    _check_inexact_dtype("nanmean", a, dtype)
     if not _has_nan(a):
         return mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
     # NaN becomes 0 before the masked mean, so its zero derivative stays finite
     return mean(_filled(a, 0), axis=axis, dtype=dtype, keepdims=keepdims,
                 where=_not_nan_mask(a, where))
+
+
+def _check_inexact_dtype(name, a, dtype):
+    """NumPy's nan- means and moments refuse an integer `dtype` for inexact `a`."""
+    if dtype is not None and is_inexact(dtype_of(a)) and not is_inexact(np.dtype(dtype)):
+        raise TypeError(f"{name}: If a is inexact, then dtype must be inexact (a is "
+                        f"{dtype_of(a)}, dtype={np.dtype(dtype)})")
 
 
 def _nan_moment(name, np_fn, fn):
@@ -206,11 +217,17 @@ def _nan_moment(name, np_fn, fn):
                 return y
         reject_out(name, out)
         a = _as_operand(a)
+        _check_inexact_dtype(name, a, dtype)
         kw = dict(axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, mean=mean,
                   correction=correction)
         if not _has_nan(a):
             return fn(a, where=where, **kw)
-        return fn(_filled(a, 0), where=_not_nan_mask(a, where), **kw)
+        keep = _not_nan_mask(a, where)
+        y = fn(_filled(a, 0), where=keep, **kw)
+        # NumPy makes a slice without degrees of freedom NaN (where var's x / 0 is inf)
+        dof = subtract(sum(keep, axis=axis, keepdims=keepdims, dtype=np.intp),
+                       ddof if correction is _NoValue else correction)
+        return _fill_where(less_equal(dof, 0), np.nan, y)
     nanfn.__name__ = nanfn.__qualname__ = name
     nanfn.__doc__ = (f"`numpy.{name}` of the non-NaN elements (same keywords as `{name[3:]}`)."
                      + doc_example(EXAMPLES[name]))
@@ -224,8 +241,10 @@ nanstd = _nan_moment("nanstd", np.nanstd, std)
 def _nanquantile(name, np_fn, a, q, axis, method, keepdims, scale):
     from ._indexing import sort
     flat, keep_shape, q, out_dt = quantile_operands(name, np_fn, a, q, axis, method, scale)
-    s = sort(flat, axis=-1)  # NaN sorts last: the first n of each row are its valid values
     n = shape_of(flat)[-1]
+    if 0 in shape_of(flat):  # an empty `a`: NumPy returns its nanmean (NaN where reduced)
+        return empty_quantile(flat, keep_shape, keepdims, out_dt)
+    s = sort(flat, axis=-1)  # NaN sorts last: the first n of each row are its valid values
     if _has_nan(a):
         n = sum(logical_not(isnan(flat)), axis=-1, dtype=np.intp)
     res = quantile_sorted(s, q, n, method, out_dt)

@@ -106,14 +106,15 @@ def _format(self, spec):
 def _scalar_power(F, x, p):
     """`x ** p` as ndarray's operator computes it: for a Python scalar exponent NumPy takes
     a shortcut (square for 2, also of bools: int8; reciprocal for -1 and sqrt for 0.5 on
-    inexact arrays), whose values differ from np.power's at the edges (complex inf ** -1
-    is 0 there, NaN by power)."""
+    inexact arrays), whose results differ from np.power's at the edges (complex inf ** -1
+    is 0 there, NaN by power; (-0.0) ** 0.5 is -0.0)."""
     if type(p) in (int, float):
-        inexact = x.aval.dtype.kind in "fcV"
-        # (a float exponent of an integer array promotes: no shortcut; nor -1.0 for complex)
-        if p == 2 and (type(p) is int or inexact):
+        kind = x.aval.dtype.kind
+        # only where the values or dtype differ from np.power's (x ** 2 stays a power in
+        # the IR): a float exponent of an integer array promotes, -1.0 takes no shortcut
+        if p == 2 and type(p) is int and kind == "b":
             return F.square(x)
-        if inexact and ((p == -1 and type(p) is int) or p == 0.5):
+        if (p == -1 and type(p) is int and kind == "c") or (p == 0.5 and kind in "fcV"):
             return F.reciprocal(x) if p == -1 else F.sqrt(x)
     return F.power(x, p)
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..backend import array_module, asarray as _asarray, is_cupy as _is_cupy
-from ..core.dtypes import is_floating
+from ..core.dtypes import is_floating, is_inexact
 from ..lax import reduce as R
 from ..lax.shape import reshape
 from ._base import (COMPOSE, broadcast_shapes, cast, dtype_of, is_traced, lift,
@@ -138,6 +138,9 @@ def _reduction(name, np_fn, prim, identity, combine):
         if not is_traced(a):
             a = _asarray(a)
             y = np_fn(a, axis=axis, keepdims=keepdims)
+        elif prim is R.reduce_prod_p and not normalize_axis(name, axis, len(shape)):
+            # NumPy's product over no axes is still 1 * x: a complex inf becomes inf+nanj
+            y = prim.bind(reshape(a, (1,) + tuple(shape)), axes=(0,))
         else:
             y = _reduce(name, prim, a, axis, keepdims)
         if initial is not _NoValue:
@@ -233,16 +236,37 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     reject_out("mean", out)
     a = a if is_traced(a) else _asarray(a)
     shape = a.aval.shape if is_traced(a) else a.shape
-    axes = normalize_axis("mean", axis, len(shape))
+    axes = counted_axes("mean", axis, len(shape), where)
     dt, acc = _mean_dtypes(a, dtype)
     mask = where_mask("mean", where, shape)
     n = count_where(mask, shape, axes, keepdims)
-    total = sum(cast(a, acc), axis=axes, keepdims=keepdims, where=True if mask is None else mask)
-    if isinstance(n, int):
-        out = total if n == 1 else divide(total, float(n))  # x / 1.0 == x exactly
-    else:
-        out = divide(total, cast(n, acc))
-    return cast(out, dt)
+    total = sum(a, axis=axes, dtype=acc, keepdims=keepdims, where=True if mask is None else mask)
+    return cast(_divide_count(total, n, acc), dt)
+
+
+def counted_axes(name, axis, ndim, where=True):
+    """`normalize_axis`, raising NumPy's AxisError for an axis of a 0-d array where NumPy
+    counts the elements along it (mean, var, median: `normalize_axis_index`), although its
+    ufunc reductions (sum, max) take axis 0 or -1 there. With a `where=` mask NumPy counts
+    with a sum, which takes them."""
+    if ndim == 0 and where is True and axis is not None:
+        for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
+            if isinstance(a, (int, np.integer)):
+                raise np.exceptions.AxisError(int(a), 0, name)
+    return normalize_axis(name, axis, ndim)
+
+
+def _divide_count(total, n, acc):
+    """`total / n` in the accumulation dtype, as NumPy's mean and var divide
+    (`true_divide(total, n, out=total, casting='unsafe')`): an integer (or bool) sum
+    divides in float64 and truncates back to its dtype."""
+    if not is_inexact(acc):
+        return cast(divide(total, n), acc)
+    if not isinstance(n, int):
+        return divide(total, cast(n, acc))
+    if n == 1 and acc.kind != "c":  # x / 1.0 == x exactly (a complex inf divides to inf+nanj)
+        return total
+    return divide(total, float(n))
 
 
 def _mean_dtypes(a, dtype):
@@ -286,26 +310,31 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     ddof = _ddof("var", ddof, correction)
     a = a if is_traced(a) else _asarray(a)
     shape = a.aval.shape if is_traced(a) else a.shape
-    axes = normalize_axis("var", axis, len(shape))
+    axes = counted_axes("var", axis, len(shape), where)
     dt, acc = _mean_dtypes(a, dtype)
-    # complex `a` with a real dtype: NumPy's mean in that dtype drops the imaginary parts
-    # (ComplexWarning), its deviations keep them
-    drop_imag = dtype_of(a).kind == "c" and np.dtype(acc).kind != "c"
-    a = cast(a, np.result_type(acc, np.complex64) if drop_imag else acc)
     mask = where_mask("var", where, shape)
     w = True if mask is None else mask
-    m = _mean_fn(a, axis=axes, keepdims=True, where=w) if mean is _NoValue else cast(mean, acc)
-    m = real(m) if drop_imag and mean is _NoValue else m
-    d = subtract(a, m)
+    # NumPy's order and dtypes (numpy/_core/_methods.py, _var): the mean is summed in `acc`
+    # and divided back into it (an integer dtype truncates), the deviations take NumPy's
+    # promotion of `a` and the mean, their squares are summed in `acc` again
+    if mean is _NoValue:
+        # (complex `a` with a real dtype: the mean drops the imaginary parts, ComplexWarning)
+        real_a = real(a) if dtype_of(a).kind == "c" and np.dtype(acc).kind != "c" else a
+        m = _divide_count(sum(real_a, axis=axes, dtype=acc, keepdims=True, where=w),
+                          count_where(mask, shape, axes, True), acc)
+    else:
+        m = cast(mean, acc)
+    d = subtract(a, m)  # (bool - bool is NumPy's TypeError, as np.var(x, dtype=bool) raises)
+    # NumPy squares the deviations of real `a` (complex ones too, with a complex dtype) and
+    # takes |d|**2 of complex (or bool) `a`: a real variance
+    in_dt = dtype_of(a)
+    sq = multiply(d, d) if is_floating(in_dt) or in_dt.kind in "iu" else _abs2(d)
     n = count_where(mask, shape, axes, keepdims)
     # NumPy clamps the degrees of freedom at 0 (0 / 0: NaN, as NumPy warns)
-    dof = float(builtins.max(n - ddof, 0)) if isinstance(n, int) else maximum(
-        subtract(cast(n, acc), ddof), 0.0)
-    v = divide(sum(_abs2(d), axis=axes, keepdims=keepdims, where=w), dof)
-    return cast(v, np.finfo(dt).dtype if dt.kind == "c" else dt)  # complex: a real variance
-
-
-_mean_fn = mean  # var's `mean=` keyword shadows the function inside var
+    dof = builtins.max(n - ddof, 0) if isinstance(n, int) else maximum(subtract(n, ddof), 0)
+    v = _divide_count(sum(sq, axis=axes, dtype=acc, keepdims=keepdims, where=w), dof, acc)
+    # without a dtype the variance of complex `a` is real
+    return cast(v, np.finfo(dt).dtype if dtype is None and dt.kind == "c" else dt)
 
 
 def _abs2(d):
@@ -342,7 +371,16 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     reject_out("std", out)
     v = var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where, mean=mean,
             correction=correction)
-    return _sqrt_zero_slope_at_zero(v)
+    if is_inexact(dtype_of(v)):
+        return _sqrt_zero_slope_at_zero(v)
+    # an integer (or bool) dtype: NumPy takes the sqrt of a scalar variance back into that
+    # dtype (truncating) and refuses to write an array's float sqrt into it
+    if shape_of(v):
+        raise TypeError(f"std: Cannot cast ufunc 'sqrt' output from dtype("
+                        f"'{dtype_of(sqrt(v))}') to dtype('{dtype_of(v)}') with casting rule "
+                        "'same_kind' (NumPy's std with an integer dtype takes a full "
+                        "reduction only; pass a float dtype)")
+    return cast(sqrt(v), dtype_of(v))
 
 
 def _sqrt_zero_slope_at_zero(v):
@@ -359,6 +397,9 @@ def _arg_extremum(name, np_fn, prim):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims)
         reject_out(name, out)
         shape = a.aval.shape
+        if axis is not None and not shape:  # a 0-d array's axis 0 (or -1) is all of it
+            single_axis(name, axis, 1)
+            axis = None
         if axis is None:
             flat = reshape(a, (a.aval.size,))
             y = prim.bind(flat, axis=0, index_dtype=np.dtype(np.intp))
@@ -443,8 +484,9 @@ def cumsum(a, axis=None, dtype=None, out=None):
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
-    """`numpy.cumprod`, differentiable also where `a` has zeros: `fg.lax.associative_scan`
-    of products (log depth, no division).
+    """`numpy.cumprod` (NumPy's sequential products, so over/underflow lands where NumPy's
+    does), differentiable also where `a` has zeros: the derivative is that of an
+    `fg.lax.associative_scan` of products (log depth, no division).
 
     Example:
         >>> fnp.cumprod(np.array([1.0, 2.0, 3.0]))
@@ -456,10 +498,9 @@ def cumprod(a, axis=None, dtype=None, out=None):
     if not is_traced(a):
         return np.cumprod(a, axis=axis, dtype=dtype, out=out)
     reject_out("cumprod", out)
-    from ..lax.associative import associative_scan
     dt = np.dtype(dtype) if dtype is not None else _sum_dtype(np.cumprod, a.aval.dtype)
     a, ax = _flat_or_axis("cumprod", cast(a, dt), axis)
-    return associative_scan(multiply, a, axis=ax)
+    return R.cumprod(a, ax)
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None):

@@ -19,7 +19,7 @@ from ._elementwise import (add, ceil, conj, divide, equal, floor, greater_equal,
                            round as _round, sqrt, subtract, where)
 from ._elementwise import doc_example
 from ._indexing import same_device
-from ._reductions import _NoValue, max, min, mean, reject_out, sum
+from ._reductions import _NoValue, counted_axes, max, min, mean, reject_out, sum
 from ._shape import broadcast_to, concatenate, reshape, transpose
 
 
@@ -216,7 +216,10 @@ def gradient(f, *varargs, axis=None, edge_order: int = 1):
     if edge_order > 2:
         raise ValueError("gradient: 'edge_order' greater than 2 not supported (use 1 or 2)")
     dt = dtype_of(f)
-    if np.issubdtype(dt, np.integer) or dt == np.bool_:
+    if dt == np.bool_:  # (NumPy's differences subtract the values: bool - bool raises)
+        raise TypeError("gradient: boolean f is not supported (NumPy's boolean subtract "
+                        "raises); use f.astype(float)")
+    if np.issubdtype(dt, np.integer):
         dt = np.dtype(np.float64)
         f = cast(f, dt)
     outs = []
@@ -429,7 +432,7 @@ def _axes_last(name, a, axis):
     """`a` with the reduced axes flattened into one last axis, and the kept shape (with 1s
     for keepdims)."""
     shape = shape_of(a)
-    axes = normalize_axis(name, axis, len(shape))
+    axes = counted_axes(name, axis, len(shape))
     kept = [i for i in range(len(shape)) if i not in axes]
     moved = transpose(a, kept + list(axes)) if kept + list(axes) != list(range(len(shape))) else a
     n = 1
@@ -512,6 +515,8 @@ def _quantile(name, np_fn, a, q, axis, method, keepdims, scale):
     flat, keep_shape, q, out_dt = quantile_operands(name, np_fn, a, q, axis, method, scale)
     n = shape_of(flat)[-1]
     if n == 0:
+        if method == MEDIAN:  # NumPy's median of nothing is the mean of nothing (it warns)
+            return empty_quantile(flat, keep_shape, keepdims, out_dt)
         raise ValueError(f"{name}: cannot take quantiles of an empty reduction (shape "
                          f"{shape_of(a)}, axis {axis})")
     from ._indexing import sort
@@ -523,6 +528,14 @@ def _quantile(name, np_fn, a, q, axis, method, keepdims, scale):
     if keepdims:
         res = reshape(res, shape_of(q) + keep_shape)
     return res
+
+
+def empty_quantile(flat, keep_shape, keepdims, out_dt):
+    """NumPy's (nan)median, and nanquantile, of an empty array: the nanmean of nothing, NaN
+    (NaN+NaNj complex) of the reduced shape (NumPy leaves out `q`'s dimensions)."""
+    shape = keep_shape if keepdims else shape_of(flat)[:-1]
+    nan = complex(np.nan, np.nan) if np.dtype(out_dt).kind == "c" else np.nan
+    return like(flat, np.full(shape, nan, out_dt))
 
 
 def _no_weights(name, weights):

@@ -533,6 +533,14 @@ def _prim_cumsum(draw, name):
                 (draw(arrays(shape)),))
 
 
+@spec(PRIM, "cumprod")
+def _prim_cumprod(draw, name):
+    shape = draw(NONSCALAR)
+    axis = draw(st.integers(0, len(shape) - 1))
+    return Case(_bind(R.cumprod_p, axis=axis, reverse=draw(st.booleans())),
+                (draw(arrays(shape, away_from_zero(0.5, 1.5))),))
+
+
 @spec(PRIM, "argsort")
 def _prim_argsort(draw, name):
     shape = draw(NONSCALAR)
