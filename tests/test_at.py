@@ -249,3 +249,17 @@ def test_errors_name_the_fix():
 def test_traced_at_is_a_property():
     out = fg.grad(lambda x: fnp.sum(x.at[0].set(0.0) * x))(np.array([1.0, 2.0]))
     np.testing.assert_array_equal(out, [0.0, 4.0])
+
+
+def test_empty_index_and_bool_power_keep_numpys_shape_and_dtype():
+    # x[()] under jit emitted `a[]` (a SyntaxError); power of bools is int8 in NumPy, which
+    # np.power.at writes back into the bool array
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(fg.jit(lambda a: a[()])(x), x)
+    np.testing.assert_array_equal(fg.jit(lambda a: fnp.at(a)[()].set(1.0))(x), np.ones((2, 3)))
+    b = np.array([False, True, True])
+    want = b.copy()
+    np.power.at(want, 1, True)
+    for got in (fnp.at(b)[1].power(True), fg.jit(lambda b: fnp.at(b)[1].power(True))(b)):
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got, want)

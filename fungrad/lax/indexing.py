@@ -357,7 +357,7 @@ def _getitem_emit(ctx, ins, out, spec):
     axis = take_axis(spec) if len(ins) == 2 else None
     if axis is not None and ctx.in_avals[1].dtype.kind in "iu" and ctx.in_avals[0].ndim:
         return f"np.take({ins[0]}, {ins[1]}, axis={axis})"  # (see take_axis)
-    return f"{ins[0]}[{_index_source(spec, ins[1:])}]"
+    return f"{ins[0]}[{_index_source(spec, ins[1:]) or '()'}]"  # (x[()]: an empty index)
 
 
 getitem_p.emit = _getitem_emit

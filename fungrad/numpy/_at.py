@@ -25,7 +25,7 @@ from ..core.trace import Tracer
 from ..lax.indexing import (_advanced_layout, build_index, getitem_p, scatter_add_p,
                             take_axis)
 from ..lax.scatter import scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p
-from ._base import dtype_of, is_traced, lift, shape_of
+from ._base import cast, dtype_of, is_traced, lift, shape_of
 from ._dtypes import result_type
 from ._indexing import getitem, parse_index
 
@@ -452,7 +452,9 @@ def _apply(kind, x, ix, values, func, unique):
     factor = ones_like(x)
     for rix, rv in rounds:
         factor = scatter_mul_p.bind(factor, rv, *rix.arrays, spec=rix.spec, unique=unique)
-    return (divide if kind == "divide" else power)(x, factor)
+    out = (divide if kind == "divide" else power)(x, factor)
+    # (NumPy's power of bools is int8; np.power.at writes it back into the bool array)
+    return out if dtype_of(out) == dtype_of(x) else cast(out, dtype_of(x))
 
 
 def _bind(kind, x, ix, values, unique):
