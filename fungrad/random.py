@@ -21,6 +21,7 @@ with NumPy's Generator on the key's Philox stream and has no derivative in its s
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -51,6 +52,9 @@ def key(seed: int | Array) -> Array:
     if isinstance(seed, (int, np.integer)):
         s = int(seed) % (1 << 64)
         return np.array([s >> 32, s & _MASK32], np.uint32)
+    if not hasattr(seed, "dtype"):  # a Python float, bool or list: no dtype to report
+        raise TypeError(f"fg.random.key: seed must be an integer scalar, got "
+                        f"{type(seed).__name__} {seed!r}; pass an int")
     if fnp.ndim(seed) != 0 or np.dtype(seed.dtype).kind not in "iu":
         raise TypeError(f"fg.random.key: seed must be an integer scalar, got "
                         f"{np.dtype(seed.dtype)}{tuple(fnp.shape(seed))}; pass an int")
@@ -80,7 +84,7 @@ def split(key: Array, num: int | tuple[int, ...] = 2) -> Array:
         >>> fg.random.split(fg.random.key(0), (2, 3)).shape
         (2, 3, 2)
     """
-    shape = _shape(num)
+    shape = _shape(num, "split", "num")
     keys = random_split_p.bind(_check_key(key, "split"), num=math.prod(shape))
     return keys if isinstance(num, (int, np.integer)) else fnp.reshape(keys, shape + (2,))
 
@@ -115,12 +119,21 @@ def bits(key: Array, shape: Shape = (), width: int = 32) -> Array:
     """
     if width not in (32, 64):
         raise ValueError(f"fg.random.bits: width must be 32 or 64, got {width!r}")
-    return random_bits(_check_key(key, "bits"), _shape(shape), width)
+    return random_bits(_check_key(key, "bits"), _shape(shape, "bits"), width)
 
 
 # ----------------------------------------------------------------------------- helpers
-def _shape(shape) -> tuple:
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+def _shape(shape, fn: str = "sampler", name: str = "shape") -> tuple:
+    # operator.index, not int: int(2.5) would silently draw 2 entries (jax.random raises)
+    dims = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+    try:
+        out = tuple(operator.index(d) for d in dims)
+    except TypeError:
+        out = None
+    if out is None or any(d < 0 for d in out):
+        raise (TypeError if out is None else ValueError)(
+            f"fg.random.{fn}: {name} must be a tuple of non-negative integers, got {shape!r}")
+    return out
 
 
 def _check_fits(shape: tuple, fn: str, **params) -> None:
@@ -186,7 +199,7 @@ def uniform(key: Array, shape: Shape = (), dtype=np.float64, minval: Any = 0.0,
         (dtype('float32'), True)
     """
     dt = _float_dtype(dtype, "uniform")
-    shape = _shape(shape)
+    shape = _shape(shape, "uniform")
     _check_fits(shape, "uniform", minval=minval, maxval=maxval)
     u = _unit(_check_key(key, "uniform"), shape, dt)
     if not (isinstance(minval, float) and isinstance(maxval, float)
@@ -203,7 +216,7 @@ def normal(key: Array, shape: Shape = (), dtype=np.float64) -> Array:
         (2, 3)
     """
     dt = _float_dtype(dtype, "normal")
-    return _cast(_std_normal(_check_key(key, "normal"), _shape(shape), dt), dt)
+    return _cast(_std_normal(_check_key(key, "normal"), _shape(shape, "normal"), dt), dt)
 
 
 def _std_normal(key, shape, dt):
@@ -218,7 +231,7 @@ def bernoulli(key: Array, p: Any = 0.5, shape: Shape | None = None) -> Array:
         >>> fg.random.bernoulli(fg.random.key(0), 0.3, (4,)).dtype
         dtype('bool')
     """
-    shape = tuple(fnp.shape(p)) if shape is None else _shape(shape)
+    shape = tuple(fnp.shape(p)) if shape is None else _shape(shape, "bernoulli")
     _check_fits(shape, "bernoulli", p=p)
     dt = np.dtype(p.dtype) if hasattr(p, "dtype") and is_floating(p.dtype) else np.float64
     return _unit(_check_key(key, "bernoulli"), shape, dt) < p
@@ -232,7 +245,7 @@ def gumbel(key: Array, shape: Shape = (), dtype=np.float64) -> Array:
         (3,)
     """
     dt = _float_dtype(dtype, "gumbel")
-    u = _unit(_check_key(key, "gumbel"), _shape(shape), dt, open_=True)
+    u = _unit(_check_key(key, "gumbel"), _shape(shape, "gumbel"), dt, open_=True)
     return _cast(-fnp.log(-fnp.log(u)), dt)
 
 
@@ -244,7 +257,7 @@ def exponential(key: Array, shape: Shape = (), dtype=np.float64) -> Array:
         True
     """
     dt = _float_dtype(dtype, "exponential")
-    u = _unit(_check_key(key, "exponential"), _shape(shape), dt, open_=True)
+    u = _unit(_check_key(key, "exponential"), _shape(shape, "exponential"), dt, open_=True)
     return _cast(-fnp.log(u), dt)
 
 
@@ -258,7 +271,11 @@ def categorical(key: Array, logits: Array, axis: int = -1, shape: Shape | None =
     """
     logits = fnp.moveaxis(fnp.asarray(logits), axis, -1)
     lshape = tuple(fnp.shape(logits))
-    shape = lshape[:-1] if shape is None else _shape(shape)
+    shape = lshape[:-1] if shape is None else _shape(shape, "categorical")
+    if shape[len(shape) - len(lshape) + 1:] != lshape[:-1] or len(shape) < len(lshape) - 1:
+        raise ValueError(f"fg.random.categorical: shape {shape} must end with the batch "
+                         f"shape {lshape[:-1]} of logits {lshape} (its shape without axis "
+                         f"{axis}); pass shape=(..., *{lshape[:-1]})")
     dt = np.dtype(logits.dtype) if is_floating(logits.dtype) else np.dtype(np.float64)
     g = gumbel(key, shape + lshape[-1:], dt)
     return fnp.argmax(logits + g, axis=-1)
@@ -297,7 +314,7 @@ def randint(key: Array, shape: Shape, minval: Any, maxval: Any, dtype=np.int64) 
     dt = np.dtype(dtype)
     if dt.kind not in "iu":
         raise TypeError(f"fg.random.randint: dtype must be an integer dtype, got {dt}")
-    shape = _shape(shape)
+    shape = _shape(shape, "randint")
     _check_fits(shape, "randint", minval=minval, maxval=maxval)
     lo, _ = _int_bound(minval, dt)
     hi, above = _int_bound(maxval, dt)
@@ -361,7 +378,7 @@ def choice(key: Array, a: int | Array, shape: Shape = (), replace: bool = True,
         (3,)
     """
     key = _check_key(key, "choice")
-    shape = _shape(shape)
+    shape = _shape(shape, "choice")
     as_range = _is_count(a, "choice", "a")
     n = int(a) if as_range else int(fnp.shape(a)[axis])
     size = math.prod(shape)
@@ -449,7 +466,7 @@ def truncated_normal(key: Array, lower: Any, upper: Any, shape: Shape | None = N
     dt = _float_dtype(dtype, "truncated_normal")
     if shape is None:
         shape = np.broadcast_shapes(tuple(fnp.shape(lower)), tuple(fnp.shape(upper)))
-    shape = _shape(shape)
+    shape = _shape(shape, "truncated_normal")
     _check_fits(shape, "truncated_normal", lower=lower, upper=upper)
     u = _unit(_check_key(key, "truncated_normal"), shape, dt, open_=True)
     cd = np.dtype(np.float64)  # float32's CDF underflows (0 / 0) past |x| ~ 14
@@ -461,7 +478,8 @@ def truncated_normal(key: Array, lower: Any, upper: Any, shape: Shape | None = N
     a, b = fnp.where(flip, -upper, lower), fnp.where(flip, -lower, upper)
     pa, pb = _ndtr(a), _ndtr(b)
     x = fnp.clip(_ndtri(pa + u * (pb - pa)), a, b)
-    return _cast(fnp.where(flip, -x, x), dt)
+    # an empty interval has no distribution: NaN, not a value at one of its bounds
+    return _cast(fnp.where(lower > upper, np.nan, fnp.where(flip, -x, x)), dt)
 
 
 def gamma(key: Array, a: Any, shape: Shape | None = None, dtype=np.float64) -> Array:
@@ -472,7 +490,7 @@ def gamma(key: Array, a: Any, shape: Shape | None = None, dtype=np.float64) -> A
         (3,)
     """
     dt = _float_dtype(dtype, "gamma")
-    shape = tuple(fnp.shape(a)) if shape is None else _shape(shape)
+    shape = tuple(fnp.shape(a)) if shape is None else _shape(shape, "gamma")
     a = fnp.broadcast_to(fnp.asarray(a).astype(dt), shape)
     return random_gamma_p.bind(_check_key(key, "gamma"), a)
 
@@ -486,7 +504,8 @@ def _log_gamma(key, a, shape, dtype):
     small = a < 1
     g = random_gamma_p.bind(kg, fnp.where(small, a + 1, a))
     u = _unit(ku, shape, dt, open_=True)
-    return fnp.log(g) + fnp.where(small, fnp.log(u) / fnp.where(small, a, 1), 0)
+    out = fnp.log(g) + fnp.where(small, fnp.log(u) / fnp.where(small, a, 1), 0)
+    return fnp.where(a < 0, np.nan, out)  # (a + 1 would hide a negative a: NaN, as gamma)
 
 
 def beta(key: Array, a: Any, b: Any, shape: Shape | None = None, dtype=np.float64) -> Array:
@@ -499,10 +518,11 @@ def beta(key: Array, a: Any, b: Any, shape: Shape | None = None, dtype=np.float6
     """
     if shape is None:
         shape = np.broadcast_shapes(tuple(fnp.shape(a)), tuple(fnp.shape(b)))
-    shape = _shape(shape)
+    shape = _shape(shape, "beta")
     ka, kb = split(_check_key(key, "beta"))
     la, lb = _log_gamma(ka, a, shape, dtype), _log_gamma(kb, b, shape, dtype)
-    return fnp.exp(la - fnp.logaddexp(la, lb))
+    # (the uniform of _log_gamma computes narrow floats in float32: round once, to dtype)
+    return _cast(fnp.exp(la - fnp.logaddexp(la, lb)), np.dtype(dtype))
 
 
 def dirichlet(key: Array, alpha: Array, shape: Shape | None = None, dtype=np.float64) -> Array:
@@ -515,10 +535,10 @@ def dirichlet(key: Array, alpha: Array, shape: Shape | None = None, dtype=np.flo
         array([1., 1.])
     """
     ashape = tuple(fnp.shape(alpha))
-    shape = ashape[:-1] if shape is None else _shape(shape)
+    shape = ashape[:-1] if shape is None else _shape(shape, "dirichlet")
     lg = _log_gamma(_check_key(key, "dirichlet"), alpha, shape + ashape[-1:], dtype)
     e = fnp.exp(lg - fnp.max(lg, axis=-1, keepdims=True))
-    return e / fnp.sum(e, axis=-1, keepdims=True)
+    return _cast(e / fnp.sum(e, axis=-1, keepdims=True), np.dtype(dtype))
 
 
 def _cholesky(a):
@@ -577,10 +597,12 @@ def multivariate_normal(key: Array, mean: Array, cov: Array, shape: Shape | None
                          f"to match mean {mshape}, got {cshape}")
     if shape is None:
         shape = np.broadcast_shapes(mshape[:-1], cshape[:-2])
-    z = _std_normal(_check_key(key, "multivariate_normal"), _shape(shape) + (n,), dt)
+    shape = _shape(shape, "multivariate_normal")
+    z = _std_normal(_check_key(key, "multivariate_normal"), shape + (n,), dt)
     cov = fnp.asarray(cov).astype(_compute_dtype(dt))
     factor = _sqrt_factor((cov + fnp.swapaxes(cov, -1, -2)) / 2, method)
-    return _cast(mean + fnp.einsum("...ij,...j->...i", factor, z), dt)
+    # (a product and a sum, not einsum: batched BLAS would round vmap's draws differently)
+    return _cast(mean + (factor * z[..., None, :]).sum(axis=-1), dt)
 
 
 def orthogonal(key: Array, n: int, shape: Shape = (), dtype=np.float64) -> Array:
@@ -593,7 +615,7 @@ def orthogonal(key: Array, n: int, shape: Shape = (), dtype=np.float64) -> Array
         True
     """
     dt = _float_dtype(dtype, "orthogonal")
-    z = _std_normal(_check_key(key, "orthogonal"), _shape(shape) + (n, n), dt)
+    z = _std_normal(_check_key(key, "orthogonal"), _shape(shape, "orthogonal") + (n, n), dt)
     if n == 0:  # (no columns to orthogonalize: an empty (*shape, 0, 0))
         return _cast(z, dt)
     qs = []
@@ -602,6 +624,9 @@ def orthogonal(key: Array, n: int, shape: Shape = (), dtype=np.float64) -> Array
         if qs:
             q = fnp.stack(qs, axis=-1)
             for _ in range(2):  # twice is enough (Kahan): orthogonal to rounding error
-                v = v - fnp.einsum("...ij,...j->...i", q, fnp.einsum("...ij,...i->...j", q, v))
+                # products and sums, not einsum: a batched BLAS call (vmap, a shape) rounds
+                # differently from one matrix, and a key must give the same numbers
+                coef = (q * v[..., :, None]).sum(axis=-2)
+                v = v - (q * coef[..., None, :]).sum(axis=-1)
         qs.append(v / fnp.sqrt((v * v).sum(axis=-1, keepdims=True)))
     return _cast(fnp.stack(qs, axis=-1), dt)

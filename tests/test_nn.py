@@ -436,3 +436,31 @@ def test_integer_label_loss_of_a_fully_masked_row_is_zero():
     assert out[2] == 0 and np.all(out[[0, 1, 3]] == f(LOGITS, labels)[[0, 1, 3]])
     g = fg.grad(lambda l: fnp.sum(f(l, labels, where=m)))(LOGITS)
     assert np.all(np.isfinite(g)) and np.all(g[2] == 0)
+
+
+def test_gelu_tanh_grad_finite_for_large_float16():
+    # float16's x**3 overflows past |x| ~ 40: tanh's slope 0 times inf made the gradient NaN
+    x = np.array([-1e4, -50.0, 0.5, 50.0, 1e4], np.float16)
+    g = fg.grad(lambda z: fnp.sum(fg.nn.gelu(z)).astype(np.float32))(x)
+    assert g.dtype == np.float16
+    np.testing.assert_array_equal(g, np.array([0, 0, g[2], 1, 1], np.float16))
+    np.testing.assert_array_equal(fg.nn.gelu(x), fg.jit(fg.nn.gelu)(x))
+    np.testing.assert_array_equal(fg.nn.gelu(x)[[0, 4]], np.array([-0.0, 1e4], np.float16))
+
+
+def test_losses_keep_float32_with_integer_or_float64_labels():
+    logits = np.array([[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]], np.float32)
+    labels = np.array([2, 0])
+    onehot = fg.nn.one_hot(labels, 3)  # float64 by default
+    out = fg.nn.softmax_cross_entropy(logits, onehot)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(
+        out, fg.nn.softmax_cross_entropy_with_integer_labels(logits, labels), rtol=1e-6)
+    targets = np.array([[0, 1, 1], [1, 0, 0]])
+    for loss in (fg.nn.squared_error, fg.nn.mse, fg.nn.l2_loss, fg.nn.huber_loss):
+        y = loss(logits, targets)
+        assert y.dtype == np.float32, loss.__name__
+        np.testing.assert_allclose(y, loss(logits.astype(np.float64), targets), rtol=1e-6)
+    assert fg.nn.hinge_loss(logits, 2 * targets - 1).dtype == np.float32
+    assert fg.nn.squared_error(logits, targets.astype(bool)).dtype == np.float32
+    assert fg.jit(fg.nn.mse)(logits, targets).dtype == np.float32

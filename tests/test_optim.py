@@ -846,3 +846,49 @@ def test_one_sgd_step_of_a_linear_neuron():
     assert value == 9.0 and grads == {"w": -18.0, "b": -6.0}
     np.testing.assert_allclose([new["w"], new["b"]], [2.18, 1.06], rtol=1e-15)
     assert loss(new, 3.0, 10.0) < value
+
+
+def test_inject_hyperparams_keeps_state_dtype():
+    import ml_dtypes
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    # bfloat16 params: hyperparameters in bfloat16, not float64 (np.issubdtype misses it)
+    opt = fg.optim.inject_hyperparams(fg.optim.sgd)(learning_rate=0.5)
+    state = opt.init({"w": np.ones(2, bf16)})
+    assert state.hyperparams["learning_rate"].dtype == bf16
+    # float64 gradients of a float32 model: the hyperparameters stay float32 (the dtype
+    # init chose from the params), step after step
+    opt = fg.optim.inject_hyperparams(fg.optim.adam)(learning_rate=1e-2)
+    params = {"w": np.ones(3, np.float32)}
+    state = opt.init(params)
+    for _ in range(2):
+        updates, state = opt.update({"w": np.full(3, 0.5)}, state, params)
+    assert {v.dtype for v in state.hyperparams.values()} == {np.dtype(np.float32)}
+
+
+def test_radam_threshold_below_five_uses_the_true_rectification():
+    # rho_t lies in [threshold, 5) at step 6 for b2=0.999; the ratio was computed at rho=5
+    b1, b2, thr = 0.9, 0.999, 4.5
+    rho_inf = 2 / (1 - b2) - 1
+    t = next(n for n in range(1, 50)
+             if thr <= rho_inf - 2 * n * b2 ** n / (1 - b2 ** n) < 5)
+    opt = fg.optim.scale_by_radam(b1, b2, eps=0.0, threshold=thr)
+    g = np.array([1.0])
+    state = opt.init(g)
+    for _ in range(t):
+        u, state = opt.update(g, state)
+    rho = rho_inf - 2 * t * b2 ** t / (1 - b2 ** t)
+    r = math.sqrt((rho - 4) * (rho - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho))
+    np.testing.assert_allclose(u, [r], rtol=1e-12)  # m_hat = v_hat = 1 for constant g
+
+
+def test_trust_ratio_min_norm_as_optax():
+    # optax: each norm at least min_norm (safe_norm); the ratio is 1 only for a zero norm
+    t = fg.optim.scale_by_trust_ratio(min_norm=1.0)
+    u = np.array([2.0, 0.0])    # |u| = 2
+    p = np.array([0.3, 0.4])    # |p| = 0.5 -> counts as 1
+    np.testing.assert_allclose(t.update(u, (), p)[0], u * 1.0 / 2.0)
+    np.testing.assert_allclose(t.update(np.zeros(2), (), p)[0], np.zeros(2))
+    t0 = fg.optim.scale_by_trust_ratio()
+    np.testing.assert_array_equal(t0.update(u, (), np.zeros(2))[0], u)   # zero |p|: ratio 1
+    with np.errstate(all="raise"):  # no 0 / 0 in the unused branch
+        np.testing.assert_array_equal(t0.update(np.zeros(0), (), np.zeros(0))[0], np.zeros(0))

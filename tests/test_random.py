@@ -414,3 +414,63 @@ def test_permutation_of_each_slice_independently():
 
 def test_orthogonal_of_size_zero():
     assert fg.random.orthogonal(fg.random.key(0), 0, (2,)).shape == (2, 0, 0)
+
+
+def test_gamma_family_empty_shapes_and_invalid_shape_parameters():
+    k = fg.random.key(0)
+    # a 0-size output used to fail in the primitive's reshape
+    for shape in ((0,), (2, 0)):
+        assert fg.random.gamma(k, 2.0, shape).shape == shape
+        assert fg.random.beta(k, 2.0, 3.0, shape).shape == shape
+        assert fg.random.dirichlet(k, np.ones(3), shape).shape == shape + (3,)
+        assert fg.jit(lambda kk: fg.random.gamma(kk, 2.0, shape))(k).shape == shape
+    # a < 0 is NaN (as jax.random), not NumPy's "shape < 0", and not a silent 0 for beta
+    with np.errstate(all="ignore"):
+        g = fg.random.gamma(k, np.array([-1.0, 2.0, 0.0]))
+        assert np.isnan(g[0]) and g[1] > 0 and g[2] == 0
+        assert np.isnan(fg.jit(fg.random.gamma)(k, np.array([-1.0]))).all()
+        assert np.isnan(fg.random.beta(k, -1.0, 1.0, (2,))).all()
+        assert np.isnan(fg.random.dirichlet(k, np.array([-1.0, 1.0]))).all()
+
+
+def test_beta_dirichlet_honour_narrow_dtypes():
+    k = fg.random.key(1)
+    for dt in (np.float16, np.float32):
+        assert fg.random.beta(k, 2.0, 3.0, (3,), dt).dtype == dt
+        assert fg.random.dirichlet(k, np.ones(3), (2,), dt).dtype == dt
+
+
+def test_truncated_normal_empty_interval_is_nan():
+    k = fg.random.key(2)
+    assert np.isnan(fg.random.truncated_normal(k, 2.0, -1.0, (3,))).all()
+    x = fg.random.truncated_normal(k, np.array([2.0, -1.0]), np.array([-1.0, 2.0]))
+    assert np.isnan(x[0]) and -1 <= x[1] <= 2
+
+
+def test_shape_and_seed_argument_errors():
+    k = fg.random.key(0)
+    with pytest.raises(TypeError, match=r"normal: shape must be a tuple of non-negative"):
+        fg.random.normal(k, (2.5,))  # used to draw 2 silently
+    with pytest.raises(ValueError, match=r"uniform: shape must be .* got \(-1,\)"):
+        fg.random.uniform(k, (-1,))
+    with pytest.raises(TypeError, match=r"split: num must be"):
+        fg.random.split(k, 2.0)
+    with pytest.raises(TypeError, match=r"key: seed must be an integer scalar, got float"):
+        fg.random.key(1.5)
+    with pytest.raises(ValueError, match=r"categorical: shape \(4,\) must end with the batch"):
+        fg.random.categorical(k, np.zeros((2, 3)), shape=(4,))
+    assert fg.random.categorical(k, np.zeros((2, 3)), shape=(5, 2)).shape == (5, 2)
+    assert fg.random.normal(k, np.int64(3)).shape == (3,)
+
+
+def test_orthogonal_and_multivariate_normal_same_numbers_under_vmap_and_jit():
+    # batched einsum (BLAS) rounded vmap's draws differently from the eager ones
+    keys = fg.random.split(fg.random.key(3), 3)
+    a = np.random.RandomState(0).rand(6, 6)
+    cov = a @ a.T + 6 * np.eye(6)
+    for f in (lambda kk: fg.random.orthogonal(kk, 5, (3, 2)),
+              lambda kk: fg.random.orthogonal(kk, 4, (), np.float32),
+              lambda kk: fg.random.multivariate_normal(kk, np.zeros(6), cov, (4,))):
+        eager = np.stack([f(kk) for kk in keys])
+        np.testing.assert_array_equal(eager, fg.vmap(f)(keys))
+        np.testing.assert_array_equal(eager[0], fg.jit(f)(keys[0]))

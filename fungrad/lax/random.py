@@ -139,10 +139,17 @@ def _gamma_impl(keys, alpha):
     rejection sampling, so NumPy's Generator does it on the key's Philox stream."""
     nb = keys.ndim - 1
     alpha = np.asarray(alpha)
-    flat_alpha = alpha.reshape((-1,) + alpha.shape[nb:])
+    # (the key count, not -1: a reshape of a 0-size alpha cannot infer it)
+    flat_alpha = alpha.reshape((int(np.prod(keys.shape[:-1])),) + alpha.shape[nb:])
     out_dtype = alpha.dtype if alpha.dtype in (np.float32, np.float64) else np.float64
-    return _per_key(keys, alpha.shape[nb:], alpha.dtype, lambda k, i: np.random.Generator(
-        _philox(k, _GAMMA)).standard_gamma(flat_alpha[i].astype(out_dtype), dtype=out_dtype))
+
+    def draw(k, i):
+        a = flat_alpha[i].astype(out_dtype)
+        valid = a >= 0  # NaN for a < 0 or NaN (as jax.random), not NumPy's "shape < 0" error
+        g = np.random.Generator(_philox(k, _GAMMA)).standard_gamma(
+            np.where(valid, a, 0), dtype=out_dtype)
+        return np.where(valid, g, np.nan)
+    return _per_key(keys, alpha.shape[nb:], alpha.dtype, draw)
 
 
 

@@ -217,7 +217,10 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """
     x = inexact(x)
     if approximate:
-        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * (x * x * x))
+        # the cube of a clipped x: tanh is exactly +-1 past |x| = 10 in every float dtype,
+        # and float16's x**3 overflows past 40 (tanh's slope 0 times an infinite one is NaN)
+        c = fnp.clip(x, -10.0, 10.0)
+        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * (c * c * c))
         return x * (0.5 * (1.0 + fnp.tanh(inner)))
     return x * (0.5 * (1.0 + erf(x * (1.0 / math.sqrt(2.0)))))
 

@@ -20,7 +20,16 @@ __all__ = ["softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels",
 # eagerly returns a NumPy scalar, and fg.nn returns arrays.)
 def _error(predictions: ArrayLike, targets: Optional[ArrayLike]) -> Array:
     predictions = inexact(predictions)
-    return predictions if targets is None else predictions - targets
+    return predictions if targets is None else predictions - _like(targets, predictions)
+
+
+def _like(targets: ArrayLike, predictions: Array) -> Array:
+    """Integer or bool `targets` (labels, counts) in the predictions' float dtype, as JAX
+    promotes them: NumPy's rule would make a float32 model's loss float64."""
+    targets = fnp.asarray(targets)
+    if np.dtype(targets.dtype).kind in "biu":
+        return targets.astype(predictions.dtype)
+    return targets
 
 
 def softmax_cross_entropy(logits: ArrayLike, labels: ArrayLike, axis: Axis = -1,
@@ -33,6 +42,9 @@ def softmax_cross_entropy(logits: ArrayLike, labels: ArrayLike, axis: Axis = -1,
         array([0.69314718])
     """
     log_probs = log_softmax(logits, axis=axis, where=where)
+    # labels take the logits' dtype (as sigmoid_binary_cross_entropy): float64 one_hot
+    # labels would otherwise make a float32 model's loss float64
+    labels = fnp.asarray(labels).astype(log_probs.dtype)
     if where is not None:  # masked log-probabilities are -inf: 0 * -inf would be nan
         log_probs = fnp.where(where, log_probs, 0)
     return fnp.asarray(-masked_sum(labels * log_probs, axis, None))
@@ -134,7 +146,8 @@ def hinge_loss(predictor_outputs: ArrayLike, targets: ArrayLike) -> Array:
         >>> fg.nn.hinge_loss(np.array([0.5, 2.0]), np.array([1.0, 1.0]))
         array([0.5, 0. ])
     """
-    return fnp.maximum(0, 1.0 - inexact(predictor_outputs) * targets)
+    predictor_outputs = inexact(predictor_outputs)
+    return fnp.maximum(0, 1.0 - predictor_outputs * _like(targets, predictor_outputs))
 
 
 def kl_divergence(log_predictions: ArrayLike, targets: ArrayLike, axis: Axis = -1,

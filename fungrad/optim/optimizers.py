@@ -31,8 +31,8 @@ def sgd(learning_rate: ScalarOrSchedule, momentum: float | None = None,
 
 def noisy_sgd(learning_rate: ScalarOrSchedule, eta: float = 0.01, gamma: float = 0.55,
               seed: int = 0) -> GradientTransformation:
-    """SGD on gradients plus Gaussian noise of variance `eta / (1 + t)**gamma` (eager only:
-    the noise comes from a host NumPy generator).
+    """SGD on gradients plus Gaussian noise of variance `eta / (1 + t)**gamma`, drawn with
+    `fg.random` from `seed` (the same noise eagerly and under jit).
 
     Example:
         >>> import fungrad as fg, numpy as np

@@ -335,8 +335,9 @@ def scale_by_radam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
         t = fnp.asarray(count, dtype=fnp.float64)
         b2t = b2 ** t
         rho = rho_inf - 2 * t * b2t / (1 - b2t)
-        # the ratio only where it is defined; `where` below picks m_hat elsewhere
-        safe_rho = fnp.maximum(rho, 5.0)
+        # the ratio where it is used (rho >= threshold, as optax's cond), a defined one
+        # elsewhere: `where` below picks m_hat there
+        safe_rho = fnp.where(rho >= threshold, rho, 5.0)
         r = fnp.sqrt((safe_rho - 4) * (safe_rho - 2) * rho_inf
                      / ((rho_inf - 4) * (rho_inf - 2) * safe_rho))
         mu_hat, nu_hat = _debias(mu, b1, count), _debias(nu, b2, count)
@@ -489,8 +490,8 @@ def scale_by_factored_rms(factored: bool = True, decay_rate: float = 0.8, step_o
 
 def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
                          eps: float = 0.0) -> GradientTransformation:
-    """LARS/LAMB's per-leaf trust ratio: `u * trust_coefficient * |p| / (|u| + eps)`
-    (ratio 1 where `|p|` or `|u|` is `<= min_norm`).
+    """LARS/LAMB's per-leaf trust ratio: `u * trust_coefficient * |p| / (|u| + eps)`, each
+    norm at least `min_norm` (optax's safe_norm); ratio 1 where `|p|` or `|u|` is 0.
 
     Example:
         >>> import fungrad as fg, numpy as np
@@ -501,8 +502,12 @@ def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
     def one(u, p):
         p_norm = fnp.sqrt(fnp.sum(p * p))
         u_norm = fnp.sqrt(fnp.sum(u * u))
-        ratio = trust_coefficient * p_norm / (u_norm + eps)
-        zero_norm = fnp.logical_or(p_norm <= min_norm, u_norm <= min_norm)
+        # optax: norms below min_norm count as min_norm, and the ratio is 1 only where a
+        # norm is still 0 (never, for min_norm > 0); 1 / 1 there in the unused branch
+        p_norm = fnp.where(p_norm <= min_norm, min_norm, p_norm)
+        u_norm = fnp.where(u_norm <= min_norm, min_norm, u_norm)
+        zero_norm = fnp.logical_or(p_norm == 0, u_norm == 0)
+        ratio = trust_coefficient * p_norm / fnp.where(zero_norm, 1.0, u_norm + eps)
         safe = fnp.where(zero_norm, fnp.ones_like(ratio), ratio)
         return u * cast_like(safe, u)
 

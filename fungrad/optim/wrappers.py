@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..backend import array_module
+from ..core.dtypes import is_inexact
 from ..tree import tree_map, tree_leaves
 from .base import (GradientTransformation, cast_like, safe_increment, zeros_count,
                    zeros_like_tree, value_at)
@@ -167,7 +168,7 @@ class InjectHyperparamsState(NamedTuple):
 def _float_dtype(params) -> Any:
     for x in tree_leaves(params):
         dt = np.asarray(x).dtype if not hasattr(x, "dtype") else x.dtype
-        if np.issubdtype(dt, np.inexact):
+        if is_inexact(dt):  # (np.issubdtype misses ml_dtypes' bfloat16)
             return dt
     return np.float64
 
@@ -217,7 +218,9 @@ def inject_hyperparams(inner_factory: Callable[..., GradientTransformation],
                                           inner_factory(**static, **hps).init(params))
 
         def update(updates, state, params=None):
-            dt = _float_dtype(updates)
+            # the dtype init chose from the params: float64 gradients of a float32 model
+            # must not turn the state float64
+            dt = _float_dtype(state.hyperparams) if state.hyperparams else _float_dtype(updates)
             hps = {k: _hyperparam(v, dt)
                    for k, v in hyper_values(state.count, state.hyperparams).items()}
             new_updates, inner_state = inner_factory(**static, **hps).update(
