@@ -464,3 +464,26 @@ def test_losses_keep_float32_with_integer_or_float64_labels():
     assert fg.nn.hinge_loss(logits, 2 * targets - 1).dtype == np.float32
     assert fg.nn.squared_error(logits, targets.astype(bool)).dtype == np.float32
     assert fg.jit(fg.nn.mse)(logits, targets).dtype == np.float32
+
+
+def test_eager_bfloat16_keeps_its_dtype_as_under_jit():
+    # NumPy's operators promote a bfloat16 array with a Python float to float32 (ml_dtypes);
+    # fungrad's rule (under transforms) keeps bfloat16, and eager calls now agree
+    import ml_dtypes
+    b = np.array([[1.5, -2.0, 0.3], [0.1, 0.2, -0.7]], ml_dtypes.bfloat16)
+    labels = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], ml_dtypes.bfloat16)
+    two_args = {"softmax_cross_entropy", "sigmoid_binary_cross_entropy", "squared_error", "mse",
+                "huber_loss", "hinge_loss", "kl_divergence", "cosine_similarity",
+                "cosine_distance"}
+    for name in fg.nn.activations.__all__ + fg.nn.losses.__all__:
+        if name in ("one_hot", "softmax_cross_entropy_with_integer_labels"):
+            continue
+        f = getattr(fg.nn, name)
+        args = (b, labels) if name in two_args else (b[:, :2],) if name == "glu" else (b,)
+        eager, jitted = f(*args), fg.jit(f)(*args)
+        assert eager.dtype == jitted.dtype == ml_dtypes.bfloat16, name
+        np.testing.assert_allclose(eager.astype(np.float32), jitted.astype(np.float32),
+                                   rtol=2e-2, atol=2e-2, err_msg=name)
+    for f in (lambda x: fnp.multiply(x, 0.1), lambda x: fnp.where(x > 0, x, 0.0),
+              lambda x: fnp.clip(x, -1.0, 1.0), lambda x: fnp.maximum(x, 0.0)):
+        assert f(b).dtype == fg.jit(f)(b).dtype == ml_dtypes.bfloat16

@@ -56,3 +56,37 @@ def positive_or_one(s: Array) -> Array:
 def squeeze_axes(x: Array, axis: Axis) -> Array:
     """Drop the length-1 axes a `keepdims=True` reduction over `axis` left."""
     return fnp.squeeze(x) if axis is None else fnp.squeeze(x, axis=axis)
+
+
+def narrow_floats_computed_in_float32(module_globals: dict, names) -> None:
+    """Wrap the public functions `names` of a module so that, called eagerly on ml_dtypes
+    float arrays (bfloat16), they compute in float32 and round their float32 results back.
+
+    Their bodies use Python operators with Python scalars (`0.5 * x`); on a plain NumPy
+    bfloat16 array those are NumPy's, which promote to float32, while under a transform
+    fungrad's rule keeps bfloat16. Computing in float32 and rounding once gives the dtype a
+    traced call gives (and what XLA does for bfloat16 elementwise chains)."""
+    import functools
+
+    from ..core.trace import Tracer
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            narrow = None
+            for a in args:
+                if isinstance(a, Tracer):
+                    return fn(*args, **kwargs)
+                dt = getattr(a, "dtype", None)
+                if type(a) is np.ndarray and dt.kind == "V" and is_inexact(dt):
+                    narrow = dt
+            if narrow is None:
+                return fn(*args, **kwargs)
+            wide = [a.astype(np.float32) if type(a) is np.ndarray and a.dtype == narrow else a
+                    for a in args]
+            out = fn(*wide, **kwargs)
+            return out.astype(narrow) if getattr(out, "dtype", None) == np.float32 else out
+        return wrapper
+
+    for name in names:
+        module_globals[name] = wrap(module_globals[name])

@@ -14,8 +14,9 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..lax.elementwise import erf
-from ._util import (Array, ArrayLike, Axis, inexact, masked_mean, positive_or_one,
-                    shift_for_exp, squeeze_axes)
+from ._util import (Array, ArrayLike, Axis, inexact, masked_mean,
+                    narrow_floats_computed_in_float32, positive_or_one, shift_for_exp,
+                    squeeze_axes)
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "sigmoid",
            "log_sigmoid", "softplus", "silu", "swish", "hard_tanh", "hard_sigmoid",
@@ -322,7 +323,7 @@ def standardize(x: ArrayLike, axis: Axis = -1, mean: Optional[ArrayLike] = None,
     if variance is None:
         # the mean of squared deviations (= E[x^2] - E[x]^2 without its cancellation)
         variance = masked_mean(fnp.square(x - mean), axis, where, keepdims=True)
-    return (x - mean) / fnp.sqrt(variance + epsilon)
+    return (x - mean) / fnp.sqrt(fnp.add(variance, epsilon))  # (bfloat16 stays bfloat16)
 
 
 def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = np.float64,
@@ -339,3 +340,7 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = np.float64,
     hot = fnp.expand_dims(fnp.asarray(x), -1) == np.arange(num_classes)
     out = hot.astype(dtype)
     return out if axis == -1 else fnp.moveaxis(out, -1, axis)
+
+
+# eager bfloat16 inputs keep their dtype, as traced ones (see the helper)
+narrow_floats_computed_in_float32(globals(), [n for n in __all__ if n != "one_hot"])

@@ -8,7 +8,8 @@ from typing import Optional
 import numpy as np
 
 from .. import numpy as fnp
-from ._util import Array, ArrayLike, Axis, inexact, masked_mean, masked_sum
+from ._util import (Array, ArrayLike, Axis, inexact, masked_mean, masked_sum,
+                    narrow_floats_computed_in_float32)
 from .activations import log_sigmoid, log_softmax, logsumexp
 
 __all__ = ["softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels",
@@ -194,3 +195,7 @@ def cosine_distance(predictions: ArrayLike, targets: ArrayLike, epsilon: float =
     return fnp.asarray(1.0 - cosine_similarity(predictions, targets, epsilon, axis, where))
 
 
+
+
+# eager bfloat16 inputs keep their dtype, as traced ones (see the helper)
+narrow_floats_computed_in_float32(globals(), [n for n in __all__ if n != "one_hot"])

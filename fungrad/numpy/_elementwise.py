@@ -117,6 +117,19 @@ def _make_unary(name, np_fn, prim):
     return fn
 
 
+def _weak_meets_narrow(x, y) -> bool:
+    """A Python scalar with an ml_dtypes float array (bfloat16): NumPy computes that in
+    float32 (bfloat16 * 0.1 is float32), fungrad's rule keeps the array's dtype, as under
+    jit; such eager calls take the primitive's path (its impl rounds back)."""
+    if type(y) in _WEAK:
+        dt = getattr(x, "dtype", None)
+    elif type(x) in _WEAK:
+        dt = getattr(y, "dtype", None)
+    else:
+        return False
+    return dt is not None and dt.kind == "V"
+
+
 _COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 _LOGICAL = {"logical_and", "logical_or", "logical_xor"}
 
@@ -158,7 +171,7 @@ def _make_binary(name, np_fn, prim):
     cache = {}  # operand dtype -> computing dtype, for this function
 
     def fn(x, y):
-        if not (isinstance(x, Tracer) or isinstance(y, Tracer)):
+        if not (isinstance(x, Tracer) or isinstance(y, Tracer)) and not _weak_meets_narrow(x, y):
             try:  # (free unless it raises)
                 return np_fn(x, y)
             except ConcretizationError:  # NumPy met a list holding traced values
@@ -460,7 +473,7 @@ def where(condition, x=None, y=None):
     if x is None or y is None:
         raise TypeError("where: either both or neither of x and y must be given")
     condition, x, y = lift(condition), lift(x), lift(y)
-    if not is_traced(condition, x, y):
+    if not is_traced(condition, x, y) and not _weak_meets_narrow(x, y):
         try:
             return np.where(condition, x, y)
         except (TypeError, AttributeError):  # CuPy: NumPy arrays or a bool condition mixed in
@@ -493,7 +506,8 @@ def clip(a, a_min=None, a_max=None):
     if a_min is None and a_max is None:
         raise ValueError("clip: one of a_min and a_max must be given")
     a = lift(a)
-    if not is_traced(a, a_min, a_max):
+    if not is_traced(a, a_min, a_max) and not (_weak_meets_narrow(a, a_min)
+                                               or _weak_meets_narrow(a, a_max)):
         return np.clip(a, a_min, a_max)
     out = a
     if a_min is not None:
