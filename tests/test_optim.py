@@ -892,3 +892,21 @@ def test_trust_ratio_min_norm_as_optax():
     np.testing.assert_array_equal(t0.update(u, (), np.zeros(2))[0], u)   # zero |p|: ratio 1
     with np.errstate(all="raise"):  # no 0 / 0 in the unused branch
         np.testing.assert_array_equal(t0.update(np.zeros(0), (), np.zeros(0))[0], np.zeros(0))
+
+
+@pytest.mark.parametrize("name", ["sgd", "adam", "adamw", "rmsprop", "lion", "adagrad", "lamb",
+                                  "adafactor", "nadam", "radam", "adamax", "adadelta", "lars"])
+def test_eager_bfloat16_updates_and_state_keep_the_dtype_as_under_jit(name):
+    # the formulas' Python-scalar arithmetic on plain bfloat16 arrays is NumPy's (float32)
+    import ml_dtypes
+    p = {"w": np.ones(3, ml_dtypes.bfloat16)}
+    g = {"w": np.full(3, 0.5, ml_dtypes.bfloat16)}
+    opt = getattr(fg.optim, name)(1e-2)
+    state = opt.init(p)
+    u, new_state = opt.update(g, state, p)
+    uj, _ = fg.jit(opt.update)(g, state, p)
+    assert u["w"].dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(u["w"], uj["w"])
+    for leaf in fg.tree.tree_leaves(new_state):
+        if np.asarray(leaf).ndim:
+            assert leaf.dtype == ml_dtypes.bfloat16, (name, leaf.dtype)

@@ -10,6 +10,8 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..backend import array_module
+from ..core.dtypes import is_inexact
+from ..core.trace import Tracer
 from ..tree import tree_map, tree_leaves
 
 # A schedule maps a step count (an int32 0-d array, possibly traced) to a value.
@@ -22,9 +24,18 @@ OptState = Any
 _INT32_MAX = int(np.iinfo(np.int32).max)
 
 
-class GradientTransformation(NamedTuple):
+class _Transformation(NamedTuple):
+    init: Callable[[Params], OptState]
+    update: Callable[..., tuple]
+
+
+class GradientTransformation(_Transformation):
     """An optimizer (or one stage of one): `init(params) -> state`,
     `update(updates, state, params=None) -> (updates, new_state)`.
+
+    An eager update of ml_dtypes floats (bfloat16) runs through `fg.jit`: the formulas'
+    Python-scalar arithmetic on plain NumPy bfloat16 arrays is NumPy's, which promotes to
+    float32, while fungrad's rule under transforms keeps the parameters' dtype.
 
     Example:
         >>> import fungrad as fg, numpy as np
@@ -35,8 +46,39 @@ class GradientTransformation(NamedTuple):
         >>> fg.optim.apply_updates(params, updates)["w"]
         array([0.9, 0.9])
     """
-    init: Callable[[Params], OptState]
-    update: Callable[..., tuple]
+    __slots__ = ()
+
+    def __new__(cls, init: Callable[[Params], OptState], update: Callable[..., tuple]):
+        return super().__new__(cls, init, _narrow_floats_through_jit(update))
+
+
+def _narrow_floats_through_jit(update):
+    """`update`, except that an eager call on bfloat16 (ml_dtypes) leaves runs jitted."""
+    if getattr(update, "_narrow_through_jit", False):
+        return update
+    jitted = []
+
+    def wrapped(updates, state, params=None, **kwargs):
+        if kwargs or not _eager_narrow(updates, state, params):
+            return update(updates, state, params, **kwargs)
+        if not jitted:
+            from ..transforms.jit import jit
+            jitted.append(jit(update))
+        return jitted[0](updates, state, params)
+    wrapped._narrow_through_jit = True
+    wrapped.__doc__ = update.__doc__
+    return wrapped
+
+
+def _eager_narrow(*trees) -> bool:
+    """A concrete ml_dtypes float leaf (bfloat16) among `trees`, and no traced one."""
+    found = False
+    for x in tree_leaves(trees):
+        if isinstance(x, Tracer):
+            return False  # (traced: fungrad's rule applies already)
+        dt = getattr(x, "dtype", None)
+        found = found or (dt is not None and dt.kind == "V" and is_inexact(dt))
+    return found
 
 
 class EmptyState(NamedTuple):
