@@ -147,3 +147,13 @@ def test_matches_jax():
         return m.sum(m.abs(m.fft.rfft(a, n=9, norm="ortho")) ** 2 * m.arange(5.0))
     np.testing.assert_allclose(fg.grad(lambda a: power(a, fnp))(x),
                                jax.grad(lambda a: power(a, jnp))(x), rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float32])
+def test_transform_over_no_axes_keeps_the_input(dtype):
+    # NumPy's fftn / ifftn over no axes (axes=(), or a 0-d input) return `a` in its own dtype
+    x = np.ones((2, 3), dtype)
+    for f in (fnp.fft.fftn, fnp.fft.ifftn):
+        got = fg.jit(lambda a: f(a, axes=()))(x)
+        assert got.dtype == dtype and got.shape == (2, 3)
+        assert fg.jit(f)(x[0, 0]).dtype == dtype

@@ -21,7 +21,7 @@ ALLOWED = {
     "fungrad.nn": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax",
                    "fungrad.numpy", "fungrad.random"),
     "fungrad.random": ("fungrad.core", "fungrad.lax", "fungrad.numpy"),
-    "fungrad.optim": ("fungrad.numpy", "fungrad.random"),
+    "fungrad.optim": ("fungrad.core", "fungrad.transforms", "fungrad.numpy", "fungrad.random"),
     "fungrad.debug": ("fungrad.lax",),
     "fungrad.checkify": ("fungrad.core", "fungrad.transforms", "fungrad.lax"),
     "fungrad.scipy": ("fungrad.core", "fungrad.compiler", "fungrad.transforms", "fungrad.lax",

@@ -386,3 +386,94 @@ def test_gammainc_derivative_in_x_at_zero_for_a_equal_one():
     d = fg.grad(lambda x: fg.scipy.special.gammainc(1.0, x))
     assert d(0.0) == 1.0 and fg.grad(d)(0.0) == -1.0
     assert fg.grad(lambda x: fg.scipy.special.gammaincc(1.0, x))(0.0) == -1.0
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+
+
+def test_special_nan_and_inf_edges_match_scipy():
+    e = np.array([0.0, 1.0, -1.0, 0.5, np.inf, -np.inf, np.nan])
+    x, y = np.repeat(e, len(e)), np.tile(e, len(e))
+    with np.errstate(all="ignore"):
+        for name in ("xlogy", "xlog1py", "rel_entr", "kl_div"):   # 0 * log(inf) is 0; nan stays
+            _same(fg.jit(getattr(fsp, name))(x, y), getattr(sp, name)(x, y))
+        _same(fg.jit(fsp.entr)(e), sp.entr(e))                        # entr(nan) is nan
+
+
+@pytest.mark.parametrize("a", [np.array([np.nan, 1.0]), np.array([np.inf, 1.0]),
+                               np.array([-np.inf, -np.inf]), np.array([np.inf, np.inf])])
+def test_logsumexp_and_softmax_propagate_nan_as_scipy(a):
+    with np.errstate(all="ignore"):
+        _same(fg.jit(fsp.logsumexp)(a), sp.logsumexp(a))
+        for name in ("softmax", "log_softmax"):
+            _same(fg.jit(getattr(fsp, name))(a), getattr(sp, name)(a))
+
+
+def test_logsumexp_of_an_empty_slice_and_promoted_weights():
+    assert fg.jit(fsp.logsumexp)(np.zeros(0)) == -np.inf
+    _same(fg.jit(lambda a: fsp.logsumexp(a, axis=1))(np.zeros((2, 0))), [-np.inf, -np.inf])
+    a, b = np.array([1.0, 2.0, 3.0], np.float16), np.array(2)   # computes in float64, as SciPy
+    got = fg.jit(lambda a: fsp.logsumexp(a, b=b))(a)
+    assert got.dtype == np.float64 and got == pytest.approx(sp.logsumexp(a, b=b), rel=1e-12)
+    with pytest.raises(TypeError, match="complex"):
+        fsp.logsumexp(np.array([1j]))
+
+
+def test_distributions_give_nan_outside_the_parameter_domain():
+    x = np.array([-1.0, 0.0, 0.5, 2.0, np.nan])
+    with np.errstate(all="ignore"):
+        for f, g, args in [(fst.norm.logpdf, sst.norm.logpdf, (0.0, -1.0)),
+                           (fst.expon.cdf, sst.expon.cdf, (0.0, 0.0)),
+                           (fst.uniform.logpdf, sst.uniform.logpdf, (0.0, 1.0)),
+                           (fst.gamma.logpdf, sst.gamma.logpdf, (-1.0,)),
+                           (fst.gamma.logpdf, sst.gamma.logpdf, (1.0,)),
+                           (fst.beta.sf, sst.beta.sf, (2.0, 0.0)),
+                           (fst.t.logpdf, sst.t.logpdf, (np.nan,)),
+                           (fst.poisson.logpmf, sst.poisson.logpmf, (-1.0,)),
+                           (fst.bernoulli.cdf, sst.bernoulli.cdf, (1.5,)),
+                           (fst.binom.logpmf, sst.binom.logpmf, (3.0, 0.3))]:
+            _same(fg.jit(lambda x: f(x, *args))(x), g(x, *args))
+
+
+def test_distribution_edges_match_scipy():
+    q = np.array([-0.1, 0.0, 0.5, 1.0, 1.1])
+    with np.errstate(all="ignore"):
+        for name in ("ppf", "isf"):   # +-inf at q = 0, 1; nan outside
+            _same(fg.jit(getattr(fst.cauchy, name))(q), getattr(sst.cauchy, name)(q))
+        _same(fg.jit(fst.expon.ppf)(q), sst.expon.ppf(q))
+        _same(fg.jit(lambda q: fst.bernoulli.ppf(q, 0.0))(q), sst.bernoulli.ppf(q, 0.0))
+        x = np.array([-np.inf, 0.0, np.inf])    # not inf - inf
+        _same(fg.jit(fst.logistic.logpdf)(x), sst.logistic.logpdf(x))
+        _same(fg.jit(lambda x: fst.gamma.logpdf(x, 1.0))(x), sst.gamma.logpdf(x, 1.0))
+    x = np.array([[np.nan, 1.0], [np.inf, 0.0]])   # eager: no check_finite error
+    _same(fst.multivariate_normal.logpdf(x, np.zeros(2), np.eye(2)),
+          sst.multivariate_normal.logpdf(x, np.zeros(2), np.eye(2)))
+
+
+def test_correlate2d_valid_with_the_larger_second_input_is_not_conjugated():
+    a = np.array([[1 + 2j, 3 - 1j], [0.5j, 2.0]])
+    b = np.array([[1, 2j, 3], [4, 5, 6j], [1j, 1, 1]])
+    _same(fg.jit(lambda a: fsig.correlate2d(a, b, mode="valid"))(a),
+          ss.correlate2d(a, b, mode="valid"))
+
+
+def test_cumulative_trapezoid_initial_on_one_sample():
+    y = np.array([[3.0], [4.0]])
+    _same(fg.jit(lambda y: fint.cumulative_trapezoid(y, initial=0))(y),
+          si.cumulative_trapezoid(y, initial=0))
+    with pytest.raises(ValueError, match="at least one point"):
+        fint.cumulative_trapezoid(np.zeros(0))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int32])
+def test_linalg_small_integers_compute_in_float32_as_lapack(dtype):
+    import fungrad.scipy.linalg as fla
+    import scipy.linalg as sla
+    a, b = np.eye(2, dtype=dtype), np.ones(2, dtype)
+    assert fg.jit(lambda a: fla.solve_triangular(a, b))(a).dtype == \
+        sla.solve_triangular(a, b).dtype
+    assert fg.jit(lambda a: fla.lu_factor(a)[0])(a).dtype == sla.lu_factor(a)[0].dtype
+    assert fg.jit(fla.expm)(a).dtype == sla.expm(a).dtype

@@ -99,10 +99,12 @@ def _c2c(fname, a, s, axes, norm, inverse):
     """fft / ifft / fftn / ifftn / fft2 / ifft2 on a traced `a`."""
     norm = _norm(fname, norm)
     axes, lengths = _axes_and_lengths(fname, _shape_of(a), s, axes)
+    if not axes:  # (axes=() or a 0-d input: NumPy returns `a` itself, in its own dtype)
+        return a
     x = _cast(a, _numpy_dtype(np.fft.fft, _dtype_of(a)))
     for ax, n in zip(axes, lengths):
         x = _fit(x, ax, n)
-    return _bind_fft(x, "ifft" if inverse else "fft", axes, lengths, norm) if axes else x
+    return _bind_fft(x, "ifft" if inverse else "fft", axes, lengths, norm)
 
 
 def _r2c(fname, a, s, axes, norm):

@@ -71,7 +71,11 @@ def cumulative_trapezoid(y: ArrayLike, x: _Optional[ArrayLike] = None, dx: float
         raise ValueError(f"integrate.cumulative_trapezoid: initial must be None or 0 (SciPy "
                          f"1.12+), got {initial!r}; add a constant to the result instead")
     pieces, ax = _pieces("cumulative_trapezoid", y, x, dx, axis)
+    if fnp.shape(y)[ax] == 0:
+        raise ValueError(f"integrate.cumulative_trapezoid: at least one point is required along "
+                         f"axis {axis}; y has shape {fnp.shape(y)}")
     out = fnp.cumsum(pieces, axis=-1)
     if initial is not None:
-        out = fnp.concatenate([fnp.zeros_like(out[..., :1]), out], axis=-1)
+        # (zeros of out's shape with a length-1 last axis: out[..., :1] is empty for one sample)
+        out = fnp.concatenate([fnp.zeros(_shape_of(out)[:-1] + (1,), out.dtype), out], axis=-1)
     return fnp.moveaxis(out, -1, ax)

@@ -23,10 +23,12 @@ from ..numpy._elementwise import add as _add, exp as _exp, sqrt as _sqrt
 from ..numpy.linalg import _float_operand as _fnp_float_operand, _square as _fnp_square
 
 
-def _widen(a):
-    """SciPy computes float16 in float32 (and so fungrad, bfloat16 included)."""
+def _widen(a, lapack=True):
+    """SciPy computes float16 in float32 (and so fungrad, bfloat16 included); its LAPACK
+    wrappers (`lapack`) pick float32 for bool and 1- and 2-byte integers too."""
     dt = _dtype_of(a)
-    if dt.kind == "V" or (dt.kind == "f" and dt.itemsize < 4):
+    if dt.kind == "V" or (dt.kind == "f" and dt.itemsize < 4) or \
+            (lapack and dt.kind in "biu" and dt.itemsize <= 2):
         return _cast(a, np.dtype(np.float32))
     return a
 
@@ -35,8 +37,8 @@ def _float_operand(fname, a, min_ndim=2):
     return _fnp_float_operand(fname, _widen(a), min_ndim)
 
 
-def _square(fname, a):
-    return _fnp_square(fname, _widen(a))
+def _square(fname, a, lapack=True):
+    return _fnp_square(fname, _widen(a, lapack))
 
 
 def _sl(*arrays):
@@ -220,7 +222,7 @@ def expm(A):
         return _sl(A).expm(A)
     if _shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: exp, in the input's dtype
         return _exp(A)
-    return L.expm_p.bind(_square("expm", A))
+    return L.expm_p.bind(_square("expm", A, lapack=False))
 
 
 def sqrtm(A):
@@ -242,7 +244,7 @@ def sqrtm(A):
         return _sl().sqrtm(A)
     if _shape_of(A)[-2:] == (1, 1):  # SciPy's 1x1 case: sqrt, in the input's dtype
         return _sqrt(A)
-    return L.sqrtm_p.bind(_square("sqrtm", A))
+    return L.sqrtm_p.bind(_square("sqrtm", A, lapack=False))
 
 
 def block_diag(*arrs):

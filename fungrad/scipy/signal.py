@@ -95,8 +95,10 @@ def _conj(x):
 def _correlate(fname, in1, in2, mode, same_start, ndim=None):
     a, b = _operands(fname, in1, in2, ndim)
     if mode == "valid" and _swap_for_valid(fname, _shape_of(a), _shape_of(b)):
-        # correlate(b, a) is correlate(a, b) at negated lags, conjugated
-        return _conj(_flip_all(_correlate_nd(b, _conj(a), mode, same_start)))
+        # correlate(b, a) is correlate(a, b) at negated lags, conjugated; SciPy's correlate2d
+        # only flips it (sum_n b[n + k] conj(a[n]), reversed), so it is not conjugated
+        out = _flip_all(_correlate_nd(b, _conj(a), mode, same_start))
+        return out if ndim == 2 else _conj(out)
     return _correlate_nd(a, _conj(b), mode, same_start)
 
 

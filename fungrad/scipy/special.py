@@ -24,8 +24,8 @@ from .. import numpy as fnp
 from ..backend import asarray as _asarray
 from ..lax import special as S
 from ..lax.elementwise import erf_p
-from ..nn.activations import log_softmax as _log_softmax, logsumexp as _logsumexp, \
-    sigmoid as _sigmoid, softmax as _softmax
+from ..lax.misc import stop_gradient as _stop_gradient
+from ..nn.activations import sigmoid as _sigmoid
 from ..numpy._base import (broadcast_shapes as _broadcast_shapes,
                            broadcast_to_shape as _broadcast_to_shape, cast as _cast,
                            has_tracer as _has_tracer, is_weak as _is_weak, lift as _lift,
@@ -328,9 +328,11 @@ def logit(p: ArrayLike) -> Array:
 
 
 def _safe_where(x, ok, y, fallback):
-    # y where x != 0 or `ok`; elsewhere (x == 0 and y outside the log's domain) `fallback`,
-    # so x * log(y) there is 0 with a zero derivative in y, and nothing is 0 * inf
-    return fnp.where(fnp.logical_or(x != 0, ok), y, fallback)
+    # y where x != 0 or `ok`; elsewhere (x == 0 and y outside the log's finite domain, nan
+    # excepted: SciPy's 0 * log(nan) is nan) `fallback`, so x * log(y) there is 0 with a zero
+    # derivative in y, and nothing is 0 * inf
+    keep = fnp.logical_or(fnp.logical_or(x != 0, ok), fnp.isnan(y))
+    return fnp.where(keep, y, fallback)
 
 
 def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
@@ -344,7 +346,7 @@ def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
         array(0.5)
     """
     x, y = _inexact("special.xlogy", x, y)
-    return x * fnp.log(_safe_where(x, y > 0, y, 1.0))
+    return x * fnp.log(_safe_where(x, fnp.logical_and(y > 0, y < np.inf), y, 1.0))
 
 
 def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
@@ -355,7 +357,7 @@ def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
         array([0., 0.])
     """
     x, y = _inexact("special.xlog1py", x, y)
-    return x * fnp.log1p(_safe_where(x, y > -1, y, 0.0))
+    return x * fnp.log1p(_safe_where(x, fnp.logical_and(y > -1, y < np.inf), y, 0.0))
 
 
 def _positive_or_one(x):
@@ -374,7 +376,8 @@ def entr(x: ArrayLike) -> Array:
     """
     x, = _inexact("special.entr", x)
     inside = -x * fnp.log(_positive_or_one(x))
-    return fnp.where(x > 0, inside, fnp.where(x == 0, 0.0, -np.inf))
+    # (x < 0 is -inf; a nan x stays nan, as SciPy's)
+    return fnp.where(x > 0, inside, fnp.where(x == 0, 0.0, fnp.where(x < 0, -np.inf, x)))
 
 
 def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
@@ -388,7 +391,13 @@ def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
     both = fnp.logical_and(x > 0, y > 0)
     inside = x * (fnp.log(_positive_or_one(x)) - fnp.log(_positive_or_one(y)))
     zero = fnp.logical_and(x == 0, y >= 0)
-    return fnp.where(both, inside, fnp.where(zero, 0.0, np.inf))
+    return _nan_if_either(x, y, fnp.where(both, inside, fnp.where(zero, 0.0, np.inf)))
+
+
+def _nan_if_either(x, y, out):
+    # SciPy's rel_entr / kl_div are nan for a nan argument (the masks above read it as
+    # "otherwise": inf)
+    return fnp.where(fnp.logical_or(fnp.isnan(x), fnp.isnan(y)), np.nan, out)
 
 
 def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
@@ -402,7 +411,7 @@ def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
     both = fnp.logical_and(x > 0, y > 0)
     inside = x * (fnp.log(_positive_or_one(x)) - fnp.log(_positive_or_one(y))) - x + y
     zero = fnp.logical_and(x == 0, y >= 0)
-    return fnp.where(both, inside, fnp.where(zero, y, np.inf))
+    return _nan_if_either(x, y, fnp.where(both, inside, fnp.where(zero, y, np.inf)))
 
 
 def multigammaln(a: ArrayLike, d: int) -> Array:
@@ -425,12 +434,19 @@ def multigammaln(a: ArrayLike, d: int) -> Array:
     return out
 
 
+def _max_shift(a, axis, finite):
+    """max(a, axis) kept as length-1 axes, as a constant for the derivative (the shift
+    cancels); -inf for an empty slice; with `finite`, 0 where the max is not finite."""
+    m = fnp.max(a, axis=axis, keepdims=True, initial=-np.inf)
+    return _stop_gradient(fnp.where(fnp.isfinite(m), m, 0.0) if finite else m)
+
+
 def logsumexp(a: ArrayLike, axis: _Axis = None, b: _Optional[ArrayLike] = None,
               keepdims: bool = False,
               return_sign: bool = False) -> _Union[Array, _Tuple[Array, Array]]:
-    """`log(sum(b * exp(a), axis))`, stable for any size of `a` (SciPy's signature; the
-    same function as `fg.nn.logsumexp`). A negative sum gives nan unless `return_sign`,
-    which returns `(log|sum|, sign(sum))`.
+    """`log(sum(b * exp(a), axis))`, stable for any size of `a` (SciPy's signature and
+    values: nan where a slice holds nan, -inf for an empty one). A negative sum gives nan
+    unless `return_sign`, which returns `(log|sum|, sign(sum))`. Complex `a` is rejected.
 
     Example:
         >>> fg.scipy.special.logsumexp(np.array([1e4, 1e4]))   # 1e4 + log 2, no overflow
@@ -438,12 +454,35 @@ def logsumexp(a: ArrayLike, axis: _Axis = None, b: _Optional[ArrayLike] = None,
         >>> fg.grad(fg.scipy.special.logsumexp)(np.array([0.0, 0.0]))   # softmax
         array([0.5, 0.5])
     """
-    return _logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
+    # (written here, not with fg.nn.logsumexp, whose masks read a nan sum as an empty one)
+    # a and b promoted together first (SciPy's: a float16 `a` with float64 weights computes in
+    # float64, not exp in float16)
+    a, *b = _inexact("special.logsumexp", a, *([] if b is None else [b]))
+    a, b = fnp.asarray(a), b[0] if b else None
+    m = _max_shift(a, axis, finite=True)
+    e = fnp.exp(a - m)
+    if b is not None:
+        e = e * b
+    s = fnp.sum(e, axis=axis, keepdims=True)
+    sign = fnp.sign(s)
+    magnitude = fnp.abs(s)
+    # log of a safe operand where the sum is 0 (log's slope there is inf); nan stays nan
+    zero = magnitude == 0
+    out = fnp.where(zero, -np.inf, fnp.log(fnp.where(zero, 1.0, magnitude))) + m
+    if not return_sign and b is not None:
+        out = fnp.where(sign < 0, np.nan, out)
+    if not keepdims:
+        out, sign = _squeeze_axes(out, axis), _squeeze_axes(sign, axis)
+    return (out, sign) if return_sign else out
+
+
+def _squeeze_axes(x, axis):
+    return fnp.squeeze(x) if axis is None else fnp.squeeze(x, axis=axis)
 
 
 def softmax(x: ArrayLike, axis: _Axis = None) -> Array:
     """`exp(x) / sum(exp(x), axis)`, stable; SciPy's default axis=None normalizes over all
-    elements (fg.nn.softmax's is -1).
+    elements (fg.nn.softmax's is -1); SciPy's nan for a slice with nan, +inf or only -inf.
 
     Example:
         >>> fg.scipy.special.softmax(np.array([0.0, 0.0, 1e4]))
@@ -452,11 +491,14 @@ def softmax(x: ArrayLike, axis: _Axis = None) -> Array:
         array([[0.25, 0.25],
                [0.25, 0.25]])
     """
-    return _softmax(x, axis=axis)
+    x, = _inexact("special.softmax", x)
+    e = fnp.exp(x - _max_shift(fnp.asarray(x), axis, finite=False))
+    return e / fnp.sum(e, axis=axis, keepdims=True)
 
 
 def log_softmax(x: ArrayLike, axis: _Axis = None) -> Array:
-    """`x - logsumexp(x, axis)`, stable; SciPy's default axis=None.
+    """`x - logsumexp(x, axis)`, stable; SciPy's default axis=None (and its nan for a
+    slice with nan, or only -inf).
 
     Example:
         >>> fg.scipy.special.log_softmax(np.array([0.0, 0.0]))   # [-log 2, -log 2]
@@ -464,4 +506,6 @@ def log_softmax(x: ArrayLike, axis: _Axis = None) -> Array:
         >>> fg.grad(lambda x: fg.scipy.special.log_softmax(x)[0])(np.array([0.0, 0.0]))
         array([ 0.5, -0.5])
     """
-    return _log_softmax(x, axis=axis)
+    x, = _inexact("special.log_softmax", x)
+    shifted = x - _max_shift(fnp.asarray(x), axis, finite=True)
+    return shifted - fnp.log(fnp.sum(fnp.exp(shifted), axis=axis, keepdims=True))

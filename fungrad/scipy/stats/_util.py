@@ -1,6 +1,8 @@
 """Helpers of fungrad.scipy.stats' distributions: promotion, standardization, supports."""
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any
 
 import numpy as np
@@ -12,7 +14,8 @@ Array = Any                      # an np.ndarray, or a traced value under a tran
 ArrayLike = Any                  # anything fnp.asarray accepts
 
 __all__ = ["Array", "ArrayLike", "inexact", "standardize", "outside", "log_or_minus_inf",
-           "log_probability", "integer_support"]
+           "log_probability", "integer_support", "domain", "positive", "nonnegative",
+           "probability"]
 
 
 def standardize(fname, x, loc, scale):
@@ -43,3 +46,36 @@ def log_probability(p, complement):
 def integer_support(k, lo):
     """Where a discrete distribution's k (shifted by loc) is an integer >= lo."""
     return fnp.logical_and(k >= lo, k == fnp.floor(k))
+
+
+def positive(v):
+    return v > 0
+
+
+def nonnegative(v):
+    return v >= 0
+
+
+def probability(v):
+    return fnp.logical_and(v >= 0, v <= 1)
+
+
+def domain(**valid):
+    """Decorator: SciPy's nan where the first argument (x, k or q) is nan or a parameter
+    is outside its domain (`valid[name](value)` False: scale <= 0, a shape <= 0, p > 1,
+    nan); the formulas' support masks would read those as outside the support (-inf, 0)
+    or compute a value."""
+    def wrap(f):
+        sig = inspect.signature(f)
+
+        @functools.wraps(f)
+        def checked(*args, **kwargs):
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values = list(bound.arguments.values())
+            bad = fnp.isnan(fnp.asarray(values[0]))
+            for name, ok in valid.items():
+                bad = fnp.logical_or(bad, fnp.logical_not(ok(fnp.asarray(bound.arguments[name]))))
+            return fnp.where(bad, np.nan, f(*args, **kwargs))
+        return checked
+    return wrap

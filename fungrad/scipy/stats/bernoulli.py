@@ -13,10 +13,12 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special as fsp
 from ._util import Array, ArrayLike, inexact as _inexact
+from ._util import domain as _domain, probability as _probability
 
 __all__ = ["logpmf", "pmf", "cdf", "ppf"]
 
 
+@_domain(p=_probability)
 def logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """`xlogy(k, p) + xlog1py(1 - k, -p)` for k in {0, 1} (shifted by loc), -inf elsewhere.
 
@@ -45,6 +47,7 @@ def pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     return fnp.exp(logpmf(k, p, loc))
 
 
+@_domain(p=_probability)
 def cdf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """0 for k < 0, 1 - p for 0 <= k < 1, 1 for k >= 1.
 
@@ -57,6 +60,7 @@ def cdf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     return fnp.where(k < 0, 0.0, fnp.where(k < 1, 1.0 - p, 1.0))
 
 
+@_domain(p=_probability)
 def ppf(q: ArrayLike, p: ArrayLike) -> Array:
     """The smallest k in {0, 1} with cdf(k) >= q (nan outside 0 <= q <= 1); no derivative.
 
@@ -65,6 +69,6 @@ def ppf(q: ArrayLike, p: ArrayLike) -> Array:
         array([0., 0., 1.])
     """
     q, p = _inexact("stats.bernoulli.ppf", q, p)
-    k = fnp.where(q > 1.0 - p, 1.0, 0.0)
+    k = fnp.where(fnp.logical_or(q > 1.0 - p, q == 1), 1.0, 0.0)   # (SciPy: 1 at q == 1)
     bad = fnp.logical_or(fnp.logical_or(q < 0, q > 1), fnp.logical_or(p < 0, p > 1))
     return fnp.where(bad, np.nan, fnp.where(q == 0, -1.0, k))

@@ -14,6 +14,7 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special as fsp
 from ._util import Array, ArrayLike, inexact as _inexact, log_probability as _log_probability
+from ._util import domain as _domain, positive as _positive
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -23,6 +24,7 @@ def _standard(fname, x, a, b, loc, scale):
     return (x - loc) / scale, a, b, scale
 
 
+@_domain(a=_positive, b=_positive, scale=_positive)
 def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
            scale: ArrayLike = 1.0) -> Array:
     """`xlogy(a-1, y) + xlog1py(b-1, -y) - betaln(a, b) - log(scale)` on 0 <= y <= 1,
@@ -52,6 +54,7 @@ def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     return fnp.exp(logpdf(x, a, b, loc, scale))
 
 
+@_domain(a=_positive, b=_positive, scale=_positive)
 def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
         scale: ArrayLike = 1.0) -> Array:
     """`betainc(a, b, clip(y, 0, 1))`.
@@ -66,6 +69,7 @@ def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     return fsp.betainc(a, b, fnp.clip(y, 0.0, 1.0))
 
 
+@_domain(a=_positive, b=_positive, scale=_positive)
 def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
            scale: ArrayLike = 1.0) -> Array:
     """`log(cdf)` (-inf below the support).
@@ -77,6 +81,7 @@ def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     return _log_probability(cdf(x, a, b, loc, scale), sf(x, a, b, loc, scale))
 
 
+@_domain(a=_positive, b=_positive, scale=_positive)
 def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
        scale: ArrayLike = 1.0) -> Array:
     """`1 - cdf = betainc(b, a, 1 - y)`.
@@ -89,6 +94,7 @@ def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     return fsp.betainc(b, a, fnp.clip(1.0 - y, 0.0, 1.0))
 
 
+@_domain(a=_positive, b=_positive, scale=_positive)
 def logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
           scale: ArrayLike = 1.0) -> Array:
     """`log(sf)` (-inf above the support).

@@ -13,10 +13,13 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special as fsp
 from ._util import Array, ArrayLike, inexact as _inexact, integer_support as _integer_support
+from ._util import domain as _domain, nonnegative as _nonnegative, probability as _probability
 
 __all__ = ["logpmf", "pmf"]
 
 
+# (n is not required to be an integer, as SciPy does: binom is differentiable in n)
+@_domain(n=_nonnegative, p=_probability)
 def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """`log C(n, k) + xlogy(k, p) + xlog1py(n - k, -p)` for integers 0 <= k <= n (k shifted
     by loc), -inf elsewhere.

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ... import numpy as fnp
 from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
+from ._util import domain as _domain, positive as _positive
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 _LOG_PI = math.log(math.pi)
 
 
+@_domain(scale=_positive)
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-log(pi) - log(scale) - log1p(z^2)`, z = (x - loc) / scale.
 
@@ -40,6 +44,7 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fnp.exp(logpdf(x, loc, scale))
 
 
+@_domain(scale=_positive)
 def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`1/2 + arctan(z) / pi`.
 
@@ -53,6 +58,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return 0.5 + fnp.arctan(z) / math.pi
 
 
+@_domain(scale=_positive)
 def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log(cdf)`.
 
@@ -63,6 +69,7 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fnp.log(cdf(x, loc, scale))
 
 
+@_domain(scale=_positive)
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`1/2 - arctan(z) / pi`.
 
@@ -74,6 +81,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return 0.5 - fnp.arctan(z) / math.pi
 
 
+@_domain(scale=_positive)
 def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log(sf)`.
 
@@ -84,6 +92,7 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fnp.log(sf(x, loc, scale))
 
 
+@_domain(scale=_positive)
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc + scale * tan(pi (q - 1/2))`.
 
@@ -92,9 +101,10 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
         array([2., 3., 4.])
     """
     q, loc, scale = _inexact("stats.cauchy.ppf", q, loc, scale)
-    return loc + scale * fnp.tan(math.pi * (q - 0.5))
+    return loc + scale * _tan_pi(q - 0.5)
 
 
+@_domain(scale=_positive)
 def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc + scale * tan(pi (1/2 - q))`.
 
@@ -103,4 +113,12 @@ def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
         array([4., 3., 2.])
     """
     q, loc, scale = _inexact("stats.cauchy.isf", q, loc, scale)
-    return loc + scale * fnp.tan(math.pi * (0.5 - q))
+    return loc + scale * _tan_pi(0.5 - q)
+
+
+def _tan_pi(u):
+    """tan(pi u) for u in [-1/2, 1/2]: +-inf at the ends (tan(pi / 2) rounds to 1.6e16),
+    nan outside (q outside [0, 1])."""
+    t = fnp.tan(math.pi * u)
+    edge = fnp.where(u > 0, np.inf, -np.inf)
+    return fnp.where(fnp.abs(u) < 0.5, t, fnp.where(fnp.abs(u) == 0.5, edge, np.nan))

@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
+from ._util import domain as _domain, positive as _positive
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
@@ -25,6 +26,7 @@ def _y(fname, x, loc, scale):
     return fnp.where(inside, y, 0.0), inside, log_scale
 
 
+@_domain(scale=_positive)
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-y - log(scale)` for y = (x - loc) / scale >= 0, -inf below.
 
@@ -48,6 +50,7 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fnp.exp(logpdf(x, loc, scale))
 
 
+@_domain(scale=_positive)
 def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-expm1(-y)` (0 below the support).
 
@@ -61,6 +64,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return -fnp.expm1(-y)
 
 
+@_domain(scale=_positive)
 def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log(1 - exp(-y))`: `log(-expm1(-y))` for y <= log 2, `log1p(-exp(-y))` above (each
     accurate on its side); -inf at and below the support's edge.
@@ -77,6 +81,7 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fnp.where(pos, val, -np.inf)
 
 
+@_domain(scale=_positive)
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`exp(-y)` (1 below the support).
 
@@ -88,6 +93,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fnp.exp(-y)
 
 
+@_domain(scale=_positive)
 def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-y` (0 below the support).
 
@@ -99,6 +105,7 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return -y
 
 
+@_domain(scale=_positive)
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc - scale * log1p(-q)`.
 
@@ -109,4 +116,5 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
         array(2.)
     """
     q, loc, scale = _inexact("stats.expon.ppf", q, loc, scale)
-    return loc - scale * fnp.log1p(-q)
+    # (nan for q < 0, where log1p(-q) is finite)
+    return fnp.where(q >= 0, loc - scale * fnp.log1p(-q), np.nan)

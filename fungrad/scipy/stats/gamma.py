@@ -14,6 +14,7 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special as fsp
 from ._util import Array, ArrayLike, inexact as _inexact, log_probability as _log_probability
+from ._util import domain as _domain, positive as _positive
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -23,6 +24,7 @@ def _standard(fname, x, a, loc, scale):
     return (x - loc) / scale, a, scale
 
 
+@_domain(a=_positive, scale=_positive)
 def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`xlogy(a-1, y) - y - gammaln(a) - log(scale)` for y >= 0, -inf below
     (y = (x - loc) / scale).
@@ -50,6 +52,7 @@ def pdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0
     return fnp.exp(logpdf(x, a, loc, scale))
 
 
+@_domain(a=_positive, scale=_positive)
 def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`gammainc(a, max(y, 0))`.
 
@@ -63,6 +66,7 @@ def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0
     return fsp.gammainc(a, fnp.maximum(y, 0.0))
 
 
+@_domain(a=_positive, scale=_positive)
 def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log(cdf)` (-inf below the support).
 
@@ -73,6 +77,7 @@ def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 
     return _log_probability(cdf(x, a, loc, scale), sf(x, a, loc, scale))
 
 
+@_domain(a=_positive, scale=_positive)
 def sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`gammaincc(a, max(y, 0))`.
 
@@ -84,6 +89,7 @@ def sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0)
     return fsp.gammaincc(a, fnp.maximum(y, 0.0))
 
 
+@_domain(a=_positive, scale=_positive)
 def logsf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log(sf)`.
 

@@ -12,11 +12,13 @@ import math
 
 from ... import numpy as fnp
 from ._util import Array, ArrayLike, standardize as _standardize
+from ._util import domain as _domain, positive as _positive
 
 __all__ = ["logpdf", "pdf", "cdf"]
 _LOG2 = math.log(2.0)
 
 
+@_domain(scale=_positive)
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-|z| - log(2 scale)`, z = (x - loc) / scale.
 
@@ -40,6 +42,7 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fnp.exp(logpdf(x, loc, scale))
 
 
+@_domain(scale=_positive)
 def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`exp(z)/2` for z <= 0, `1 - exp(-z)/2` above.
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 from ... import numpy as fnp
 from .. import special as fsp
 from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
+from ._util import domain as _domain, positive as _positive
 
 __all__ = ["logpdf", "pdf", "cdf", "sf", "ppf", "isf"]
 
 
+@_domain(scale=_positive)
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-|z| - 2 log1p(exp(-|z|)) - log(scale)`, stable for any z = (x - loc) / scale.
 
@@ -25,9 +27,10 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
         array(-1.)
     """
     z, log_scale = _standardize("stats.logistic.logpdf", x, loc, scale)
-    # the density is even in z: -z - 2 log(1 + e^-z) written as -z - 2 logaddexp(0, -z)
-    # is exact and finite on both sides
-    return -z - 2.0 * fnp.logaddexp(0.0, -z) - log_scale
+    # the density is even in z: -|z| - 2 log1p(e^-|z|) is finite on both sides, and -inf
+    # at z = +-inf (-z - 2 logaddexp(0, -z) would be inf - inf there)
+    a = fnp.abs(z)
+    return -a - 2.0 * fnp.log1p(fnp.exp(-a)) - log_scale
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -40,6 +43,7 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fnp.exp(logpdf(x, loc, scale))
 
 
+@_domain(scale=_positive)
 def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`expit(z)`.
 
@@ -53,6 +57,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fsp.expit(z)
 
 
+@_domain(scale=_positive)
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`expit(-z)`.
 
@@ -64,6 +69,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fsp.expit(-z)
 
 
+@_domain(scale=_positive)
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc + scale * logit(q)`.
 
@@ -77,6 +83,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return loc + scale * fsp.logit(q)
 
 
+@_domain(scale=_positive)
 def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc - scale * logit(q)`.
 

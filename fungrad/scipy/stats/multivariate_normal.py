@@ -164,7 +164,8 @@ def _cholesky_logpdf(dev, cov):
     d = fnp.shape(cov)[0]
     chol = fnp.linalg.cholesky(cov)
     batch = fnp.shape(dev)[:-1]
-    z = _fsl.solve_triangular(chol, fnp.reshape(dev, (-1, d)).T, lower=True)
+    # (check_finite=False: a nan or inf point gives nan / -inf, as SciPy's, not an error)
+    z = _fsl.solve_triangular(chol, fnp.reshape(dev, (-1, d)).T, lower=True, check_finite=False)
     maha = fnp.reshape(fnp.sum(z * z, axis=0), batch)
     log_det = 2.0 * fnp.sum(fnp.log(fnp.diagonal(chol)))
     return -0.5 * (d * _LOG_2PI + log_det + maha)

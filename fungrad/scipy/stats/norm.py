@@ -13,11 +13,13 @@ import math
 from ... import numpy as fnp
 from .. import special as fsp
 from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
+from ._util import domain as _domain, positive as _positive
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
+@_domain(scale=_positive)
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Log density `-z^2/2 - log(scale) - log(2 pi)/2`, z = (x - loc) / scale.
 
@@ -43,6 +45,7 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fnp.exp(logpdf(x, loc, scale))
 
 
+@_domain(scale=_positive)
 def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Distribution function `ndtr(z)`.
 
@@ -56,6 +59,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fsp.ndtr(z)
 
 
+@_domain(scale=_positive)
 def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log_ndtr(z)`, accurate far in the left tail.
 
@@ -67,6 +71,7 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fsp.log_ndtr(z)
 
 
+@_domain(scale=_positive)
 def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Survival function `1 - cdf = ndtr(-z)`.
 
@@ -78,6 +83,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fsp.ndtr(-z)
 
 
+@_domain(scale=_positive)
 def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`log_ndtr(-z)`, accurate far in the right tail.
 
@@ -89,6 +95,7 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fsp.log_ndtr(-z)
 
 
+@_domain(scale=_positive)
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Quantile function `loc + scale * ndtri(q)`.
 
@@ -102,6 +109,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return loc + scale * fsp.ndtri(q)
 
 
+@_domain(scale=_positive)
 def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """Inverse survival function `loc - scale * ndtri(q)`.
 

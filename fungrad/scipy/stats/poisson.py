@@ -13,10 +13,12 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special as fsp
 from ._util import Array, ArrayLike, inexact as _inexact, integer_support as _integer_support
+from ._util import domain as _domain, nonnegative as _nonnegative
 
 __all__ = ["logpmf", "pmf", "cdf"]
 
 
+@_domain(mu=_nonnegative)
 def logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """`xlogy(k, mu) - gammaln(k + 1) - mu` for integers k >= 0 (k shifted by loc), -inf
     elsewhere.
@@ -44,6 +46,7 @@ def pmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     return fnp.exp(logpmf(k, mu, loc))
 
 
+@_domain(mu=_nonnegative)
 def cdf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0.0) -> Array:
     """`P(K <= k) = gammaincc(floor(k) + 1, mu)`, 0 for k < 0.
 

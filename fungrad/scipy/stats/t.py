@@ -13,10 +13,12 @@ import math
 from ... import numpy as fnp
 from .. import special as fsp
 from ._util import Array, ArrayLike, inexact as _inexact
+from ._util import domain as _domain, positive as _positive
 
 __all__ = ["logpdf", "pdf"]
 
 
+@_domain(df=_positive, scale=_positive)
 def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`gammaln((df+1)/2) - gammaln(df/2) - log(df pi)/2 - log(scale)
     - (df+1)/2 log1p(z^2 / df)`, z = (x - loc) / scale.

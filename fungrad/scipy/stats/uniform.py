@@ -12,10 +12,12 @@ import numpy as np
 
 from ... import numpy as fnp
 from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
+from ._util import domain as _domain, positive as _positive
 
 __all__ = ["logpdf", "pdf", "cdf", "ppf"]
 
 
+@_domain(scale=_positive)
 def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`-log(scale)` on [loc, loc + scale], -inf outside.
 
@@ -40,6 +42,7 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fnp.exp(logpdf(x, loc, scale))
 
 
+@_domain(scale=_positive)
 def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`clip((x - loc) / scale, 0, 1)`.
 
@@ -53,6 +56,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     return fnp.clip(y, 0.0, 1.0)
 
 
+@_domain(scale=_positive)
 def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
     """`loc + q * scale` for 0 <= q <= 1, nan outside.
 
