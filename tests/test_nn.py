@@ -487,3 +487,15 @@ def test_eager_bfloat16_keeps_its_dtype_as_under_jit():
     for f in (lambda x: fnp.multiply(x, 0.1), lambda x: fnp.where(x > 0, x, 0.0),
               lambda x: fnp.clip(x, -1.0, 1.0), lambda x: fnp.maximum(x, 0.0)):
         assert f(b).dtype == fg.jit(f)(b).dtype == ml_dtypes.bfloat16
+
+
+def test_a_nan_logit_makes_its_slice_nan_as_jax():
+    # the guard that keeps all-masked slices finite read a NaN sum as such: softmax of
+    # [nan, 1] was [nan, 2.718] and logsumexp -inf
+    x = np.array([[np.nan, 1.0], [1.0, 2.0]])
+    for f in (fg.nn.softmax, fg.nn.log_softmax, fg.jit(fg.nn.softmax)):
+        out = f(x)
+        assert np.isnan(out[0]).all() and np.isfinite(out[1]).all()
+    lse = fg.nn.logsumexp(x, axis=-1)
+    assert np.isnan(lse[0]) and np.isfinite(lse[1])
+    np.testing.assert_array_equal(fg.nn.softmax(np.array([-np.inf, -np.inf])), [0.0, 0.0])

@@ -299,7 +299,7 @@ def logsumexp(a: ArrayLike, axis: Axis = None, b: Optional[ArrayLike] = None,
     sign = fnp.sign(s)
     magnitude = s if b is None else fnp.abs(s)
     # log of a safe operand, -inf put back by where: log(0)'s slope would be inf
-    out = fnp.where(magnitude > 0, fnp.log(positive_or_one(magnitude)), -np.inf) + m
+    out = fnp.where(magnitude == 0, -np.inf, fnp.log(positive_or_one(magnitude))) + m
     if not return_sign:
         out = out if b is None else fnp.where(sign < 0, np.nan, out)
     if not keepdims:
