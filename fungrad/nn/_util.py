@@ -47,11 +47,11 @@ def shift_for_exp(x: Array, axis: Axis, where: Optional[ArrayLike]) -> Array:
 
 
 def positive_or_one(s: Array) -> Array:
-    """`s` where it is positive (or NaN, which must reach the result, as in JAX: a NaN
-    logit makes its whole slice NaN), else 1: a sum of exponentials is 0 only for an
+    """`s` (a sum of exponentials: >= 0, or NaN, which must reach the result, as in JAX: a
+    NaN logit makes its whole slice NaN) where it is not 0, else 1: the sum is 0 only for an
     all-masked slice, whose outputs are replaced anyway; this keeps log(s) and 1/s (and
     their derivatives, which are multiplied by a zero cotangent there) finite."""
-    return fnp.where(fnp.logical_or(s > 0, fnp.isnan(s)), s, 1)
+    return fnp.where(s == 0, 1, s)
 
 
 def squeeze_axes(x: Array, axis: Axis) -> Array:
