@@ -133,3 +133,45 @@ def test_one_array_functions_every_dtype(name):
             for axis in ((None, 0, -1) if name not in ("cumulative_sum", "cumulative_prod")
                          or a.ndim == 1 else (0, -1)):
                 check(lambda a: np_fn(a, axis=axis), lambda a: fn(a, axis=axis), a)
+
+
+# two-array functions over every dtype pair (same shapes; 1-D)
+TWO_ARRAYS = {
+    "concatenate": lambda m, a, b: m.concatenate([a, b]),
+    "stack": lambda m, a, b: m.stack([a, b]),
+    "hstack": lambda m, a, b: m.hstack([a, b]),
+    "vstack": lambda m, a, b: m.vstack([a, b]),
+    "column_stack": lambda m, a, b: m.column_stack([a, b]),
+    "append": lambda m, a, b: m.append(a, b),
+    "where": lambda m, a, b: m.where(a.astype(bool), a, b),
+    "outer": lambda m, a, b: m.outer(a, b),
+    "inner": lambda m, a, b: m.inner(a, b),
+    "dot": lambda m, a, b: m.dot(a, b),
+    "vdot": lambda m, a, b: m.vdot(a, b),
+    "matmul": lambda m, a, b: m.matmul(a.reshape(2, 4), b.reshape(4, 2)),
+    "kron": lambda m, a, b: m.kron(a[:3], b[:3]),
+    "cross": lambda m, a, b: m.cross(a[:3], b[:3]),
+    "convolve": lambda m, a, b: m.convolve(a, b[:3]),
+    "correlate": lambda m, a, b: m.correlate(a, b[:3], "full"),
+    "polyval": lambda m, a, b: m.polyval(a[:3], b),
+    "isclose": lambda m, a, b: m.isclose(a, b),
+    "trapezoid": lambda m, a, b: m.trapezoid(a, b),
+    "average": lambda m, a, b: m.average(a, weights=b),
+    "einsum": lambda m, a, b: m.einsum("i,i->", a, b),
+    "tensordot": lambda m, a, b: m.tensordot(a, b, 1),
+    "diff_prepend": lambda m, a, b: m.diff(a, prepend=b[:1]),
+    "copysign_where": lambda m, a, b: m.where(a > 0, m.copysign(a, b), b),
+    "select": lambda m, a, b: m.select([a > 1, b > 1], [a, b], 0),
+    "maximum_reduce": lambda m, a, b: m.max(m.maximum(a, b)),
+}
+SOME_DTYPES = [np.bool_, np.uint8, np.int8, np.int64, np.float16, np.float32, np.float64,
+               np.complex128]
+
+
+@pytest.mark.parametrize("name", sorted(TWO_ARRAYS))
+def test_two_array_functions_every_dtype_pair(name):
+    f = TWO_ARRAYS[name]
+    for dx in SOME_DTYPES:
+        for dy in SOME_DTYPES:
+            check(lambda a, b: f(np, a, b), lambda a, b: f(fg.numpy, a, b), values(dx),
+                  values(dy, reverse=True))

@@ -298,24 +298,25 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     if not is_traced(y, x, dx):
         return np.trapezoid(y, x, dx, axis)
     from ._base import single_axis
-    from ._elementwise import add, multiply
+    from ._elementwise import add, divide, multiply
     from ._reductions import sum as _sum
     from ..lax.indexing import slice_along
     y = _np(y)
     nd = len(shape_of(y))
     ax = single_axis("trapezoid", axis, nd)
     n = shape_of(y)[ax]
+    from ._statistics import diff  # (NumPy's: bool sample points differ by not_equal)
     if x is None:
         d = dx
     else:
         x = _np(x)
         if len(shape_of(x)) == 1:
-            d = x[1:] - x[:-1]
-            d = d.reshape((-1,) + (1,) * (nd - 1 - ax))
+            d = diff(x).reshape((-1,) + (1,) * (nd - 1 - ax))
         else:
-            d = slice_along(x, ax, 1, shape_of(x)[ax]) - slice_along(x, ax, 0, shape_of(x)[ax] - 1)
+            d = diff(x, axis=ax)
     avg = add(slice_along(y, ax, 1, n), slice_along(y, ax, 0, n - 1))
-    return _sum(multiply(d, avg), axis=ax) / 2.0
+    # (NumPy's order: the halves are taken before the sum)
+    return _sum(divide(multiply(d, avg), 2.0), axis=ax)
 
 
 # --------------------------------------------------------------------------- convolution

@@ -654,7 +654,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         scl = sum(w, axis=axis, dtype=dt, keepdims=keepdims)
         if not is_traced(scl) and np.any(scl == 0.0):
             raise ZeroDivisionError("average: Weights sum to zero, can't be normalized")
-        avg = divide(sum(multiply(a, w), axis=axis, dtype=dt, keepdims=keepdims), scl)
+        # (the products in the result dtype, as NumPy: uint8 * uint8 would wrap)
+        avg = divide(sum(multiply(cast(a, dt), cast(w, dt)), axis=axis, keepdims=keepdims), scl)
     if not returned:
         return avg
     return avg, broadcast_to(cast(scl, dtype_of(avg)), shape_of(avg))
