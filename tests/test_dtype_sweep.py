@@ -39,7 +39,7 @@ def run(f, *args):
         warnings.simplefilter("ignore")
         try:
             return f(*args), None
-        except (TypeError, ValueError, OverflowError, ZeroDivisionError, ArithmeticError) as e:
+        except (TypeError, ValueError, IndexError, OverflowError, ArithmeticError) as e:
             return None, e
 
 
@@ -175,3 +175,22 @@ def test_two_array_functions_every_dtype_pair(name):
         for dy in SOME_DTYPES:
             check(lambda a, b: f(np, a, b), lambda a, b: f(fg.numpy, a, b), values(dx),
                   values(dy, reverse=True))
+
+
+# NumPy indexing of a traced array: basic, advanced, boolean (concrete) and mixed indices
+INDICES = [0, -1, (1, 2), (-1, -6), slice(None, None, -1), slice(1, 5, 2), slice(-100, 100),
+           slice(5, 1), (Ellipsis, 0), (None, 1), (slice(None), None, 2), np.array([0, -1, 2]),
+           (np.array([0, 3]), np.array([1, -2])), (np.array([[0], [3]]), np.array([1, 2])),
+           (slice(None), np.array([0, 5, 5])), (np.array([1, 2]), slice(None), None),
+           np.array([True, False, True, False]), (np.array([True, False, True, False]), 1),
+           (1, np.array([0, 1])), (np.array([0, 1]), Ellipsis), np.array(2),
+           (np.int8(1), np.uint8(2)), np.array([], dtype=int),
+           (slice(None), np.array([[1, 2], [3, 4]])), [0, 2], [[0, 1], [2, 3]],
+           (Ellipsis, None), (), (0, 7), np.array([4])]
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float16, np.float64, np.complex64])
+def test_indexing_every_kind_of_index(dtype):
+    x = np.arange(24).reshape(4, 6).astype(dtype)
+    for idx in INDICES:
+        check(lambda a: a[idx], lambda a: fg.numpy.asarray(a)[idx], x)
