@@ -186,3 +186,13 @@ def test_python_branching_errors_name_cond_and_select_n():
         fg.jit(f)(X)
     with pytest.raises(ConcretizationError, match=r"fnp.where.*fg.lax.select_n.*fg.lax.cond"):
         fg.vmap(f)(np.stack([X, -X]))
+
+
+def test_python_scalar_branch_that_does_not_fit_the_other_dtype_raises():
+    # a weak 1.5 takes an f32 branch's dtype, but was silently truncated to an int branch's 1
+    assert fg.lax.cond(False, lambda: np.float32(1), lambda: 1.5).dtype == np.float32
+    for run in (lambda f: f(False), lambda f: fg.jit(f)(False)):
+        with pytest.raises(TypeError, match="the dtypes differ"):
+            run(lambda p: fg.lax.cond(p, lambda: np.int64(1), lambda: 1.5))
+    with pytest.raises(TypeError, match="the dtypes differ"):
+        fg.jit(lambda i: fg.lax.switch(i, [lambda: np.int64(1), lambda: 1.5]))(1)

@@ -631,3 +631,22 @@ def test_sum_of_broadcast_becomes_a_product():
     assert [e.prim.name for e in low.ir.graph.eqns] == ["mul"]
     np.testing.assert_allclose(fg.jit(lambda v: fnp.sum(fnp.broadcast_to(v, (5, 3)), axis=0))(
         X[0]), 5 * X[0], rtol=1e-15)
+
+
+def test_static_values_that_compare_equal_but_differ_in_type_do_not_share_a_trace():
+    # 1 == 1.0 == True, with one hash: the cache returned the int trace for 1.0 and True
+    f = fg.jit(lambda s: fnp.full(2, s), static_argnums=0)
+    assert [f(v).dtype for v in (1, 1.0, True)] == [np.int64, np.float64, np.bool_]
+    g = fg.jit(lambda s, a: a * s[0], static_argnums=0)
+    assert g((1.0,), np.ones(2, np.int32)).dtype == np.float64
+    assert g((1,), np.ones(2, np.int32)).dtype == np.int32
+    h = fg.jit(lambda a, s: a + s, static_argnames="s")
+    assert h(np.zeros(2, np.int8), s=1).dtype == np.int8
+    assert h(np.zeros(2, np.int8), s=1.0).dtype == np.float64
+
+
+def test_python_int_argument_too_large_for_int64_raises():
+    f = fg.jit(lambda a: a + 1)
+    assert f(2) == 3
+    with pytest.raises(OverflowError, match="too large for int64.*static_argnums"):
+        f(2**70)  # (it became an object array)

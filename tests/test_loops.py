@@ -362,3 +362,57 @@ def test_unroll_compiles_k_iterations_as_one_call():
     source = _make_loop(body, 10, False, 4).source
     # 8 iterations by the 4-times unrolled body, the last 2 by the body itself
     assert "range(0, 8, 4)" in source and "body_k(" in source and "range(8, 10)" in source
+
+
+def test_python_scalar_carry_promotes_as_nep50_never_truncates():
+    lax = fg.lax
+    # a body's Python scalar takes the carry's dtype only where it fits (1.5 was truncated
+    # to an int carry's 1, 2 to a bool carry's True)
+    for body, init in ((lambda c, x: (1.5, None), np.int64(0)),
+                       (lambda c, x: (2, None), np.bool_(False))):
+        with pytest.raises(TypeError, match="changes the dtype of carry"):
+            lax.scan(body, init, None, length=2)
+    with pytest.raises(TypeError, match="fori_loop: body_fun changes the dtype of init_val"):
+        lax.fori_loop(0, 2, lambda i, c: 1.5, np.int64(0))
+    assert lax.scan(lambda c, x: (1.5, None), np.float32(0), None, length=2)[0].dtype == np.float32
+    out = lax.while_loop(lambda c: c < 1, lambda c: 1.5, np.float32(0))
+    assert out == 1.5 and out.dtype == np.float32
+    # a Python-scalar init promotes with the body's dtype (JAX's weak types): an int init of
+    # a float body becomes float, a float init of an int body is an error, not truncated
+    assert lax.while_loop(lambda c: c < 3, lambda c: c + 1.5, 0) == 3.0
+    with pytest.raises(TypeError, match="changes the dtype of carry"):
+        lax.while_loop(lambda c: c < 3, lambda c: fnp.floor(c + 1).astype(np.int64), 0.5)
+    with pytest.raises(TypeError, match="changes the dtype of carry"):
+        lax.scan(lambda c, x: (fnp.floor(c).astype(np.int64), None), 1.5, None, length=2)
+
+
+def test_fori_loop_python_int_bound_is_weak_and_errors_name_fori_loop():
+    lax = fg.lax
+    # 0 does not widen an int32 bound (NEP 50): i is int32, so returning it keeps the carry
+    assert lax.fori_loop(0, np.int32(3), lambda i, c: i, np.int32(0)).dtype == np.int32
+    assert lax.fori_loop(np.int32(0), 3, lambda i, c: c + i, np.int32(0)).dtype == np.int32
+    # errors name fori_loop's body_fun and init_val (not scan's step and carry[1])
+    for run in (lambda f: f(3), lambda f: fg.jit(f)(3)):
+        with pytest.raises(TypeError, match=r"fori_loop: body_fun must return .* same pytree"):
+            run(lambda n: lax.fori_loop(0, n, lambda i, c: (c,), 1.0))
+        with pytest.raises(TypeError, match=r"fori_loop: body_fun changes the shape of "
+                                            r"init_val\['w'\]"):
+            run(lambda n: lax.fori_loop(0, n, lambda i, c: {"w": c["w"] * np.ones(2)},
+                                        {"w": np.float64(1)}))
+
+
+def test_loop_errors_name_their_arguments():
+    with pytest.raises(TypeError, match=r"scan: xs is a scalar"):
+        fg.lax.scan(lambda c, x: (c, x), 1.0, np.float64(2.0))
+    with pytest.raises(ValueError, match=r"map: xs is None") as e:
+        fg.lax.map(lambda x: 1.0, None)
+    assert "fg.lax.scan with length=" in str(e.value)
+
+
+def test_vmap_while_with_per_lane_predicate_over_an_empty_batch():
+    # the any-lane predicate reduced with max, which has no identity on 0 lanes
+    f = fg.vmap(lambda n: fg.lax.while_loop(lambda c: c < n, lambda c: c + 1, 0))
+    for g in (f, fg.jit(f)):
+        out = g(np.zeros(0, np.int64))
+        assert out.shape == (0,) and out.dtype == np.int64
+    np.testing.assert_array_equal(f(np.array([2, 0, 5])), [2, 0, 5])

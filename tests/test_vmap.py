@@ -229,3 +229,16 @@ def test_jacobian_chunk_size():
     x = rng.standard_normal(7)
     np.testing.assert_allclose(fg.jacfwd(f, chunk_size=3)(x), fg.jacfwd(f)(x), rtol=1e-14)
     np.testing.assert_allclose(fg.jacrev(f, chunk_size=2)(x), fg.jacrev(f)(x), rtol=1e-14)
+
+
+def test_jacobians_with_no_input_or_no_output_leaves():
+    # jacfwd of an empty input tree raised IndexError; jacrev of an empty / None output
+    # raised vmap's "pass axis_size=" (a vmap the user never called)
+    x = np.arange(3.0)
+    for jac in (fg.jacfwd, fg.jacrev):
+        assert jac(lambda t: x * 2)(()) == ()
+        assert jac(lambda a: ())(x) == ()
+        assert jac(lambda a: None)(x) is None
+        assert jac(lambda t, a: {"u": a * 2, "v": None}, argnums=(0,))((), x) == {
+            "u": ((),), "v": None}
+        assert jac(lambda t: (x, "aux"), has_aux=True)(()) == ((), "aux")

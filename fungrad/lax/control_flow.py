@@ -28,6 +28,7 @@ import numpy as np
 from ..backend import array_module, asarray
 from ..config import config
 from ..core.ad_util import ZERO
+from ..core import dtypes
 from ..core.check import check_graph
 from ..core.ir import (Eqn, Graph, HeldGraphs, Literal, ShapedArray, Var, aval_of,
                        held_graphs_have_effects)
@@ -132,7 +133,10 @@ def _join_outputs(names, graphs, trees, where):
         if len(strong) == 1:
             shape, dtype = next(iter(strong))
             for b, a in enumerate(atoms):
-                if _weak_output(a) and a.aval.shape == shape and a.aval.dtype != dtype:
+                # only where NEP 50 keeps the strong dtype: 1.5 against an int branch is an
+                # error, not a silent truncation to 1
+                if (_weak_output(a) and a.aval.shape == shape and a.aval.dtype != dtype
+                        and dtypes.result_type(dtype, a.value.item()) == dtype):
                     outs = list(out[b].outvars)
                     outs[j] = Literal(np.asarray(a.value, dtype), ShapedArray(shape, dtype))
                     out[b] = _with_inputs(out[b], out[b].invars, outs)

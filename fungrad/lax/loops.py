@@ -32,6 +32,7 @@ from ..backend import array_module, asarray
 from ..compiler.codegen import define_function
 from ..config import config
 from ..core.ad_util import ZERO, add_any
+from ..core import dtypes
 from ..core.check import check_graph
 from ..core.ir import (Eqn, Graph, HeldGraph, HeldGraphs, Literal, ShapedArray, Var,
                        aval_of, held_graphs_have_effects)
@@ -718,12 +719,12 @@ def _batch_while(graphs: WhileGraphs, b_q, b_b, b_h, axis_size) -> tuple:
         return WhileGraphs(cg, bb), b_h, False
     # a predicate per lane: loop while any lane runs; finished lanes keep their carry
     from .elementwise import convert_element_type, ne
-    from .reduce import reduce_max
+    from .reduce import reduce_sum
     from .slicing import select_n
 
-    def any_cond(*args):
+    def any_cond(*args):  # (a sum, not a max: a batch of 0 lanes runs no trip)
         pred = eval_graph(cg, args)[0]
-        return [ne(reduce_max(convert_element_type(pred, np.dtype(np.int32)), (0,)), 0)]
+        return [ne(reduce_sum(convert_element_type(pred, np.dtype(np.int32)), (0,)), 0)]
 
     def masked_body(*args):
         q, b, h = args[:nq], args[nq:nq + len(b_b)], args[nq + len(b_b):]
@@ -777,9 +778,9 @@ LOOP_PRIMITIVES = [scan_p, while_p]
 
 
 # ----------------------------------------------------------------------------- public functions
-def _leaf_paths(tree: Any) -> list:
-    """A readable path per leaf (`[0]['w']`), in flattening order; `leaf i` for leaves of
-    other containers."""
+def _leaf_paths(tree: Any, whole: str = "(the whole carry)") -> list:
+    """A readable path per leaf (`[0]['w']`), in flattening order, `whole` for a tree that is
+    one leaf; `leaf i` for leaves of other containers."""
     out: list = []
 
     def walk(x, path):
@@ -792,7 +793,7 @@ def _leaf_paths(tree: Any) -> list:
             for i, v in enumerate(x):
                 walk(v, f"{path}[{i}]")
         else:
-            out.append(path or "(the whole carry)")
+            out.append(path or whole)
     walk(tree, "")
     n = len(_tree.tree_leaves(tree))
     return out if len(out) == n else [f"leaf {i}" for i in range(n)]
@@ -805,12 +806,12 @@ def _as_leaf(x):
 
 
 def _scan_length(xs_leaves, xs, length) -> int:
-    paths = _leaf_paths(xs)
+    paths = _leaf_paths(xs, whole="")
     lengths = {}
     for p, x in zip(paths, xs_leaves):
         a = aval_of(x)
         if not a.shape:
-            raise TypeError(f"scan: xs{p if p.startswith('[') else ' ' + p} is a scalar "
+            raise TypeError(f"scan: xs{p if not p or p.startswith('[') else ' ' + p} is a scalar "
                             f"({a.str_short()}), but every leaf of xs is sliced along its "
                             "axis 0; give it a leading axis of the loop's length (or close "
                             "over it in f)")
@@ -838,24 +839,34 @@ def _carry_mismatch(f_name, init_tree, out_tree):
         "Return the carry in the same containers (e.g. a tuple of 2 arrays).")
 
 
-def _check_carry(where, paths, init_avals, out_avals, init_weak) -> list:
-    """Which init leaves to cast to the body's output dtype (a Python scalar init, as JAX
-    promotes weak-typed inputs), or TypeError naming the leaf that changes."""
+def _check_carry(where, paths, init_avals, out_avals, init_weak, name="carry") -> list:
+    """The dtypes to cast Python-scalar init leaves to (the NEP 50 promotion with the body's
+    output dtype, as JAX promotes weak-typed inputs: a float init of an int body stays float
+    and then fails here, never truncated), or TypeError naming the leaf that changes."""
     cast = []
     for p, a, o, w in zip(paths, init_avals, out_avals, init_weak):
         if a.shape == o.shape and a.dtype == o.dtype:
             continue
         if a.shape == o.shape and w:
-            cast.append(o.dtype)
+            cast.append(dtypes.result_type(o.dtype, _PY_ZERO[a.dtype.kind]))
             continue
         what = "shape" if a.shape != o.shape else "dtype"
         raise TypeError(
-            f"{where} changes the {what} of carry{p if p.startswith('[') else ' ' + p}"
+            f"{where} changes the {what} of {name}{p if not p or p.startswith('[') else ' ' + p}"
             f": it is {a.str_short()} in init but the body returns {o.str_short()}. The carry "
             "must keep its structure, shapes and dtypes across iterations: cast with "
             ".astype(...) or fix the initial value (e.g. init with the dtype the body "
             "computes in).")
     return cast
+
+
+_PY_ZERO = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}  # a Python scalar of a weak leaf's kind
+
+
+def _weak_fits(value, dtype) -> bool:
+    """A Python scalar that NEP 50 casts to `dtype` without changing its kind (1.5 does not
+    fit an int carry: an error, not a truncation)."""
+    return dtypes.result_type(dtype, value) == dtype
 
 
 def _trace_body(f, f_name, init_leaves, init_tree, x_avals, xs_tree, init_weak):
@@ -878,8 +889,8 @@ def _trace_body(f, f_name, init_leaves, init_tree, x_avals, xs_tree, init_weak):
             raise _carry_mismatch(f_name, init_tree, c_tree)
         trees.append(y_tree)
         # a Python scalar in the new carry takes its init leaf's dtype
-        c_leaves = [np.asarray(c, a.dtype) if type(c) in (int, float, bool, complex) else c
-                    for c, a in zip(c_leaves, c_avals)]
+        c_leaves = [np.asarray(c, a.dtype) if type(c) in (int, float, bool, complex)
+                    and _weak_fits(c, a.dtype) else c for c, a in zip(c_leaves, c_avals)]
         return c_leaves + [_as_leaf(y) for y in y_leaves]
     graph, lifted = _stage(fun, c_avals + x_avals)
     return graph, lifted, trees[0]
@@ -925,8 +936,8 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
                             [v.aval for v in graph.outvars[:nh]], init_weak)
         if not cast:
             break
-        dtypes = iter(cast)
-        init_leaves = [np.asarray(x, next(dtypes)) if w and aval_of(x).dtype != o.aval.dtype
+        to = iter(cast)
+        init_leaves = [np.asarray(x, next(to)) if w and aval_of(x).dtype != o.aval.dtype
                        else x for x, w, o in zip(init_leaves, init_weak, graph.outvars[:nh])]
         init_weak = [False] * nh
     n_in = nh + len(x_avals)
@@ -954,7 +965,10 @@ def fori_loop(lower, upper, body_fun: Callable, init_val: Any, unroll: int | Non
         if a.dtype.kind not in "iu" or a.shape != ():
             raise TypeError(f"fori_loop: {name} must be an integer scalar, got "
                             f"{a.str_short()}")
-    dtype = np.result_type(aval_of(lower).dtype, aval_of(upper).dtype)
+    # a Python int bound is weak (NEP 50): fori_loop(0, np.int32(n), ...) counts in int32
+    dtype = dtypes.result_type(*(b if type(b) is int else aval_of(b).dtype
+                                 for b in (lower, upper)))
+    body_fun = _fori_body(body_fun, init_val)
     if isinstance(lower, Tracer) or isinstance(upper, Tracer):
         return _fori_while(lower, upper, body_fun, init_val, dtype)
     lo, hi = int(lower), int(upper)
@@ -965,6 +979,29 @@ def fori_loop(lower, upper, body_fun: Callable, init_val: Any, unroll: int | Non
     (_, val), _ = scan(step, (np.asarray(lo, dtype), init_val), None, length=max(hi - lo, 0),
                        unroll=1 if unroll is None else unroll)
     return val
+
+
+def _fori_body(body_fun, init_val):
+    """`body_fun` with fori_loop's own errors: the loop below carries (i, val), and its
+    errors would name scan's `step` and `carry[1]`."""
+    paths = _leaf_paths(init_val, whole="")
+
+    def body(i, val):
+        new = body_fun(i, val)
+        in_leaves, in_tree = _tree.tree_flatten(val)
+        out_leaves, out_tree = _tree.tree_flatten(new)
+        if out_tree != in_tree:
+            raise TypeError(f"fori_loop: body_fun must return a value with the same pytree "
+                            f"structure as init_val, but init_val is {in_tree} and body_fun "
+                            f"returns {out_tree}. Return the same containers.")
+        ins = [aval_of(x) for x in in_leaves]
+        outs = [aval_of(np.asarray(x, a.dtype) if type(x) in (int, float, bool, complex)
+                        and _weak_fits(x, a.dtype) else _as_leaf(x))
+                for x, a in zip(out_leaves, ins)]
+        _check_carry("fori_loop: body_fun", paths, ins, outs, [a.weak_type for a in ins],
+                     name="init_val")
+        return new
+    return body
 
 
 def _fori_while(lower, upper, body_fun, init_val, dtype):
@@ -988,6 +1025,10 @@ def map(f: Callable, xs: Any, batch_size: int | None = None):
         >>> fg.lax.map(lambda x: x @ x, np.ones((3, 4)))
         array([4., 4., 4.])
     """
+    if not _tree.tree_leaves(xs):  # (scan's error would name its length=, which map lacks)
+        raise ValueError("map: xs is None (or has no leaves), so the number of iterations is "
+                         "unknown: pass arrays with a leading axis, or use fg.lax.scan with "
+                         "length=")
     if batch_size is None:
         return scan(lambda c, x: (c, f(x)), None, xs)[1]
     from ..transforms.batching import vmap
@@ -1026,14 +1067,18 @@ def _checkpoint_param(checkpoint) -> int:
                     f"{checkpoint!r}")
 
 
-def _trace_fn(fn, where, in_tree, avals):
-    """(graph of fn's flat outputs, lifted values, output tree)."""
+def _trace_fn(fn, where, in_tree, avals, carry=False):
+    """(graph of fn's flat outputs, lifted values, output tree). With `carry`, a Python scalar
+    output takes its input leaf's dtype where it fits (as in scan's body)."""
     trees = []
 
     def fun(*tracers):
         out = fn(_tree.tree_unflatten(in_tree, list(tracers)))
         leaves, tree = _tree.tree_flatten(out)
         trees.append(tree)
+        if carry and tree == in_tree:
+            leaves = [np.asarray(x, a.dtype) if type(x) in (int, float, bool, complex)
+                      and _weak_fits(x, a.dtype) else x for x, a in zip(leaves, avals)]
         return [_as_leaf(x) for x in leaves]
     graph, lifted = _stage(fun, avals)
     return graph, lifted, trees[0]
@@ -1077,7 +1122,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any, *,
     paths = _leaf_paths(init_val)
     for _ in range(2):  # again after casting a Python-scalar init to the body's dtype
         avals = [ShapedArray(aval_of(x).shape, aval_of(x).dtype, w) for x, w in zip(leaves, weak)]
-        body, b_lifted, out_tree = _trace_fn(body_fun, "body_fun", in_tree, avals)
+        body, b_lifted, out_tree = _trace_fn(body_fun, "body_fun", in_tree, avals, carry=True)
         if out_tree != in_tree:
             raise TypeError(f"while_loop: body_fun must return a value with the same pytree "
                             f"structure as init_val, but init_val is {in_tree} and body_fun "
@@ -1086,7 +1131,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any, *,
                             [v.aval for v in body.outvars], weak)
         if not cast:
             break
-        leaves = [np.asarray(x, o.aval.dtype) if w else x
+        to = iter(cast)
+        leaves = [np.asarray(x, next(to)) if w and aval_of(x).dtype != o.aval.dtype else x
                   for x, w, o in zip(leaves, weak, body.outvars)]
         weak = [False] * len(leaves)
     avals = [ShapedArray(aval_of(x).shape, aval_of(x).dtype, w) for x, w in zip(leaves, weak)]

@@ -110,7 +110,11 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             state["out_tree"] = out_tree
             return t_out
         basis = _basis(avals)
-        if chunk_size is None:
+        if not leaves:  # nothing to push: each output's block is the empty input tree
+            out = g_flat([])[0]
+            state["out_tree"] = _tree.tree_structure(out)
+            t_out = [np.zeros(aval_of(o).shape + (0,)) for o in _tree.tree_leaves(out)]
+        elif chunk_size is None:
             t_out = _push_basis(push, basis)
         else:
             t_out = vmap(push, out_axes=-1, chunk_size=chunk_size)(*basis)
@@ -174,8 +178,9 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         for a in o_avals:
             check_output_kind("jacrev", _fun_name(f), a, holomorphic)
         basis = _basis(o_avals)
+        # (no output leaves: no rows, and nothing for vmap to map)
         cts = vmap(lambda *c: f_vjp(_tree.tree_unflatten(out_tree, c)),
-                   chunk_size=chunk_size)(*basis)
+                   chunk_size=chunk_size)(*basis) if out_leaves else []
         # cts[i]: (M,) + Si for each input leaf; row block of output o is So
         blocks = [[] for _ in out_leaves]
         start = 0

@@ -331,6 +331,9 @@ def _leaf_sig(x):
         return (a.shape, a.dtype), True
     t = type(x)
     if t in (float, int, bool, complex):
+        if t is int and not -2**63 <= x < 2**63:  # (NumPy would make it an object array)
+            raise OverflowError(f"jit: the Python int argument {x} is too large for int64; "
+                                "pass it as a float, or make it static (static_argnums)")
         return t, False
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         if t.__module__.startswith("cupy"):
@@ -488,11 +491,13 @@ class Jitted:
         static_pos = self._static_positions(nargs)
         static = []
         for i in sorted(static_pos):
-            static.append(("arg", i, _hashable(self.__name__, f"argument {i}", args[i])))
+            v = _hashable(self.__name__, f"argument {i}", args[i])
+            static.append(("arg", i, v, _static_types(v)))
         dyn_kwargs = {}
         for k in sorted(kwargs):
             if k in self._static_argnames:
-                static.append(("kw", k, _hashable(self.__name__, f"argument {k!r}", kwargs[k])))
+                v = _hashable(self.__name__, f"argument {k!r}", kwargs[k])
+                static.append(("kw", k, v, _static_types(v)))
             else:
                 dyn_kwargs[k] = kwargs[k]
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
@@ -714,6 +719,14 @@ def _hashable(fname, what, value):
     return value
 
 
+def _static_types(value):
+    """The types in a static value, for the cache key: 1, 1.0 and True are equal and hash
+    alike, but trace to different dtypes (fnp.full(2, s) is int, float or bool)."""
+    if isinstance(value, tuple):
+        return type(value), tuple(_static_types(v) for v in value)
+    return type(value)
+
+
 def _what_changed(old, new, args, static_pos) -> str:
     (otree, osig, ostatic, ochecks), (ntree, nsig, nstatic, nchecks) = old, new
     if ochecks != nchecks:
@@ -721,7 +734,8 @@ def _what_changed(old, new, args, static_pos) -> str:
     if otree != ntree:
         return f"the argument structure changed from {otree} to {ntree}"
     if ostatic != nstatic:
-        return f"static arguments changed from {ostatic} to {nstatic}"
+        return (f"static arguments changed from {[s[:3] for s in ostatic]} to "
+                f"{[s[:3] for s in nstatic]}")
     leaf = next((i for i, (a, b) in enumerate(zip(osig, nsig)) if a != b), None)
     if leaf is None:
         return "the signature changed"
