@@ -478,3 +478,63 @@ def test_dft_path_float32_accuracy_and_gradients(monkeypatch):
     im2col = fg.jit(fg.grad(loss, argnums=(0, 1)))(x, w)
     for g, h in zip(grads, im2col):
         np.testing.assert_allclose(g, h, rtol=1e-4, atol=1e-4 * np.abs(h).max())
+
+
+# ------------------------------------------------------------------ fuzzing regressions
+def test_negative_padding_crossing_the_other_end():
+    """XLA pads both ends at once: a crop larger than the input eats the other end's
+    padding (n=2, pads (-3, 5): 4 zeros; n=5, pads (3, -6): 2 positions), so the impl's
+    shape matches the aval's and the values the definition's."""
+    rng = np.random.default_rng(11)
+    for n, pads in [(2, (-3, 5)), (5, (3, -6)), (3, (-5, 4)), (0, (3, -1))]:
+        x, w = rng.normal(size=(2, 1, n)), rng.normal(size=(2, 1, 1))
+        got = conv_general_dilated(x, w, (1,), [pads])
+        assert got.shape == (2, 2, max(n + sum(pads), 0))
+        xp = np.pad(x, ((0, 0), (0, 0), (max(pads[0], 0), max(pads[1], 0))))
+        xp = xp[:, :, max(-pads[0], 0):xp.shape[2] - max(-pads[1], 0)]
+        np.testing.assert_allclose(got, np.einsum("ncs,oc->nos", xp, w[:, :, 0]))
+        jitted = fg.jit(lambda a, b: conv_general_dilated(a, b, (1,), [pads]))(x, w)
+        np.testing.assert_allclose(jitted, got)
+
+
+def test_empty_input_with_padding_gives_zeros():
+    """A 0-length spatial input padded to a positive length (and lhs-dilated) reads only
+    padding: zeros of the aval's shape, not a broadcast error."""
+    x, w = np.ones((2, 2, 0)), np.ones((1, 2, 2))
+    got = conv_general_dilated(x, w, (1,), [(2, 3)], lhs_dilation=(2,), rhs_dilation=(2,))
+    assert got.shape == (2, 1, 3) and not got.any()
+    g = fg.grad(lambda w: fnp.sum(conv_general_dilated(x, w, (1,), [(2, 3)])))(w)
+    assert g.shape == w.shape and not g.any()
+
+
+def test_reduce_window_same_padding_ignores_base_dilation():
+    """JAX computes a string padding from the operand's own shape (not base-dilated):
+    n=4, window 3, stride 2, base dilation 2 -> pads (0, 1), outputs [3, 5, 7]."""
+    x = np.arange(1.0, 5.0)
+    got = fg.lax.reduce_window(x, 0.0, "add", (3,), (2,), "SAME", (2,))
+    np.testing.assert_array_equal(got, [3.0, 5.0, 7.0])
+
+
+def test_reduce_window_with_infinities_is_not_nan():
+    """The windows are gathered by slicing, not by a product with a one-hot kernel (whose
+    inf * 0 made every window holding an infinity nan)."""
+    x = np.full((1, 2, 2, 1), -np.inf)
+    for pad in ("SAME", "VALID"):
+        got = fg.lax.reduce_window(x, -np.inf, "max", (1, 2, 2, 1), (1, 1, 1, 1), pad)
+        assert np.all(got == -np.inf)
+    x = np.zeros((3, 3))
+    x[1, 1] = np.inf
+    x[0, 0] = -np.inf
+    mx = fg.lax.reduce_window(x, -np.inf, "max", (2, 2), (1, 1), "VALID")
+    np.testing.assert_array_equal(mx, [[np.inf] * 2] * 2)
+    mn = fg.lax.reduce_window(x, np.inf, "min", (2, 2), (1, 1), "VALID")
+    np.testing.assert_array_equal(mn, [[-np.inf, 0.0], [0.0, 0.0]])
+    sm = fg.jit(lambda a: fg.lax.reduce_window(a, 0.0, "add", (2, 2), (1, 1), "VALID"))(
+        np.where(np.isinf(x) & (x < 0), 0.0, x))
+    np.testing.assert_array_equal(sm, [[np.inf] * 2] * 2)
+    # finite parts of the gradient are unaffected by an infinity elsewhere
+    y = np.arange(9.0).reshape(3, 3)
+    y[0, 0] = -np.inf
+    g = fg.grad(lambda a: fnp.sum(fg.lax.reduce_window(a, -np.inf, "max", (2, 2), (1, 1),
+                                                       "VALID")))(y)
+    np.testing.assert_array_equal(g, [[0, 0, 0], [0, 1, 1], [0, 1, 1]])

@@ -89,3 +89,16 @@ def test_stax_cnn_training_step_with_adam_on_cupy_matches_numpy():
         assert isinstance(a, cp.ndarray)
         np.testing.assert_allclose(cp.asnumpy(a), b, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(float(v_cp), float(v_np), rtol=1e-9)
+
+
+def test_avg_pool_with_padding_on_cupy_matches_numpy():
+    # the divisor of windows that hold padding is a constant made with NumPy: it has to
+    # move to the input's device (CuPy refuses NumPy operands)
+    import cupy as cp
+    import fungrad as fg
+    _, apply = fg.nn.AvgPool((3, 3), strides=(2, 2), padding="SAME")
+    x = np.arange(50, dtype=np.float32).reshape(2, 5, 5, 1)
+    for f in (apply, fg.jit(apply)):
+        y = f((), cp.asarray(x))
+        assert isinstance(y, cp.ndarray)
+        np.testing.assert_allclose(cp.asnumpy(y), apply((), x), rtol=1e-6)

@@ -587,3 +587,35 @@ def test_conv_rejects_malformed_dimension_numbers():
     for dn in [("NHWC", "HWIO"), ("NHWC", "HWOX", "NHWC"), ("NHWC", "HWIO", "NDWC"), "NHWC"]:
         with pytest.raises(ValueError, match="GeneralConv: dimension_numbers .* three layout"):
             nn.GeneralConv(dn, 2, (3, 3))
+
+
+# ------------------------------------------------------------------ fuzzing regressions
+def test_maxpool_of_infinite_inputs_is_not_nan():
+    """Overlapping / padded pooling windows used to be gathered by a one-hot product,
+    whose inf * 0 made a masked (-inf) input's windows nan."""
+    x = np.zeros((1, 4, 4, 1))
+    x[0, :2, :2, 0] = -np.inf
+    y = fg.nn.MaxPool((3, 3), strides=(1, 1), padding="SAME")[1]((), x)
+    assert not np.isnan(y).any()
+    assert y[0, 0, 0, 0] == -np.inf and y[0, 3, 3, 0] == 0.0
+    y = fg.nn.SumPool((2, 2), strides=(1, 1))[1]((), -x)
+    assert y[0, 0, 0, 0] == np.inf and not np.isnan(y).any()
+
+
+def test_groupnorm_apply_names_a_channel_mismatch():
+    init_fn, apply_fn = fg.nn.GroupNorm(num_groups=2)
+    _, params = init_fn(fg.random.key(0), (-1, 4))
+    with pytest.raises(ValueError, match=r"GroupNorm: input shape \(2, 3\)"):
+        apply_fn(params, np.ones((2, 3)))
+    with pytest.raises(ValueError, match="GroupNorm.*params"):
+        apply_fn(params, np.ones((2, 6)))  # divisible by 2, but not the params' 4
+
+
+def test_embedding_refuses_float_ids():
+    init_fn, apply_fn = fg.nn.Embedding(5, 2)
+    _, table = init_fn(fg.random.key(0), (3,))
+    with pytest.raises(TypeError, match="Embedding: ids must be integers"):
+        apply_fn(table, np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(apply_fn(table, np.array([1, 4])), table[[1, 4]])
+    ids = np.array([[0, 1], [2, 3]])
+    np.testing.assert_array_equal(fg.jit(apply_fn)(table, ids), table[ids])

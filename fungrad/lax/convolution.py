@@ -25,7 +25,7 @@ from ..backend import array_module
 from ..core.ir import ShapedArray, Var, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
-from .elementwise import add, maximum, minimum, select
+from .elementwise import add, maximum, minimum
 from .reduce import reduce_max, reduce_min, reduce_sum
 from .indexing import getitem_p, slice_along
 from .shape import concatenate, moveaxis, reshape, transpose
@@ -109,16 +109,19 @@ def _dilate_and_pad(x, padding, lhs_dilation, xp=np):
         z = _zeros_in_layout(x, shape, xp)
         z[(slice(None),) * 2 + tuple(slice(None, None, d) for d in lhs_dilation)] = x
         x = z
-    if any(lo < 0 or hi < 0 for lo, hi in padding):
-        x = x[(slice(None),) * 2 + tuple(slice(max(-lo, 0), n - max(-hi, 0))
-                                         for (lo, hi), n in zip(padding, x.shape[2:]))]
-    if any(lo > 0 or hi > 0 for lo, hi in padding):
-        pads = tuple((max(lo, 0), max(hi, 0)) for lo, hi in padding)
-        z = _zeros_in_layout(x, x.shape[:2] + tuple(n + lo + hi for n, (lo, hi)
-                                                     in zip(x.shape[2:], pads)), xp)
-        z[(slice(None),) * 2 + tuple(slice(lo, lo + n) for n, (lo, _)
-                                     in zip(x.shape[2:], pads))] = x
-        x = z
+    if any(lo or hi for lo, hi in padding):
+        # XLA pads both ends of the whole dim at once, so a crop may eat into the other
+        # end's padding (n = 2, pads (-3, 5): 4 zeros): input element i lands at i + lo of
+        # the n + lo + hi long result when inside it
+        sizes = [max(n + lo + hi, 0) for n, (lo, hi) in zip(x.shape[2:], padding)]
+        src = [slice(min(max(-lo, 0), n), max(min(n, size - lo), min(max(-lo, 0), n)))
+               for n, (lo, _), size in zip(x.shape[2:], padding, sizes)]
+        x = x[(slice(None),) * 2 + tuple(src)]
+        if any(lo > 0 or hi > 0 for lo, hi in padding):
+            z = _zeros_in_layout(x, x.shape[:2] + tuple(sizes), xp)
+            z[(slice(None),) * 2 + tuple(slice(max(lo, 0), max(lo, 0) + s.stop - s.start)
+                                         for (lo, _), s in zip(padding, src))] = x
+            x = z
     assert x.ndim == nd + 2
     return x
 
@@ -191,7 +194,7 @@ def _conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
     out_shape = _conv_shape(lhs.shape, rhs.shape, window_strides, padding, lhs_dilation,
                             rhs_dilation, dimension_numbers, feature_group_count)
     dtype = np.result_type(lhs.dtype, rhs.dtype) if lhs.dtype.kind != "V" else lhs.dtype
-    if 0 in out_shape or 0 in rhs.shape:
+    if 0 in out_shape or 0 in rhs.shape or 0 in lhs.shape:  # (only padding in the windows)
         return xp.zeros(out_shape, dtype)
     x, w = lhs.transpose(ls), rhs.transpose(rs)  # (N, C, *spatial), (O, I, *K)
     spatial_out = [out_shape[a] for a in os_[2:]]
@@ -776,21 +779,58 @@ def reduce_window(operand, init_value, computation, window_dimensions: Sequence[
         raise ValueError(f"reduce_window: window_dimensions {wd}, window_strides {strides}, "
                          f"base_dilation {bd} and window_dilation {wdil} need one entry per "
                          f"dim of the operand (shape {shape})")
-    pads = _padding_pairs(padding, shape, wd, strides, bd, wdil)
+    # a string padding is computed from the operand's own (not base-dilated) shape, as
+    # JAX's padtype_to_pads(operand.shape, dilated window, strides)
+    pads = _padding_pairs(padding, shape, wd, strides, ones, wdil)
     init = init_value.item() if isinstance(init_value, np.generic) else init_value
     if _tiles(shape, wd, strides, pads, bd, wdil):
         out = _reduce_tiles(operand, shape, wd, reduce)
         return combine(out, init) if init != identity else out
-    params = dict(window_strides=strides, padding=pads, lhs_dilation=bd, rhs_dilation=wdil,
-                  dimension_numbers=_default_specs(nd), feature_group_count=1)
-    size = int(np.prod(wd))
-    one_hot = np.eye(size).reshape((size, 1) + wd)
-    windows = conv_general_dilated_p.bind(reshape(operand, (1, 1) + shape),
-                                          one_hot.astype(aval.dtype), **params)
-    real = _conv_impl(np.ones((1, 1) + shape), one_hot, **params) > 0.5  # not a pad or hole
-    if not real.all() and not (reduce is reduce_sum and init == 0):  # conv pads with 0
-        windows = select(real, windows, init)
-    out = reduce(windows, (1,))
+    out_shape = tuple(_out_size(n, lo, hi, d, k, r, st) for n, (lo, hi), d, k, r, st
+                      in zip(shape, pads, bd, wd, wdil, strides))
+    x = _fill_dilate_pad(operand, pads, bd, init, aval.dtype)
+    # one strided slice per window offset (a gather: a product with a one-hot kernel would
+    # turn an infinite element into nan, inf * 0); sums add them up, max / min reduce them
+    # stacked, so that a tie's cotangent is spread evenly as `reduce_max` does
+    parts = [getitem_p.bind(x, spec=tuple(
+        ("slice", kk * r, kk * r + (m - 1) * st + 1, st) if m else ("slice", 0, 0, None)
+        for kk, r, m, st in zip(offset, wdil, out_shape, strides)))
+        for offset in np.ndindex(*wd)]
+    if not parts:  # an empty window: the init alone
+        return np.full(out_shape, init, aval.dtype)
+    if reduce is reduce_sum:
+        out = parts[0]
+        for part in parts[1:]:
+            out = add(out, part)
+        if len(parts) == 1:  # (a fresh array, not a view of the operand)
+            out = add(out, np.zeros((), aval.dtype))
+    else:
+        out = reduce(concatenate([reshape(p_, (1,) + out_shape) for p_ in parts], 0), (0,))
     if init != identity:  # the init also starts every reduction
         out = combine(out, init)
-    return reshape(out, aval_of(out).shape[1:])
+    return out
+
+
+def _fill_dilate_pad(x, pads, base_dilation, value, dtype):
+    """x with `value` between its elements (base dilation) and as padding (XLA's order:
+    dilate, then pad both ends at once, negative pads cropping), from primitives."""
+    for a, d in enumerate(base_dilation):
+        shape = aval_of(x).shape
+        n = shape[a]
+        if d > 1 and n > 1:  # (n, d) with the holes in the second column, then flattened
+            x = concatenate([reshape(x, shape[:a + 1] + (1,) + shape[a + 1:]),
+                             np.full(shape[:a + 1] + (d - 1,) + shape[a + 1:], value, dtype)],
+                            a + 1)
+            x = slice_along(reshape(x, shape[:a] + (n * d,) + shape[a + 1:]), a, 0,
+                            (n - 1) * d + 1)
+    for a, (lo, hi) in enumerate(pads):
+        shape = aval_of(x).shape
+        if lo > 0 or hi > 0:
+            def block(k):
+                return [np.full(shape[:a] + (k,) + shape[a + 1:], value, dtype)] if k > 0 else []
+            x = concatenate(block(lo) + [x] + block(hi), a)
+        if lo < 0 or hi < 0:
+            n = aval_of(x).shape[a]
+            start = min(-min(lo, 0), n)
+            x = slice_along(x, a, start, max(n + min(hi, 0), start))
+    return x

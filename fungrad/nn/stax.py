@@ -40,6 +40,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from .. import random
+from ..backend import like
 from ..lax import convolution as lax_conv
 from ..lax.misc import stop_gradient
 from . import activations as act
@@ -293,9 +294,15 @@ def Embedding(vocab_size: int, features: int,
         >>> shape, table.shape
         ((2, 3, 4), (10, 4))
     """
+    def apply_fn(params: Params, ids: Array, **kw) -> Array:
+        if fnp.result_type(ids).kind not in "iub":
+            raise TypeError(f"Embedding: ids must be integers (row numbers in [0, "
+                            f"{vocab_size})), got dtype {fnp.result_type(ids)}; cast them, "
+                            f"e.g. ids.astype(int)")
+        return fnp.take(params, ids, axis=0)
+
     return _stateless(lambda s: tuple(s) + (features,),
-                      lambda key, s: embedding_init(key, (vocab_size, features)),
-                      lambda params, ids, **kw: fnp.take(params, ids, axis=0))
+                      lambda key, s: embedding_init(key, (vocab_size, features)), apply_fn)
 
 
 # ------------------------------------------------------------------ normalization
@@ -441,6 +448,14 @@ def GroupNorm(num_groups: int = 32, epsilon: float = 1e-5, center: bool = True,
 
     def apply_fn(params: Params, x: Array, **kw) -> Array:
         shape = tuple(fnp.shape(x))
+        c = shape[-1] if shape else 0
+        if not shape or c % num_groups or (scale and np.shape(params[1]) != (c,)) or (
+                center and np.shape(params[0]) != (c,)):
+            raise ValueError(f"GroupNorm: input shape {shape} must be channels-last with a "
+                             f"channel count divisible by num_groups={num_groups} and equal "
+                             f"to the params' (beta, gamma shapes "
+                             f"{tuple(np.shape(p_) for p_ in params)}); call init_fn with "
+                             f"this input shape or feed inputs of its channel count")
         g = fnp.reshape(x, shape[:-1] + (num_groups, shape[-1] // num_groups))
         axes = tuple(range(1, len(shape) - 1)) + (len(shape),)  # all but batch and group
         mean = fnp.mean(g, axis=axes, keepdims=True)
@@ -780,7 +795,10 @@ def _pool_layer(layer: str, computation: str, init_value: float, average: bool,
         x = fnp.asarray(x)
         _check_rank(layer, spec, fnp.shape(x))
         y = lax_conv.reduce_window(x, init_value, computation, window, steps, padding)
-        return y / divisor(fnp.shape(x), fnp.result_type(y)) if average else y
+        if not average:
+            return y
+        d = divisor(fnp.shape(x), fnp.result_type(y))
+        return y / (d if isinstance(d, float) else like(y, d))  # (the divisor on y's device)
 
     return _stateless(lambda s: _fix_batch(full_shape, s, n_axis, n_axis), _no_params,
                       apply_fn)
@@ -790,9 +808,10 @@ def MaxPool(window_shape: Sequence[int], strides: Optional[Sequence[int]] = None
             padding: Any = "VALID", spec: Optional[str] = None) -> Layer:
     """Max pooling (stax's) over windows of `window_shape` on the spatial axes of `spec`
     (default batch first, channels last: 'NHWC' for 2-D windows); `strides` default 1;
-    `padding` 'SAME', 'VALID' or one (lo, hi) pair per spatial axis (pads never win). A gradient is split
-    evenly between tied maxima. Windows that tile the input (strides == window_shape, VALID)
-    take a reshape-and-max fast path.
+    `padding` 'SAME', 'VALID' or one (lo, hi) pair per spatial axis (pads never win). A
+    gradient is split evenly between tied maxima (as `fnp.max`'s; JAX's reduce_window gives
+    it all to one of them). Infinite and NaN inputs pool as `fnp.max` does. Windows that
+    tile the input (strides == window_shape, VALID) take a reshape-and-max fast path.
 
     Example:
         >>> init_fn, apply_fn = fg.nn.MaxPool((2, 2), strides=(2, 2))
