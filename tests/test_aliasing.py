@@ -232,3 +232,88 @@ def test_a_read_only_constant_returned_by_the_function_comes_back_writable():
     c.flags.writeable = False
     out, _ = fg.jvp(lambda x: (x * 2.0, c), (np.ones(3),), (np.ones(3),))
     assert out[1].flags.writeable and not np.shares_memory(out[1], c)
+
+
+# ----------------------------------------------------------------------------- recycled outputs
+def _recycling(n=20000):
+    """A jitted function whose large output is recycled (codegen `_recycled`)."""
+    f = fg.jit(lambda x: fnp.exp(x) + 1.0)
+    assert "_recycled(" in f.lower(np.zeros(n)).source
+    return f, np.zeros(n)
+
+
+def test_a_recycled_output_is_not_one_that_a_weak_reference_still_reaches():
+    import weakref
+    f, x = _recycling()
+    cache = weakref.WeakValueDictionary()
+    cache["y"] = f(x)  # only weakly held: NumPy would free it, never change it
+    r = weakref.ref(f(x))
+    for _ in range(4):
+        f(x + 5.0)
+    for y in (cache.get("y"), r()):
+        assert y is None or np.all(y == 2.0)
+
+
+def test_a_dropped_output_made_read_only_is_not_recycled():
+    f, x = _recycling()
+    y = f(x)
+    y.flags.writeable = False  # frozen by the caller (or consumed by donation: next test)
+    del y
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x), 2.0)  # raised "output array is read-only"
+    y = f(x)
+    fg.jit(lambda w: fnp.sum(w * 2.0), donate_argnums=0)(y)  # consumes y: read-only
+    del y
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x), 2.0)
+
+
+@pytest.mark.parametrize("change", ["shape", "strides", "dtype"])
+def test_a_dropped_output_changed_in_place_is_not_recycled(change):
+    f, x = _recycling()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # (setting strides)
+        y = f(x)
+        if change == "shape":
+            y.shape = (1, x.size)  # out=y then broadcast: a (1, n) result came back
+        elif change == "strides":
+            y.strides = (0,)  # a stride-0 result came back
+        else:
+            y.dtype = np.int64  # a casting error
+        del y
+    for _ in range(3):
+        out = f(x)
+        assert out.shape == x.shape and out.dtype == x.dtype and out.strides == (8,)
+        np.testing.assert_array_equal(out, 2.0)
+
+
+# ----------------------------------------------------------------------------- donation, more
+def test_a_donated_array_is_consumed_even_when_the_call_raises():
+    def boom(v):
+        raise RuntimeError("boom")
+
+    def f(w):
+        y = fnp.sin(w) * 2.0  # written into w's memory
+        fg.debug.callback(boom, y)
+        return y + 1.0
+    x = X.copy()
+    with pytest.raises(RuntimeError, match="boom"):
+        fg.jit(f, donate_argnums=0)(x)
+    # the memory was written: the array must be marked consumed, not silently changed
+    assert not x.flags.writeable or np.array_equal(x, X)
+
+
+def test_donating_a_self_overlapping_view_is_skipped():
+    buf = np.arange(10.0)
+    w = np.lib.stride_tricks.as_strided(buf, (5, 5), (8, 8), writeable=True)
+    b = np.arange(25.0).reshape(5, 5)
+    expected = np.asarray(w) * 2.0 + b
+    f = fg.jit(lambda w, b: w * 2.0 + b, donate_argnums=0)
+    with pytest.warns(UserWarning, match="it may overlap itself"):
+        out = f(w, b)
+    np.testing.assert_array_equal(out, expected)
+    np.testing.assert_array_equal(buf, np.arange(10.0))
+    with warnings.catch_warnings():  # strided views that do not overlap are donated
+        warnings.simplefilter("error")
+        big = np.ones((10, 10))
+        np.testing.assert_array_equal(f(big[::2, ::2], b), 2.0 + b)

@@ -138,3 +138,30 @@ def test_recycled_jit_outputs_stay_right_under_concurrent_calls(frequent_switche
     def work(k):
         return [np.array_equal(f(p + k, g), p + k - 0.5) for _ in range(30)]
     assert all(all(ok) for ok in _run_threads(work))
+
+
+def test_donating_calls_with_scratch_and_large_outputs_match_serial_ones(frequent_switches):
+    """8 threads donate their own arrays to one jitted function that keeps scratch buffers
+    and returns large outputs; every result (kept across later calls) matches the serial one."""
+    def step(w, a):
+        t = fnp.tanh(a @ w)  # scratch
+        return w - 0.1 * (a.T @ t), fnp.sum(t * t)
+    f = fg.jit(step, donate_argnums=0)
+    a = np.linspace(-1.0, 1.0, 64 * 128).reshape(64, 128)
+    starts = [np.full((128, 128), 0.01 * k) for k in range(8)]
+    want = []
+    for w in starts:
+        w = w.copy()
+        for _ in range(5):
+            w, _ = fg.jit(step)(w, a)
+        want.append(w)
+
+    def work(k):
+        w, kept = starts[k].copy(), []
+        for _ in range(5):
+            w, loss = f(w, a)
+            kept.append((w, w.copy()))
+        # earlier results were donated (consumed, read-only) or stay as returned
+        return np.allclose(w, want[k], rtol=1e-13, atol=0) and all(
+            not old.flags.writeable or np.array_equal(old, copy) for old, copy in kept)
+    assert all(_run_threads(work, n=8))

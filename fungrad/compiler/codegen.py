@@ -135,20 +135,46 @@ def _new_scratch(specs) -> tuple:
 # Large outputs are computed into memory an earlier call returned and the caller has since
 # dropped (see buffers.py: fresh memory page-faults on every call): each such output keeps
 # the arrays of its last `_RECYCLE_KEEP` calls; one that nothing else references any more
-# (no name, no view, no container holding it) is written again instead of a new array.
-# Two, so that a loop `params = step(params)` finds the array of the call before last free.
+# (no name, no view, no container holding it, no weak reference) is written again instead
+# of a new array. Two, so that a loop `params = step(params)` finds the array of the call
+# before last free.
 _RECYCLE_MIN_BYTES = 1 << 16
 _RECYCLE_KEEP = 2
 _recycle_lock = threading.Lock()
 
 
+def _alone_count() -> int:
+    """What `sys.getrefcount(pool[k][0])` in `_recycled` reads for an array that only its
+    pool entry references (measured, not assumed: interpreters count the argument
+    differently)."""
+    pool = [(np.empty(0), None)]
+    return sys.getrefcount(pool[0][0])
+
+
+_ALONE = _alone_count()
+
+
 def _recycled(pool: list):
     """An array of `pool` that only the pool references (taken out of it), or None: the
-    operation then allocates."""
+    operation then allocates.
+
+    An entry is `(array, (shape, strides, dtype) when it was returned)`. Besides its
+    reference count, an array is written again only if it is still writable (a caller may
+    have frozen it, or donated it to another jitted function, which consumes it), nobody
+    holds a weak reference to it (a `weakref.WeakValueDictionary` cache would see the new
+    values), and the caller did not change its shape, strides or dtype in place (`y.shape =
+    ...`): the result must be what a fresh array would hold. An entry failing those is
+    dropped from the pool (it is never reused; the caller's array is its own again)."""
     with _recycle_lock:
-        for k in range(len(pool)):
-            if sys.getrefcount(pool[k]) == 2:  # the pool's slot and getrefcount's argument
-                return pool.pop(k)
+        k = 0
+        while k < len(pool):
+            if sys.getrefcount(pool[k][0]) == _ALONE:  # (no local name: see _alone_count)
+                a, layout = pool.pop(k)
+                if (a.flags.writeable and not weakref.getweakrefcount(a)
+                        and (a.shape, a.strides, a.dtype) == layout):
+                    return a
+                continue
+            k += 1
     return None
 
 
@@ -157,8 +183,9 @@ def _returned(pool: list, a):
     array that owns its memory: a view's own count misses views taken from it (their base
     is the owner)."""
     if a.base is None:
+        entry = (a, (a.shape, a.strides, a.dtype))
         with _recycle_lock:
-            pool.append(a)
+            pool.append(entry)
             if len(pool) > _RECYCLE_KEEP:
                 del pool[0]
     return a

@@ -665,6 +665,8 @@ def _donation_blocker(i, x, leaves, roots, const_roots, names) -> str | None:
     if not x.flags.writeable:
         return ("it is read-only (an array donated to an earlier call is marked read-only "
                 "after it: its contents are undefined)")
+    if not _no_self_overlap(x):
+        return "it may overlap itself (a strided view whose elements share memory)"
     r = roots[i]
     if id(r) in const_roots:
         return "it shares memory with an array the function closes over"
@@ -674,11 +676,28 @@ def _donation_blocker(i, x, leaves, roots, const_roots, names) -> str | None:
     return None
 
 
+def _no_self_overlap(x) -> bool:
+    """True if no two elements of NumPy array `x` share memory (sufficient test: with the
+    axes sorted by stride, each stride steps over all of the smaller axes' extent). Only a
+    view made with `as_strided(..., writeable=True)` fails it; writing a result into such
+    memory would give the elements that share it one value."""
+    flags = x.flags
+    if flags.c_contiguous or flags.f_contiguous or x.size <= 1:
+        return True
+    extent = x.itemsize
+    for stride, size in sorted((abs(s), n) for s, n in zip(x.strides, x.shape) if n > 1):
+        if stride < extent:
+            return False
+        extent = stride * (size - 1) + extent
+    return True
+
+
 def _call_donating(name, entry, leaves):
     """Call a compiled function that may write into its donated leaves. A donated leaf that
-    is read-only or overlaps another argument (or a constant) is copied first, with a
-    warning; the others are marked read-only afterwards: their contents are undefined (the
-    NumPy stand-in for JAX deleting a donated buffer)."""
+    is read-only, overlaps itself, or overlaps another argument (or a constant) is copied
+    first, with a warning; the others are marked read-only afterwards, also when the call
+    raises: their contents are undefined (the NumPy stand-in for JAX deleting a donated
+    buffer)."""
     leaves = list(leaves)
     roots = [memory_root(y) if type(y) is np.ndarray else None for y in leaves]
     ids = [id(r) for r in roots]
@@ -691,7 +710,9 @@ def _call_donating(name, entry, leaves):
         if type(x) is not np.ndarray:
             continue  # (CuPy arrays are donated as they are)
         r = ids[i]
-        if backs[r] == 1 and x.flags.writeable and r not in entry.const_roots:
+        flags = x.flags
+        if (backs[r] == 1 and r not in entry.const_roots and flags.writeable
+                and (flags.c_contiguous or flags.f_contiguous or _no_self_overlap(x))):
             consumed.append(x)  # (the common case, checked without a loop over the leaves)
             continue
         why = _donation_blocker(i, x, leaves, roots, entry.const_roots, entry.leaf_names)
@@ -702,10 +723,11 @@ def _call_donating(name, entry, leaves):
                       f" was not donated: {why}. It is copied instead and left unchanged; "
                       "donate a fresh array (e.g. the previous call's output).", stacklevel=3)
         leaves[i] = x.copy()
-    outs = entry.call.fn(*leaves)
-    for x in consumed:
-        x.setflags(write=False)  # (twice as fast as setting x.flags.writeable)
-    return outs
+    try:
+        return entry.call.fn(*leaves)
+    finally:  # (also when the call raises: the code may have written into them already)
+        for x in consumed:
+            x.setflags(write=False)  # (twice as fast as setting x.flags.writeable)
 
 
 def _hashable(fname, what, value):
@@ -774,9 +796,11 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     compiled code, which may write intermediates and outputs into it (saving allocations,
     as in JAX). After the call a donated array is *consumed*: its contents are undefined
     (an output may live in its memory) and it is marked read-only, so writing to it raises
-    and donating it again is refused. Reuse the output instead: `w = step(w, x)`. A donated
-    array that is read-only or shares memory with another argument is not donated (it is
-    copied, with a warning), and under an outer transform or jit donation is ignored.
+    and donating it again is refused (also after a call that raised: it may have been
+    written already). Reuse the output instead: `w = step(w, x)`. A donated array that is
+    read-only, shares memory with another argument or overlaps itself (a writable
+    `as_strided` view) is not donated (it is copied, with a warning), and under an outer
+    transform or jit donation is ignored.
     Outputs are always fresh, writable arrays that share memory with no argument (except
     a donated one) and with no other output.
 
