@@ -485,3 +485,13 @@ def test_zero_dim_axes_and_ndmin_as_numpy():
     assert fnp.array([1], ndmin=2).shape == (1, 1)
     assert fg.jit(lambda x: fnp.array(x, ndmin=3))(np.ones(2)).shape == (1, 1, 2)
     assert fnp.array(np.ones((2, 2)), order="F").flags["F_CONTIGUOUS"]
+
+
+def test_asarray_takes_numpy_2s_copy_and_order():
+    x = np.ones(3)
+    assert fnp.asarray(x, copy=True) is not x and fnp.asarray(x) is x
+    assert fnp.asarray(x, copy=False) is x
+    assert fnp.asarray(np.ones((2, 2)), order="F").flags["F_CONTIGUOUS"]
+    with pytest.raises(ValueError):  # (a cast cannot avoid the copy, as NumPy)
+        fnp.asarray(x, dtype=np.float32, copy=False)
+    np.testing.assert_array_equal(fg.jit(lambda x: fnp.asarray(x, copy=True) * 2)(x), 2 * x)

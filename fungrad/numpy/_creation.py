@@ -41,20 +41,27 @@ def array(object, dtype=None, copy=True, *, order="K", ndmin: int = 0):
     return out.reshape((1,) * missing + shape_of(out)) if missing > 0 else out
 
 
-def asarray(a, dtype=None):
-    """`numpy.asarray`; traced values pass through (cast if `dtype`).
+def asarray(a, dtype=None, order=None, *, copy=None):
+    """`numpy.asarray`; traced values pass through (cast if `dtype`). `order` and `copy`
+    (NumPy 2's: True always copies, False never does) apply to concrete arrays; a traced
+    value is immutable, so copying it changes nothing.
 
     Example:
         >>> fnp.asarray([1, 2], dtype=np.float32)
         array([1., 2.], dtype=float32)
+        >>> x = np.ones(2)
+        >>> fnp.asarray(x, copy=True) is x
+        False
         >>> fg.grad(lambda x: fnp.sum(fnp.asarray([x, x * x])))(3.0)
         array(7.)
     """
     if not _has_tracer(a):
+        kw = {} if order is None and copy is None else {"order": order, "copy": copy}
         try:
-            return np.asarray(a, dtype=dtype)
+            return np.asarray(a, dtype=dtype, **kw)
         except TypeError as e:
-            return on_device(np.asarray, a, e)(a, dtype=dtype)
+            out = on_device(np.asarray, a, e)(a, dtype=dtype, order=order)
+            return out.copy() if copy and out is a else out  # (CuPy's takes no copy=)
     return array(a, dtype=dtype)
 
 
