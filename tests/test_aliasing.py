@@ -317,3 +317,19 @@ def test_donating_a_self_overlapping_view_is_skipped():
         warnings.simplefilter("error")
         big = np.ones((10, 10))
         np.testing.assert_array_equal(f(big[::2, ::2], b), 2.0 + b)
+
+
+def test_eager_transforms_return_closed_over_arrays_as_copies():
+    # a constant the function returns as it is came back as the same object, so writing into
+    # the result wrote into the user's array (jit always copied it)
+    c, x = np.arange(3.0), np.ones(3)
+    outs = [fg.jvp(lambda x: (x * 2, c), (x,), (x,))[0][1],
+            fg.vjp(lambda x: (x * 2, c), x)[0][1],
+            fg.linearize(lambda x: (x * 2, c), x)[0][1],
+            fg.value_and_grad(lambda x: (fnp.sum(x), c), has_aux=True)(x)[0][1],
+            fg.vmap(lambda x: (x * 2, c), out_axes=(0, None))(np.ones((2, 3)))[1]]
+    for out in outs:
+        np.testing.assert_array_equal(out, c)
+        assert not np.shares_memory(out, c)
+        out += 1.0
+    np.testing.assert_array_equal(c, np.arange(3.0))

@@ -266,7 +266,7 @@ def split_jvp_outputs(outs, trace):
             p_out.append(o.primal)
             t_out.append(o.tangent)
         else:
-            p_out.append(o)
+            p_out.append(_constant_output(o))
             t_out.append(ZERO)
     return p_out, t_out
 
@@ -278,9 +278,17 @@ def _split_aux(f, out):
     return out[0], out[1]
 
 
+def _constant_output(o):
+    """An output that no tracer produced (an array the function closes over, returned as it
+    is): a copy, as jit returns, so that writing into the result never writes into it."""
+    return o.copy() if type(o) is np.ndarray else o
+
+
 def _strip(tree, trace):
     """Aux outputs carry no derivative: replace our tracers by their primal values."""
     def strip(x):
+        if not isinstance(x, Tracer):
+            return _as_array(_constant_output(x))
         while isinstance(x, JVPTracer) and x._trace is trace:
             x = x.primal
         return _as_array(x) if not isinstance(x, Tracer) else x
@@ -314,7 +322,7 @@ def linearize_flat(fun, primals, has_aux=False):
                 outvars.append(t.graph_var if type(t) is StagingTracer and t._trace is lin
                                else Literal(t, aval_of(t)))
             else:
-                p_out.append(o)
+                p_out.append(_constant_output(o))
                 outvars.append(None)
         if has_aux:
             aux = _strip(aux, jt)

@@ -258,8 +258,8 @@ def _place_output(name, trace, o, ax, size):
         nd = aval_of(o.val).ndim
         _check_out_axis(name, ax, nd)
         return _moveaxis(o.val, o.bdim, ax % nd), ax % nd
-    if ax is None:
-        return o, None
+    if ax is None:  # (an array the function closes over: a copy, as jit returns)
+        return (o.copy() if type(o) is np.ndarray else o), None
     o = _as_batchable(o)
     shape = aval_of(o).shape
     # an output that does not depend on the batch is broadcast along it, at the same place
