@@ -171,7 +171,8 @@ def _make_binary(name, np_fn, prim):
     cache = {}  # operand dtype -> computing dtype, for this function
 
     def fn(x, y):
-        if not (isinstance(x, Tracer) or isinstance(y, Tracer)) and not _weak_meets_narrow(x, y):
+        if not (isinstance(x, Tracer) or isinstance(y, Tracer)) and not (
+                (type(x) in _WEAK or type(y) in _WEAK) and _weak_meets_narrow(x, y)):
             try:  # (free unless it raises)
                 return np_fn(x, y)
             except ConcretizationError:  # NumPy met a list holding traced values
