@@ -1,8 +1,9 @@
 """Pytrees: nested containers of arrays that every transform accepts and returns.
 
 Built-in nodes: tuple, list, dict (children in sorted-key order), namedtuple,
-collections.OrderedDict (insertion order), None (a node with no children), and any class
-given to `register_pytree_node` / `register_dataclass`. Everything else is a leaf.
+collections.OrderedDict (insertion order), collections.defaultdict (sorted keys; its
+default_factory is static), None (a node with no children), and any class given to
+`register_pytree_node` / `register_dataclass`. Everything else is a leaf (as in JAX).
 
     >>> leaves, treedef = fg.tree.tree_flatten({"b": (1, 2), "a": None})
     >>> leaves, treedef
@@ -24,6 +25,7 @@ __all__ = ["tree_map", "tree_flatten", "tree_unflatten", "tree_leaves", "tree_st
 
 _NoneType = type(None)
 _OrderedDict = collections.OrderedDict
+_defaultdict = collections.defaultdict
 
 
 class _Node:
@@ -90,6 +92,18 @@ class PyTreeDef:
         """Same as `tree_unflatten(self, leaves)`."""
         return tree_unflatten(self, leaves)
 
+    def flatten_up_to(self, tree: Any) -> list:
+        """The subtrees of `tree` at this treedef's leaves (JAX's `flatten_up_to`): `tree`
+        must have this structure, with any subtrees in place of its leaves.
+
+        Example:
+            >>> fg.tree.tree_structure([1, 2]).flatten_up_to([(3, 4), 5])
+            [(3, 4), 5]
+        """
+        out: list = []
+        _up_to(_nested(self), tree, "", out)
+        return out
+
     def __repr__(self) -> str:
         stack: list[str] = []
         for e in self._nodes:
@@ -114,11 +128,84 @@ def _node_str(t: type, aux: Any, kids: list[str]) -> str:
         return "None"
     if t is _OrderedDict:
         return "OrderedDict({" + ", ".join(f"{k!r}: {v}" for k, v in zip(aux, kids)) + "})"
+    if t is _defaultdict:
+        return (f"defaultdict({getattr(aux[0], '__name__', aux[0])}, {{"
+                + ", ".join(f"{k!r}: {v}" for k, v in zip(aux[1], kids)) + "})")
     fields = getattr(t, "_fields", None)
     if issubclass(t, tuple) and fields is not None and t not in _registry:  # namedtuple
         return f"{t.__name__}(" + ", ".join(f"{f}={v}" for f, v in zip(fields, kids)) + ")"
     meta = "" if aux is None or (type(aux) is tuple and not aux) else f"[{aux!r}]"
     return f"{t.__name__}{meta}(" + ", ".join(kids) + ")"
+
+
+class _StructureMismatch(ValueError):
+    def __init__(self, path: str, detail: str):
+        super().__init__(path, detail)
+        self.path, self.detail = path, detail
+
+    def __str__(self) -> str:
+        return f"at {self.path or 'the root'}: {self.detail}"
+
+
+def _nested(treedef: PyTreeDef) -> Any:
+    """The post-order node tuple as a nested `(entry, children)` tree (`None` for a leaf)."""
+    stack: list = []
+    for e in treedef._nodes:
+        if e is None:
+            stack.append(None)
+            continue
+        n = e[2]
+        kids = stack[len(stack) - n:]
+        del stack[len(stack) - n:]
+        stack.append((e, kids))
+    return stack[0]
+
+
+def _type_str(t: type) -> str:
+    return "None" if t is _NoneType else t.__qualname__
+
+
+def _path_entry(t: type, aux: Any, k: int) -> str:
+    if t is dict or t is _OrderedDict:
+        return f"[{aux[k]!r}]"
+    if t is _defaultdict:
+        return f"[{aux[1][k]!r}]"
+    fields = getattr(t, "_fields", None)
+    if fields is not None and issubclass(t, tuple) and t not in _registry:
+        return f".{fields[k]}"
+    return f"[{k}]"
+
+
+def _up_to(spec: Any, x: Any, path: str, out: list) -> None:
+    if spec is None:
+        out.append(x)
+        return
+    (t, aux, n), kids = spec
+    if type(x) is not t:
+        raise _StructureMismatch(path, f"expected {_type_str(t)}, got {type(x).__qualname__} "
+                                       f"{x!r:.80}")
+    if t is _NoneType:
+        return
+    if t is dict:
+        x_aux = _sorted_keys(x)
+        children = [x[k] for k in x_aux]
+    else:
+        node = _dispatch.get(t) or _classify(t)
+        children, x_aux = node.flatten(x)
+        children = list(children)
+    if len(children) != n or x_aux != aux:
+        if t is dict or t is _OrderedDict or t is _defaultdict:
+            keys = (aux[1], x_aux[1]) if t is _defaultdict else (aux, x_aux)
+            detail = (f"expected a {t.__name__} with keys {list(keys[0])!r}, got keys "
+                      f"{list(keys[1])!r}")
+        elif t is tuple or t is list:
+            detail = f"expected a {t.__name__} of length {n}, got length {len(children)}"
+        else:
+            detail = (f"expected {_type_str(t)} with aux_data {aux!r} and {n} children, got "
+                      f"aux_data {x_aux!r} and {len(children)} children")
+        raise _StructureMismatch(path, detail)
+    for k, (c, s) in enumerate(zip(children, kids)):
+        _up_to(s, c, path + _path_entry(t, aux, k), out)
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Iterable, Any]],
@@ -207,11 +294,32 @@ register_pytree_node(_OrderedDict, lambda x: (list(x.values()), tuple(x)),
 register_pytree_node(_NoneType, lambda _: ((), None), lambda _, c: None)
 
 
+def _defaultdict_flatten(x):
+    keys = _sorted_keys(x)
+    return [x[k] for k in keys], (x.default_factory, keys)
+
+
+register_pytree_node(_defaultdict, _defaultdict_flatten,
+                     lambda aux, c: _defaultdict(aux[0], zip(aux[1], c)))
+
+
+class _UnsortableKeysError(TypeError, ValueError):
+    """Dict keys without an order (JAX raises ValueError; earlier fungrad TypeError)."""
+
+
 def _sorted_keys(d: dict) -> tuple:
     try:
         return tuple(sorted(d))
     except TypeError:
-        raise TypeError(f"tree_flatten: dict keys must be sortable, got {list(d)!r}") from None
+        raise _UnsortableKeysError(
+            f"tree_flatten: dict keys must be sortable (a dict's children are ordered by "
+            f"sorted key), got {list(d)!r}; use keys of one type, an OrderedDict (insertion "
+            "order), or a registered pytree node") from None
+
+
+def _bad_flatten(t: type, out: Any) -> TypeError:
+    return TypeError(f"tree_flatten: the flatten function registered for {t.__qualname__} "
+                     f"must return (children, aux_data), got {out!r:.200}")
 
 
 def _flatten(x, leaves: list, nodes: list) -> None:
@@ -241,7 +349,11 @@ def _flatten(x, leaves: list, nodes: list) -> None:
             leaves.append(x)
             nodes.append(None)
             return
-    children, aux = node.flatten(x)
+    out = node.flatten(x)
+    try:
+        children, aux = out
+    except (TypeError, ValueError):
+        raise _bad_flatten(t, out) from None
     n = 0
     for c in children:
         _flatten(c, leaves, nodes)
@@ -258,7 +370,11 @@ def _flatten_is_leaf(x, is_leaf: Callable, leaves: list, nodes: list) -> None:
         leaves.append(x)
         nodes.append(None)
         return
-    children, aux = node.flatten(x)
+    out = node.flatten(x)
+    try:
+        children, aux = out
+    except (TypeError, ValueError):
+        raise _bad_flatten(t, out) from None
     n = 0
     for c in children:
         _flatten_is_leaf(c, is_leaf, leaves, nodes)
@@ -355,8 +471,10 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
 
 def tree_map(f: Callable, tree: Any, *rest: Any,
              is_leaf: Callable[[Any], bool] | None = None) -> Any:
-    """Apply `f` leaf-wise over `tree` and the trees in `rest` (which must have the same
-    structure as `tree`), returning a tree of that structure.
+    """Apply `f` leaf-wise over `tree` and the trees in `rest`, returning a tree of `tree`'s
+    structure. Each tree in `rest` must have that structure or have it as a prefix (JAX):
+    `f` then gets the whole subtree of `rest` where `tree` has a leaf. `is_leaf` applies
+    to `tree`.
 
     Example:
         >>> fg.tree.tree_map(lambda x, y: x + y, {"a": 1, "b": (2, 3)}, {"a": 10, "b": (20, 30)})
@@ -368,9 +486,13 @@ def tree_map(f: Callable, tree: Any, *rest: Any,
     all_leaves = [leaves]
     for i, r in enumerate(rest, 1):
         r_leaves, r_def = tree_flatten(r, is_leaf)
-        if r_def != treedef:
-            raise ValueError(f"tree_map: argument {i} has structure {r_def} but the first tree "
-                             f"has {treedef}")
+        if r_def != treedef:  # (the first tree may be a prefix of `r`, as in JAX)
+            try:
+                r_leaves = treedef.flatten_up_to(r)
+            except _StructureMismatch as e:
+                raise ValueError(f"tree_map: argument {i} has structure {r_def} but the first "
+                                 f"tree has {treedef}: {e}; every tree must have the first "
+                                 "tree's structure (or have it as a prefix)") from None
         all_leaves.append(r_leaves)
     return tree_unflatten(treedef, [f(*xs) for xs in zip(*all_leaves)])
 

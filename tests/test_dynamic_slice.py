@@ -138,3 +138,81 @@ def test_errors_name_the_argument():
         L.select_n(True, X, X, X)
     with pytest.raises(TypeError, match="must have the operand's dtype"):
         L.dynamic_update_slice(X, np.ones((6, 1)), (0, 0))
+
+
+# ----------------------------------------------------------------------------- regressions
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("usize", [(0, 2), (3, 0), (0, 0)])
+def test_vmap_dynamic_update_slice_empty_update_batched_starts(jit, usize):
+    # an empty update writes nothing; the batched rule used to gather from it (IndexError)
+    f = fg.vmap(lambda i, j: L.dynamic_update_slice(X, np.ones(usize), (i, j)))
+    f = fg.jit(f) if jit else f
+    out = f(np.array([-1, 0, 9]), np.array([2, 7, -3]))
+    np.testing.assert_array_equal(out, np.broadcast_to(X, (3,) + X.shape))
+    g = fg.vmap(fg.grad(lambda x, i: (L.dynamic_update_slice(x, np.ones(usize), (i, 0)) ** 2)
+                        .sum()), (None, 0))(X, np.array([1, -2]))
+    np.testing.assert_allclose(g, np.broadcast_to(2 * X, (2,) + X.shape))
+
+
+def test_uint64_start_above_int64_range_clamps_high_under_vmap():
+    # eager/jit clamp a huge uint64 start to the end; vmap used to wrap it negative -> start 0
+    x = np.arange(10.)
+    s = np.array([2**63 + 5, 3], np.uint64)
+    want = np.stack([L.dynamic_slice(x, (s[0],), (2,)), x[3:5]])
+    np.testing.assert_array_equal(want[0], [8., 9.])
+    np.testing.assert_array_equal(fg.vmap(lambda i: L.dynamic_slice(x, (i,), (2,)))(s), want)
+    np.testing.assert_array_equal(
+        fg.jit(fg.vmap(lambda i: L.dynamic_slice(x, (i,), (2,))))(s), want)
+    u = np.array([-1., -2.])
+    want_u = np.stack([L.dynamic_update_slice(x, u, (s[0],)),
+                       L.dynamic_update_slice(x, u, (s[1],))])
+    np.testing.assert_array_equal(
+        fg.vmap(lambda i: L.dynamic_update_slice(x, u, (i,)))(s), want_u)
+
+
+def test_select_n_uint64_which_and_many_cases():
+    a, b, c = np.zeros(3), np.ones(3), np.full(3, 2.)
+    w = np.array([2**63 + 1, 1, 0], np.uint64)  # out of range clamps to the last case
+    for f in (L.select_n, fg.jit(L.select_n), fg.vmap(L.select_n)):
+        np.testing.assert_array_equal(f(w, a, b, c), [2., 1., 0.])
+    many = [np.full(2, float(k)) for k in range(70)]  # np.choose takes at most 32/64
+    w = np.array([69, -3])
+    for f in (L.select_n, fg.jit(L.select_n)):
+        np.testing.assert_array_equal(f(w, *many), [69., 0.])
+    check_grads(lambda *cs: L.select_n(np.array([40, 3]), *cs), many[:41], order=1,
+                modes=("rev",))
+
+
+def test_slice_sizes_and_start_array_errors():
+    with pytest.raises(TypeError, match="slice_sizes must be a sequence of Python"):
+        L.dynamic_slice(np.arange(10.), (0,), (2.5,))  # was silently truncated to 2
+    with pytest.raises(TypeError, match="slice_sizes must be a sequence"):
+        fg.jit(lambda n: L.dynamic_slice(np.arange(10.), (0,), (n,)))(3)
+    with pytest.raises(TypeError, match=r"must be 1-d .* got i64\[1,2\]"):
+        L.dynamic_slice(X, np.array([[1, 2]]), (1, 2))
+    np.testing.assert_array_equal(L.dynamic_slice(X, (0, 1), (np.int64(2), 2)), X[:2, 1:3])
+
+
+def test_pad_value_dtype_same_eagerly_and_under_jit():
+    x32 = np.ones(3, np.float32)
+    cfg = [(1, 1, 0)]
+    # a weak Python scalar converts, eagerly and when traced by jit (jit used to raise)
+    for v in (2.0, 2, True):
+        want = np.array([v, 1, 1, 1, v], np.float32)
+        np.testing.assert_array_equal(L.pad(x32, v, cfg), want)
+        np.testing.assert_array_equal(fg.jit(lambda x, v: L.pad(x, v, cfg))(x32, v), want)
+        assert fg.jit(lambda x, v: L.pad(x, v, cfg))(x32, v).dtype == np.float32
+    # a strong value of another dtype is an error in both (eager used to cast silently)
+    for f in (lambda x, v: L.pad(x, v, cfg), fg.jit(lambda x, v: L.pad(x, v, cfg))):
+        with pytest.raises(TypeError, match=r"operand's dtype \(float32\), got f64\[\]"):
+            f(x32, np.float64(2.))
+    # a value that would change on conversion is an error (0.5 used to pad an int with 0)
+    with pytest.raises(TypeError, match="padding_value 0.5"):
+        L.pad(np.arange(3), 0.5, cfg)
+    with pytest.raises(TypeError, match="out of range for the operand's dtype int8"):
+        L.pad(np.arange(3, dtype=np.int8), 300, cfg)
+    with pytest.raises(TypeError, match="padding_config must hold one"):
+        L.pad(x32, 0., [(1.5, 1, 0)])  # was silently truncated to 1
+    with pytest.raises(ValueError, match="padding_config must hold one"):
+        L.pad(x32, 0., [(1, 1)])
+    check_grads(lambda v: L.pad(np.ones(3), v, [(2, -1, 1)]), (2.0,), order=2)

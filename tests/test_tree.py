@@ -319,3 +319,61 @@ def test_errors_name_structures():
         T.tree_structure([1]).unflatten([])
     with pytest.raises(TypeError, match="PyTreeDef"):
         T.tree_unflatten((1, 2), [1, 2])
+
+
+# ----------------------------------------------------------------------------- regressions
+def test_tree_map_rest_may_have_the_first_tree_as_prefix():
+    # JAX: each tree in `rest` must have `tree`'s structure *or have it as a prefix*
+    assert T.tree_map(lambda x, y: (x, y), [1, 2], [(3, 4), 5]) == [(1, (3, 4)), (2, 5)]
+    assert T.tree_map(lambda x, y: (x, y), {"a": 1}, {"a": {"b": [2]}}) == {"a": (1, {"b": [2]})}
+    assert T.tree_map(lambda x, y: (x, y), [(1, 2), 3], [[4, 5], 6],
+                      is_leaf=lambda x: isinstance(x, tuple)) == [((1, 2), [4, 5]), (3, 6)]
+    assert T.tree_map(lambda x, y: y, [1, 2], [None, 3]) == [None, 3]
+    assert T.tree_structure([1, 2]).flatten_up_to([(3, 4), 5]) == [(3, 4), 5]
+
+
+def test_tree_map_mismatch_names_the_path():
+    with pytest.raises(ValueError, match=r"at \['b'\]: expected a dict with keys \['c'\], got "
+                                         r"keys \['d'\]"):
+        T.tree_map(lambda x, y: x, {"a": 1, "b": {"c": 1}}, {"a": 1, "b": {"d": 1}})
+    with pytest.raises(ValueError, match=r"at \['b'\]\[1\]: expected a list of length 2, got "
+                                         r"length 3"):
+        T.tree_map(lambda x, y: x, {"b": (0, [1, 2])}, {"b": (0, [1, 2, 3])})
+    with pytest.raises(ValueError, match=r"at \['a'\]: expected None, got int 3"):
+        T.tree_map(lambda x, y: x, {"a": None, "b": 1}, {"a": 3, "b": 2})
+    P = collections.namedtuple("P", "x y")
+    with pytest.raises(ValueError, match=r"at \.y: expected tuple, got list"):
+        T.tree_map(lambda x, y: x, P(1, (2, 3)), P(1, [2, 3]))
+    with pytest.raises(ValueError, match="at the root: expected tuple, got list"):
+        T.tree_map(lambda x, y: x, (1, 2), [1, 2])
+
+
+def test_defaultdict_is_a_node():
+    # JAX registers defaultdict (sorted keys, default_factory static); it used to be a leaf
+    d = collections.defaultdict(list, {"b": 1, "a": 2})
+    leaves, td = T.tree_flatten(d)
+    assert leaves == [2, 1]
+    out = T.tree_map(lambda x: 10 * x, d)
+    assert type(out) is collections.defaultdict and out.default_factory is list
+    assert out == {"a": 20, "b": 10}
+    assert td != T.tree_structure(collections.defaultdict(int, {"b": 1, "a": 2}))
+    assert td != T.tree_structure({"a": 1, "b": 2})
+    assert repr(td) == "PyTreeDef(defaultdict(list, {'a': *, 'b': *}))"
+    import fungrad as fg
+    g = fg.grad(lambda d: (d["a"] * d["b"]).sum())(
+        collections.defaultdict(int, {"a": np.ones(2), "b": np.full(2, 3.)}))
+    assert type(g) is collections.defaultdict
+    np.testing.assert_array_equal(g["a"], [3., 3.])
+
+
+def test_unsortable_keys_and_bad_flatten_errors():
+    with pytest.raises(ValueError, match="must be sortable"):  # (JAX's type; still TypeError)
+        T.tree_flatten({1: "a", "b": 2})
+
+    class Bad:
+        pass
+    T.register_pytree_node(Bad, lambda b: 5, lambda aux, c: Bad())
+    with pytest.raises(TypeError, match="registered for .*Bad must return .children, aux_data"):
+        T.tree_flatten([Bad()])
+    with pytest.raises(TypeError, match="must return .children, aux_data"):
+        T.tree_flatten([Bad()], is_leaf=lambda x: False)

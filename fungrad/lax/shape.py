@@ -350,7 +350,8 @@ def _padded_size(n, lo, hi, interior):
 def _pad_aval(x, value, padding_config):
     if value.shape != () or value.dtype != x.dtype:
         raise TypeError(f"pad: the padding value must be a scalar of the operand's dtype "
-                        f"({x.dtype}), got {value.str_short()}")
+                        f"({x.dtype}), got {value.str_short()}; cast it, e.g. "
+                        f"value.astype({str(x.dtype)!r}), or pass a Python scalar")
     if len(padding_config) != x.ndim or any(i < 0 for _, _, i in padding_config):
         raise ValueError(f"pad: padding_config needs one (lo, hi, interior) triple per dimension "
                          f"of {x.str_short()} with interior >= 0, got {padding_config}")
@@ -449,8 +450,51 @@ def pad(operand, padding_value, padding_config):
     if not isinstance(operand, Tracer):
         operand = _asarray(operand)  # (a CuPy array stays one)
     a = _aval(operand)
-    if not isinstance(padding_value, Tracer):
-        padding_value = _asarray(padding_value, a.dtype)
-    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    padding_value = _pad_value(padding_value, a.dtype, Tracer)
+    config = _pad_config(padding_config, a)
     _pad_aval(a, _aval(padding_value), config)
     return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+# the dtype kinds a weak (Python-scalar) padding value of each kind may become: NEP 50 /
+# JAX's weak-type promotion (a float never silently becomes an integer)
+_WEAK_TO = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}
+
+
+def _pad_value(value, dtype, Tracer):
+    """The padding value as a scalar of the operand's `dtype`. A weak one (a Python scalar,
+    or a traced one under jit / grad) is converted when its kind allows; a strong one
+    (a NumPy scalar or array) must already have `dtype`: `_pad_aval` says so otherwise,
+    eagerly and under every transform alike."""
+    if isinstance(value, Tracer):
+        v = _aval(value)
+        if v.dtype != dtype and v.weak_type and v.shape == () \
+                and dtype.kind in _WEAK_TO.get(v.dtype.kind, ""):
+            from .elementwise import convert_element_type
+            value = convert_element_type(value, dtype)
+        return value
+    if type(value) in (bool, int, float, complex):
+        kind = np.dtype(type(value)).kind
+        if dtype.kind not in _WEAK_TO[kind]:
+            raise TypeError(f"pad: padding_value {value!r} ({type(value).__name__}) cannot "
+                            f"pad an operand of dtype {dtype} without changing its value; "
+                            f"pass a padding value of dtype {dtype}")
+        try:
+            return np.asarray(value, dtype)
+        except OverflowError:
+            raise TypeError(f"pad: padding_value {value!r} is out of range for the operand's "
+                            f"dtype {dtype}; pass a padding value of dtype {dtype}") from None
+    return _asarray(value)  # (a CuPy array stays one)
+
+
+def _pad_config(padding_config, a):
+    import operator
+    try:
+        config = tuple(tuple(operator.index(n) for n in c) for c in padding_config)
+    except TypeError:
+        raise TypeError(f"pad: padding_config must hold one (lo, hi, interior) triple of ints "
+                        f"per dimension of {a.str_short()}, got {padding_config!r}") from None
+    if any(len(c) != 3 for c in config):
+        raise ValueError(f"pad: padding_config must hold one (lo, hi, interior) triple of ints "
+                         f"per dimension of {a.str_short()}, got {padding_config!r}")
+    return config

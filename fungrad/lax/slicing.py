@@ -12,6 +12,7 @@ so every transform agrees on it.
 """
 from __future__ import annotations
 
+import operator
 from typing import Sequence
 
 import numpy as np
@@ -64,7 +65,12 @@ def _batched_starts(starts, dims, shape, sizes, axis_size):
     out = []
     for s, d, n, k in zip(starts, dims, shape, sizes):
         s = bdim_at_front(s, d, axis_size)
-        if aval_of(s).dtype != _INDEX:
+        dt = aval_of(s).dtype
+        if dt.kind == "u" and dt.itemsize >= _INDEX.itemsize:
+            # (clamp while still unsigned: a uint64 start above the int64 range would wrap
+            # to a negative int64, where eager clamps it to the end)
+            s = minimum(s, np.full(aval_of(s).shape, max(n - k, 0), dt))
+        if dt != _INDEX:
             s = convert_element_type(s, _INDEX)
         s = select(lt(s, 0), add(s, n), s)
         out.append(minimum(maximum(s, 0), n - k))
@@ -103,6 +109,20 @@ def _select_n_aval(which, *cases):
     return ShapedArray(c0.shape, c0.dtype, all(c.weak_type for c in cases))
 
 
+_CHOOSE_MAX = 32  # np.choose takes at most 32 (NumPy 1) / 64 (NumPy 2) choices
+
+
+def _select_n_np(which, cases):
+    """`np.choose(which, cases, mode="clip")` for any number of cases and any integer
+    dtype of `which` (np.choose cannot cast uint64 to intp)."""
+    which = np.asarray(which)
+    idx = np.minimum(which, len(cases) - 1)  # (clip in `which`'s own dtype: no wrap-around)
+    if which.dtype.kind == "i":
+        idx = np.maximum(idx, 0)
+    idx = np.broadcast_to(idx.astype(np.intp), np.shape(cases[0]))
+    return np.take_along_axis(np.stack(cases), idx[None], axis=0)[0]
+
+
 def _select_n_impl(which, *cases):
     xp = array_module(which, *cases)
     if len(cases) == 1:
@@ -110,7 +130,9 @@ def _select_n_impl(which, *cases):
     if getattr(which, "dtype", None) == np.bool_ or type(which) is bool:
         return xp.where(which, cases[1], cases[0])
     if xp is np:
-        return np.choose(which, cases, mode="clip")
+        if len(cases) <= _CHOOSE_MAX and np.asarray(which).dtype != np.uint64:
+            return np.choose(which, cases, mode="clip")
+        return _select_n_np(which, cases)
     # CuPy's choose takes no sequence of arrays: the case of the largest k <= which (as
     # clipped), one `where` per case
     which, out = xp.asarray(which), cases[0]
@@ -167,7 +189,8 @@ def _select_n_emit(ctx, ins, out, **params):
         return f"np.array({cases[0]})"
     if ctx.in_avals[0].dtype == np.bool_:
         return f"np.where({which}, {cases[1]}, {cases[0]})"
-    if ctx.array_module is np:
+    if ctx.array_module is np and len(cases) <= _CHOOSE_MAX \
+            and ctx.in_avals[0].dtype != np.uint64:
         return f"np.choose({which}, ({', '.join(cases)},), mode='clip')"
     return f"{ctx.const(_select_n_impl, 'select_n_impl')}({', '.join(ins)})"  # (CuPy: no choose)
 
@@ -311,6 +334,8 @@ def _dynamic_update_slice_batch(vals, dims, axis_size):
     # (position - start), x); the gather index is clipped where the mask is off
     full = aval_of(x).shape
     usizes = aval_of(u).shape[1:]
+    if 0 in usizes:  # an empty update writes nothing (and there is nothing to gather from)
+        return dynamic_update_slice_p.bind(x, u, 0, *[0] * len(usizes)), 0
     starts = _batched_starts(starts, dstarts, full[1:], usizes, axis_size)
     mask = None
     index = [_batch_iota(full)]
@@ -340,7 +365,12 @@ SLICING_PRIMITIVES = [select_n_p, dynamic_slice_p, dynamic_update_slice_p]
 
 # ----------------------------------------------------------------------------- public functions
 def _starts(name, operand, start_indices):
-    if isinstance(start_indices, (Tracer, np.ndarray)) and aval_of(start_indices).ndim == 1:
+    if isinstance(start_indices, (Tracer, np.ndarray)):
+        nd = aval_of(start_indices).ndim
+        if nd != 1:
+            raise TypeError(f"{name}: start_indices given as an array must be 1-d (one start "
+                            f"per dimension of the operand), got "
+                            f"{aval_of(start_indices).str_short()}")
         start_indices = list(start_indices)  # (an index array: one start per element)
     # (Python ints stay weak scalars: jit writes them into the code as literals)
     starts = [s if type(s) is int else _as_operand(s) for s in start_indices]
@@ -350,6 +380,15 @@ def _starts(name, operand, start_indices):
                         f"shape {aval_of(operand).shape} ({nd} dims); pass one start index per "
                         "dimension")
     return starts
+
+
+def _static_sizes(slice_sizes):
+    try:
+        return tuple(operator.index(k) for k in slice_sizes)
+    except TypeError:
+        raise TypeError(f"dynamic_slice: slice_sizes must be a sequence of Python (or NumPy) "
+                        f"ints known at trace time, got {slice_sizes!r}; the sizes are static "
+                        "(only the start indices may be traced)") from None
 
 
 def dynamic_slice(operand, start_indices: Sequence, slice_sizes: Sequence[int]):
@@ -363,7 +402,7 @@ def dynamic_slice(operand, start_indices: Sequence, slice_sizes: Sequence[int]):
     """
     operand = _as_operand(operand)
     starts = _starts("dynamic_slice", operand, start_indices)
-    sizes = tuple(int(k) for k in slice_sizes)
+    sizes = _static_sizes(slice_sizes)
     _dynamic_slice_aval(*map(aval_of, [operand] + starts), slice_sizes=sizes)
     return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
 
