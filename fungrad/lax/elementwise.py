@@ -555,21 +555,26 @@ def _complex_impl(x, y):
     """x + i y for real x, y of one dtype, written part by part: the arithmetic would give
     NaN parts for infinite ones (inf * 1j is nan + inf j)."""
     out = array_module(x, y).empty(np.broadcast_shapes(np.shape(x), np.shape(y)),
-                                   _complex_of(np.result_type(x, y)))
+                                   complex_dtype(np.result_type(x, y)))
     out.real[...] = x  # (views of out's parts, on NumPy and CuPy)
     out.imag[...] = y
     return out
 
 
-def _complex_of(dt):
-    return np.dtype(np.complex64 if np.dtype(dt).itemsize <= 4 else np.complex128)
+def complex_dtype(dt) -> np.dtype:
+    """The complex dtype of values of float dtype `dt` (float16 and bfloat16: complex64; a
+    complex dtype is its own), for complex_p and the FFTs."""
+    dt = np.dtype(dt)
+    if dt.kind == "c":
+        return dt
+    return np.dtype(np.complex64 if dt.itemsize <= 4 else np.complex128)
 
 
 def _complex_aval(x, y):
     a = _base_aval("complex", (x, y))
     if a.dtype.kind not in "fV":
         raise TypeError(f"complex: the parts must be real floats, got {a.dtype}")
-    return ShapedArray(a.shape, _complex_of(a.dtype))
+    return ShapedArray(a.shape, complex_dtype(a.dtype))
 
 
 complex_p = _make("complex", _complex_impl, _complex_aval)

@@ -34,15 +34,6 @@ NORMS = ("backward", "ortho", "forward")
 SWAP_NORM = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 _NUMPY = {"fft": np.fft.fftn, "ifft": np.fft.ifftn, "rfft": np.fft.rfftn}
-_COMPLEX_OF = {"float16": np.complex64, "float32": np.complex64, "float64": np.complex128}
-
-
-def _complex_dtype(dtype) -> np.dtype:
-    """The complex dtype of a transform of `dtype` (bfloat16 and float16 give complex64)."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        return dtype
-    return np.dtype(_COMPLEX_OF.get(dtype.name, np.complex64))
 
 
 def _real_dtype(dtype) -> np.dtype:
@@ -77,7 +68,7 @@ def _fft_aval(x, fft_type, axes, lengths, norm):
     shape = list(x.shape)
     if fft_type == "rfft":
         shape[axes[-1]] = lengths[-1] // 2 + 1
-        return ShapedArray(tuple(shape), _complex_dtype(x.dtype))
+        return ShapedArray(tuple(shape), E.complex_dtype(x.dtype))
     if fft_type == "irfft":
         shape[axes[-1]] = lengths[-1]
         return ShapedArray(tuple(shape), _real_dtype(x.dtype))
