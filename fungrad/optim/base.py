@@ -59,7 +59,7 @@ def _narrow_floats_through_jit(update):
     jitted = []
 
     def wrapped(updates, state, params=None, **kwargs):
-        if kwargs or not _eager_narrow(updates, state, params):
+        if kwargs or not _eager_narrow(updates):  # (the gradients carry the params' dtype)
             return update(updates, state, params, **kwargs)
         if not jitted:
             from ..transforms.jit import jit
@@ -70,10 +70,10 @@ def _narrow_floats_through_jit(update):
     return wrapped
 
 
-def _eager_narrow(*trees) -> bool:
-    """A concrete ml_dtypes float leaf (bfloat16) among `trees`, and no traced one."""
+def _eager_narrow(tree) -> bool:
+    """A concrete ml_dtypes float leaf (bfloat16) in `tree`, and no traced one."""
     found = False
-    for x in tree_leaves(trees):
+    for x in tree_leaves(tree):
         if isinstance(x, Tracer):
             return False  # (traced: fungrad's rule applies already)
         dt = getattr(x, "dtype", None)
