@@ -66,16 +66,18 @@ def domain(**valid):
     nan); the formulas' support masks would read those as outside the support (-inf, 0)
     or compute a value."""
     def wrap(f):
-        sig = inspect.signature(f)
+        params = inspect.signature(f).parameters
+        names = list(params)
+        defaults = {n: p.default for n, p in params.items() if p.default is not p.empty}
 
         @functools.wraps(f)
         def checked(*args, **kwargs):
-            bound = sig.bind(*args, **kwargs)
-            bound.apply_defaults()
-            values = list(bound.arguments.values())
-            bad = fnp.isnan(fnp.asarray(values[0]))
+            out = f(*args, **kwargs)  # (first: a wrong call raises f's own TypeError)
+            given = dict(zip(names, args), **kwargs)  # (no signature binding per call)
+            bad = fnp.isnan(fnp.asarray(given[names[0]]))
             for name, ok in valid.items():
-                bad = fnp.logical_or(bad, fnp.logical_not(ok(fnp.asarray(bound.arguments[name]))))
-            return fnp.where(bad, np.nan, f(*args, **kwargs))
+                value = given.get(name, defaults.get(name))
+                bad = fnp.logical_or(bad, fnp.logical_not(ok(fnp.asarray(value))))
+            return fnp.where(bad, np.nan, out)
         return checked
     return wrap
