@@ -553,11 +553,12 @@ def test_outputs_are_arrays_without_conversion_by_the_caller():
 
 
 @pytest.mark.parametrize("scalar", [0.1, 3, 1e300])
-def test_python_scalars_become_numpy_scalars_of_the_array_dtype(scalar):
+def test_python_scalars_become_constants_of_the_array_dtype(scalar):
     x = X.astype(np.float32)
     f = lambda x: x * scalar + 1
     jf = fg.jit(f)
-    consts = [c for c in jf.lower(x).call.fn.__globals__.values() if type(c) is np.float32]
+    consts = [c for c in jf.lower(x).call.fn.__globals__.values()
+              if type(c) is np.ndarray and c.dtype == np.float32 and c.ndim == 0]
     if scalar == 1e300:  # overflows float32: left to NumPy (same result and warning)
         assert len(consts) == 1
         with pytest.warns(RuntimeWarning, match="overflow"):
@@ -650,3 +651,32 @@ def test_python_int_argument_too_large_for_int64_raises():
     assert f(2) == 3
     with pytest.raises(OverflowError, match="too large for int64.*static_argnums"):
         f(2**70)  # (it became an object array)
+
+
+@pytest.mark.parametrize("zero, negzero", [(0.0, -0.0), (np.float32(0.0), np.float32(-0.0)),
+                                           (np.float64(0.0), np.float64(-0.0))])
+def test_literal_zeros_of_either_sign_stay_apart(zero, negzero):
+    # 0.0 == -0.0 with one hash: CSE and the typed constants merged them, so
+    # copysign(x, -0.0) beside copysign(x, 0.0) returned +1 and x * -0.0 gave +0
+    x = np.ones(3, np.float32)
+    f = fg.jit(lambda x: (fnp.copysign(x, zero), fnp.copysign(x, negzero), x * zero, x * negzero))
+    for got, want in zip(f(x), (np.copysign(x, zero), np.copysign(x, negzero), x * zero,
+                                x * negzero)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    c = fg.jit(lambda x: (x * complex(0.0, 0.0), x * complex(-0.0, 0.0)))(np.ones(2))
+    np.testing.assert_array_equal(np.signbit(c[1].real), [True, True])
+    np.testing.assert_array_equal(np.signbit(c[0].real), [False, False])
+
+
+def test_scalar_operands_are_read_only_constants():
+    # scalars become 0-d array constants (faster ufunc operands than NumPy scalars): the
+    # generated code must not be able to write into them, and dtypes stay NumPy's
+    f = fg.jit(lambda x: (x * 0.5 + np.float32(2.0), x * np.float64(3.0)))
+    low = f.lower(np.ones(2, np.float32))
+    consts = [v for k, v in low.call.fn.__globals__.items()
+              if k[:1] == "c" and k[1:].isdigit()]
+    assert consts and all(type(c) is np.ndarray and not c.flags.writeable for c in consts)
+    a, b = f(np.ones(2, np.float32))
+    assert a.dtype == np.float32 and b.dtype == np.float64
+    np.testing.assert_array_equal(a, [2.5, 2.5])

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.ir import Graph, Var, _var_name
 from .buffers import plan_buffers, release_points, sink
+from .passes import scalar_key
 
 _counter = itertools.count()
 _SIMPLE = (int, bool, str, type(None))
@@ -104,18 +105,29 @@ _TYPED = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _typed_scalars(ctx, eqn, ins, typed) -> None:
-    """A ufunc on float32/float64 arrays reads its weak Python-scalar operands as NumPy
-    scalars of that dtype: NumPy casts a Python scalar to the array's dtype anyway (the
-    values are the same), but converting it on every call costs about as much as the
-    arithmetic on a small array. Rewrites `ins` in place."""
+    """A ufunc on float32/float64 arrays reads its weak Python-scalar operands as constants
+    of that dtype: NumPy casts a Python scalar to the array's dtype anyway (the values are
+    the same), but converting it on every call costs about as much as the arithmetic on a
+    small array. The constants, and NumPy-scalar operands, are read-only 0-d arrays: a ufunc
+    takes one ~0.3 us faster than a NumPy scalar (same dtype rules since NEP 50; CuPy takes
+    NumPy scalars only). Rewrites `ins` in place."""
+    as_array = ctx.array_module is np
     dt = eqn.outputs[0].aval.dtype
-    if dt not in _TYPED or any(type(v) is Var and v.aval.dtype != dt for v in eqn.inputs):
-        return
+    weak_ok = dt in _TYPED and not any(
+        type(v) is Var and v.aval.dtype != dt for v in eqn.inputs)
     for k, v in enumerate(eqn.inputs):
-        x = getattr(v, "value", None)
-        if type(v) is Var or type(x) not in (int, float) or not v.aval.weak_type:
+        if type(v) is Var:
             continue
-        key = (dt, type(x), x)
+        x = v.value
+        if as_array and isinstance(x, np.generic) and x.dtype.kind in "biufc":
+            key = scalar_key(x)
+            if key not in typed:
+                typed[key] = ctx.const(_frozen(x), "c")
+            ins[k] = typed[key]
+            continue
+        if not weak_ok or type(x) not in (int, float) or not v.aval.weak_type:
+            continue
+        key = (dt,) + scalar_key(x)
         if key not in typed:
             try:
                 with np.errstate(over="ignore"):
@@ -123,9 +135,15 @@ def _typed_scalars(ctx, eqn, ins, typed) -> None:
                 exact = math.isfinite(t) == math.isfinite(x)
             except OverflowError:
                 exact = False
-            typed[key] = ctx.const(t, "c") if exact else None
+            typed[key] = ctx.const(_frozen(t) if as_array else t, "c") if exact else None
         if typed[key] is not None:
             ins[k] = typed[key]
+
+
+def _frozen(x) -> np.ndarray:
+    a = np.array(x)
+    a.flags.writeable = False
+    return a
 
 
 def _new_scratch(specs) -> tuple:

@@ -8,6 +8,8 @@ map `subst: Var -> atom` so later equations read the replacement.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core.dtypes import is_inexact
@@ -128,12 +130,22 @@ def _params_key(params):
         return None
 
 
+def scalar_key(x) -> tuple:
+    """A dict key for the Python or NumPy scalar `x` that tells apart what `==` merges but
+    an operation does not: the type (1, 1.0, True) and the zero's sign (copysign(x, -0.0))."""
+    z = complex(x) if isinstance(x, (complex, np.complexfloating)) else None
+    signs = () if z is None else (math.copysign(1.0, z.real), math.copysign(1.0, z.imag))
+    if isinstance(x, (float, np.floating)):
+        signs = (math.copysign(1.0, x),)
+    return (type(x), x) + signs
+
+
 def _atom_key(v):
     if type(v) is Var:
         return v
     x = v.value
     if type(x) in (int, float, bool, complex):
-        return (type(x), x)
+        return scalar_key(x)
     return ("id", id(x))
 
 
