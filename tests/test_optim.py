@@ -910,3 +910,22 @@ def test_eager_bfloat16_updates_and_state_keep_the_dtype_as_under_jit(name):
     for leaf in fg.tree.tree_leaves(new_state):
         if np.asarray(leaf).ndim:
             assert leaf.dtype == ml_dtypes.bfloat16, (name, leaf.dtype)
+
+
+@pytest.mark.parametrize("lr", [0.1, optim.exponential_decay(0.1, 1, 0.5)])
+@pytest.mark.parametrize("kw", [{}, {"eps_root": 1e-3}, {"nesterov": True}])
+def test_adam_folds_the_learning_rate_but_keeps_chains_state_and_values(lr, kw):
+    # adam multiplies by -lr inside its formula (one pass less per leaf under jit); its
+    # state and updates are still those of chain(scale_by_adam, scale_by_learning_rate)
+    params = {"w": np.linspace(-1, 1, 6).reshape(2, 3), "b": np.ones(3, np.float32)}
+    fused = optim.adam(lr, **kw)
+    chained = optim.chain(optim.scale_by_adam(**kw), optim.scale_by_learning_rate(lr))
+    s1, s2 = fused.init(params), chained.init(params)
+    assert fg.tree.tree_structure(s1) == fg.tree.tree_structure(s2)
+    step = fg.jit(fused.update)
+    for k in range(4):
+        g = fg.tree.tree_map(lambda p: np.cos(p * (k + 1)).astype(p.dtype), params)
+        (u1, s1), (u2, s2) = step(g, s1), chained.update(g, s2)
+        for a, b in zip(fg.tree.tree_leaves((u1, s1)), fg.tree.tree_leaves((u2, s2))):
+            assert a.dtype == b.dtype
+            np.testing.assert_allclose(a, b, rtol=2e-6 if a.dtype == np.float32 else 1e-13)

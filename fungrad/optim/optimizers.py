@@ -54,7 +54,27 @@ def adam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
         >>> opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0]
         array([-0.1])
     """
-    return chain(T.scale_by_adam(b1, b2, eps, eps_root, nesterov), _lr(learning_rate))
+    return _with_learning_rate(
+        T.scale_by_adam(b1, b2, eps, eps_root, nesterov), learning_rate,
+        lambda g, s, step: T.adam_update(g, s, b1, b2, eps, eps_root, nesterov, step))
+
+
+def _with_learning_rate(direction: GradientTransformation, learning_rate: ScalarOrSchedule,
+                        scaled_update) -> GradientTransformation:
+    """`chain(direction, scale_by_learning_rate(learning_rate))`: the same state, the same
+    values up to rounding, where `scaled_update(updates, state, step)` returns `direction`'s
+    update already multiplied by the scalar `step` = -lr: the product rides on a scalar the
+    formula has anyway instead of costing a pass over every leaf."""
+    lr = _lr(learning_rate)
+
+    def init(params):
+        return (direction.init(params), lr.init(params))
+
+    def update(updates, state, params=None):
+        rate = learning_rate(state[1].count) if callable(learning_rate) else learning_rate
+        out, inner = scaled_update(updates, state[0], -rate)
+        return out, (inner, lr.update((), state[1])[1])  # (the schedule's count steps)
+    return GradientTransformation(init, update)
 
 
 def nadam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,

@@ -162,17 +162,36 @@ def scale_by_adam(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
                                 zeros_like_tree(params))
 
     def update(updates, state, params=None):
-        mu, nu = _moments(updates, state.mu, state.nu, b1, b2)
-        count = safe_increment(state.count)
-        if nesterov:
-            mu_hat = tree_map(lambda m, g: b1 * m / cast_like(1 - b1 ** (count + 1), m)
-                              + (1 - b1) * g / cast_like(1 - b1 ** count, g), mu, updates)
-        else:
-            mu_hat = _debias(mu, b1, count)
+        return adam_update(updates, state, b1, b2, eps, eps_root, nesterov)
+    return GradientTransformation(init, update)
+
+
+def adam_update(updates, state, b1, b2, eps, eps_root=0.0, nesterov=False, step_size=1.0):
+    """`scale_by_adam`'s update times `step_size` (a scalar, e.g. `-learning_rate`). Without
+    Nesterov momentum the bias corrections c1, c2 and `step_size` fold into two scalars:
+    `m * (step_size * sqrt(c2) / c1) / (sqrt(v + eps_root * c2) + eps * sqrt(c2))` equals
+    `step_size * (m / c1) / (sqrt(v / c2 + eps_root) + eps)` (c2 > 0) in 4 passes over each
+    leaf instead of 7: under jit every op is one NumPy call over the whole leaf."""
+    mu, nu = _moments(updates, state.mu, state.nu, b1, b2)
+    count = safe_increment(state.count)
+    if nesterov:
+        mu_hat = tree_map(lambda m, g: b1 * m / cast_like(1 - b1 ** (count + 1), m)
+                          + (1 - b1) * g / cast_like(1 - b1 ** count, g), mu, updates)
         nu_hat = _debias(nu, b2, count)
         out = tree_map(lambda m, v: m / (fnp.sqrt(v + eps_root) + eps), mu_hat, nu_hat)
+        if not (isinstance(step_size, float) and step_size == 1.0):
+            out = tree_map(lambda u: u * cast_like(step_size, u), out)
         return out, ScaleByAdamState(count, mu, nu)
-    return GradientTransformation(init, update)
+    c2 = 1 - b2 ** count
+    root = fnp.sqrt(c2)
+    scale, eps_scaled = step_size * root / (1 - b1 ** count), eps * root
+    no_root = isinstance(eps_root, (int, float)) and eps_root == 0  # (an array when injected)
+
+    def direction(m, v):
+        if not no_root:
+            v = v + cast_like(eps_root * c2, v)
+        return m * cast_like(scale, m) / (fnp.sqrt(v) + cast_like(eps_scaled, v))
+    return tree_map(direction, mu, nu), ScaleByAdamState(count, mu, nu)
 
 
 def scale_by_adamax(b1: float = 0.9, b2: float = 0.999,
