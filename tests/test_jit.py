@@ -644,6 +644,11 @@ def test_static_values_that_compare_equal_but_differ_in_type_do_not_share_a_trac
     h = fg.jit(lambda a, s: a + s, static_argnames="s")
     assert h(np.zeros(2, np.int8), s=1).dtype == np.int8
     assert h(np.zeros(2, np.int8), s=1.0).dtype == np.float64
+    # -0.0 == 0.0 too, but copysign tells them apart (JAX's cache merges them)
+    c = fg.jit(lambda s, x: fnp.copysign(x, s), static_argnums=0)
+    assert [c(s, np.ones(1))[0] for s in (0.0, -0.0, (0.0,)[0])] == [1.0, -1.0, 1.0]
+    t = fg.jit(lambda s, x: fnp.copysign(x, s[0]), static_argnums=0)
+    assert [t((s,), np.ones(1))[0] for s in (0.0, -0.0)] == [1.0, -1.0]
 
 
 def test_python_int_argument_too_large_for_int64_raises():
@@ -667,6 +672,9 @@ def test_literal_zeros_of_either_sign_stay_apart(zero, negzero):
     c = fg.jit(lambda x: (x * complex(0.0, 0.0), x * complex(-0.0, 0.0)))(np.ones(2))
     np.testing.assert_array_equal(np.signbit(c[1].real), [True, True])
     np.testing.assert_array_equal(np.signbit(c[0].real), [False, False])
+    g1, g2 = fg.checkpoint(lambda x: x * zero), fg.checkpoint(lambda x: x * negzero)
+    for out in (fg.jit(lambda x: (g1(x), g2(x)))(x), fg.vmap(lambda x: (g1(x), g2(x)))(x)):
+        np.testing.assert_array_equal(np.signbit(out), [[False] * 3, [True] * 3])
 
 
 def test_scalar_operands_are_read_only_constants():

@@ -130,14 +130,20 @@ def _params_key(params):
         return None
 
 
+def zero_signs(x) -> tuple:
+    """The signs of a float or complex scalar's parts: -0.0 == 0.0 with one hash, but
+    copysign(x, -0.0) differs from copysign(x, 0.0). () for other values."""
+    if isinstance(x, (float, np.floating)):
+        return (math.copysign(1.0, x),)
+    if isinstance(x, (complex, np.complexfloating)):
+        return (math.copysign(1.0, x.real), math.copysign(1.0, x.imag))
+    return ()
+
+
 def scalar_key(x) -> tuple:
     """A dict key for the Python or NumPy scalar `x` that tells apart what `==` merges but
-    an operation does not: the type (1, 1.0, True) and the zero's sign (copysign(x, -0.0))."""
-    z = complex(x) if isinstance(x, (complex, np.complexfloating)) else None
-    signs = () if z is None else (math.copysign(1.0, z.real), math.copysign(1.0, z.imag))
-    if isinstance(x, (float, np.floating)):
-        signs = (math.copysign(1.0, x),)
-    return (type(x), x) + signs
+    an operation does not: the type (1, 1.0, True) and the zero's sign."""
+    return (type(x), x) + zero_signs(x)
 
 
 def _atom_key(v):

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..config import config
 from ..compiler import passes
-from ..compiler.passes import dce
+from ..compiler.passes import dce, scalar_key
 from ..core.ad_util import ZERO
 from ..core.check import check_graph
 from ..core.ir import PY_SCALARS, Eqn, Graph, HeldGraph, Literal, Var, aval_of
@@ -654,12 +654,12 @@ def _graph_key(graph: Graph):
         if type(v) is Var:
             return index[v]
         x = v.value
-        if type(x) in PY_SCALARS:
-            return (type(x), x, v.aval.dtype, v.aval.weak_type)
+        if type(x) in PY_SCALARS:  # (-0.0 and 0.0 apart: see scalar_key)
+            return scalar_key(x) + (v.aval.dtype, v.aval.weak_type)
         return ("id", id(x))
     parts = [tuple((v.aval.shape, v.aval.dtype, v.aval.weak_type) for v in graph.invars)]
     for e in graph.eqns:
-        params = tuple((k, type(x), x) for k, x in sorted(e.params.items()))
+        params = tuple((k,) + scalar_key(x) for k, x in sorted(e.params.items()))
         try:
             hash(params)
         except TypeError:

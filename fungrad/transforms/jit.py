@@ -32,7 +32,7 @@ from ..core import nan_checks
 from ..core.primitive import Primitive
 from ..core.trace import Tracer, new_trace
 from ..compiler.codegen import generate
-from ..compiler.passes import optimize
+from ..compiler.passes import optimize, zero_signs
 from .. import tree as _tree
 from ..config import config
 from .ad import (ZERO, JVPTrace, JVPTracer, _as_array, _fun_name, backward_pass,
@@ -743,10 +743,11 @@ def _hashable(fname, what, value):
 
 def _static_types(value):
     """The types in a static value, for the cache key: 1, 1.0 and True are equal and hash
-    alike, but trace to different dtypes (fnp.full(2, s) is int, float or bool)."""
+    alike, but trace to different dtypes (fnp.full(2, s) is int, float or bool); and the
+    signs of float zeros (-0.0 == 0.0, but copysign(x, s) differs)."""
     if isinstance(value, tuple):
         return type(value), tuple(_static_types(v) for v in value)
-    return type(value)
+    return (type(value),) + zero_signs(value)
 
 
 def _what_changed(old, new, args, static_pos) -> str:
