@@ -276,11 +276,14 @@ for _p in (argmax_p, argmin_p):
 
 
 # --------------------------------------------------------------------------- jit codegen
-def _method_emit(method, with_dtype, combine=None):
+def _method_emit(method, ufunc, with_dtype, unrolled=False):
     def emit(ctx, ins, out, axes):
         x = ins[0]
-        if combine is not None and _unrolls(ctx.in_avals[0].shape, ctx.in_avals[0].dtype, axes):
-            return f"{ctx.fn(_unrolled_reduce)}({x}, {axes!r}, {ctx.fn(combine)})"
+        if unrolled and _unrolls(ctx.in_avals[0].shape, ctx.in_avals[0].dtype, axes):
+            return f"{ctx.fn(_unrolled_reduce)}({x}, {axes!r}, {ctx.fn(ufunc)})"
+        dtype = f", {ctx.dtype(ctx.in_avals[0].dtype)}" if with_dtype else ""
+        if ctx.array_module is np:  # x.sum is a Python wrapper of np.add.reduce (~0.3 us)
+            return f"np.{ufunc.__name__}.reduce({x}, {axes!r}{dtype})"
         return f"{x}.{method}(axis={axes!r}{f', dtype={x}.dtype' if with_dtype else ''})"
     return emit
 
@@ -291,10 +294,10 @@ def _arg_emit(fn):
     return emit
 
 
-reduce_sum_p.emit = _method_emit("sum", True, np.add)
-reduce_prod_p.emit = _method_emit("prod", True)
-reduce_max_p.emit = _method_emit("max", False, np.maximum)
-reduce_min_p.emit = _method_emit("min", False, np.minimum)
+reduce_sum_p.emit = _method_emit("sum", np.add, True, unrolled=True)
+reduce_prod_p.emit = _method_emit("prod", np.multiply, True)
+reduce_max_p.emit = _method_emit("max", np.maximum, False, unrolled=True)
+reduce_min_p.emit = _method_emit("min", np.minimum, False, unrolled=True)
 argmax_p.emit = _arg_emit("argmax")
 argmin_p.emit = _arg_emit("argmin")
 for _p in REDUCE_PRIMITIVES:
