@@ -1,6 +1,8 @@
 """Shared helpers of the NumPy namespace: tracer tests, NEP 50 promotion, broadcasting."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..backend import array_module, asarray as _asarray
@@ -81,8 +83,67 @@ def _promotion_operand(x):
 
 def result_type(*xs):
     """NumPy 2 promotion: Python scalars (and traced weak values) are weak; bfloat16
-    promotes like float16 (`core.dtypes.result_type`)."""
-    return _dtypes.result_type(*[_promotion_operand(x) for x in xs])
+    promotes like float16 (`core.dtypes.result_type`). A traced computation that meets
+    None, a str or an object / datetime64 array raises a TypeError naming it (its object
+    or str dtype would reach the primitives), where NumPy on concrete arrays is left be."""
+    try:
+        dt = _dtypes.result_type(*[_promotion_operand(x) for x in xs])
+    except TypeError:  # no common dtype (a datetime64 with a float)
+        _check_traced_numbers(xs)
+        raise
+    if _dtypes.kind(dt) not in "biufc":
+        _check_traced_numbers(xs)
+    return dt
+
+
+def _check_traced_numbers(xs):
+    if has_tracer(xs):
+        check_numbers(_public_caller(), **{f"operand {i}": x for i, x in enumerate(xs)})
+
+
+def _public_caller() -> str:
+    """The name of the innermost public fnp function on the stack (for error messages of
+    shared helpers), skipping private helpers such as `_conv1d`."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name, module = frame.f_code.co_name, frame.f_globals.get("__name__", "")
+        if not name.startswith("_") and module.startswith("fungrad.numpy") and \
+                module != __name__:
+            return name
+        frame = frame.f_back
+    return "fungrad.numpy"
+
+
+def _is_number(x) -> bool:
+    """A value fnp computes with: a Python number, a tracer, or an array of a bool,
+    integer, float (ml_dtypes' too) or complex dtype."""
+    if is_weak(x) or isinstance(x, Tracer):
+        return True
+    try:
+        return _dtypes.kind(aval_of(x).dtype) in "biufc"
+    except Exception:  # (a ragged list: NumPy names that itself)
+        return True
+
+
+def check_numbers(fname, **operands):
+    """Raise a TypeError naming each operand of `fname` that is not a number (None, a str,
+    a dict, an object or datetime64 array), which NumPy's ufuncs reject too: without it a
+    traced call would promote to NumPy's object or str dtype and compute garbage. Call it
+    where a traced call's promotion fails or leaves the numbers, not on every call."""
+    bad = [f"{name} is {_describe(x)}" for name, x in operands.items() if not _is_number(x)]
+    if bad:
+        raise TypeError(f"{fname}: {'; '.join(bad)}: fungrad computes with bool, integer, "
+                        "float and complex arrays and Python numbers only; convert it "
+                        "(np.asarray(v, dtype=float)) or keep it out of the computation")
+
+
+def _describe(x) -> str:
+    dtype = getattr(x, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return f"an array of dtype {dtype}"
+    name, text = type(x).__name__, repr(x)
+    article = "an" if name[0] in "aeiou" else "a"
+    return f"{article} {name} ({text if len(text) <= 40 else text[:37] + '...'})"
 
 
 def cast(x, dtype):

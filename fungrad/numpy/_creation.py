@@ -119,6 +119,8 @@ def full_like(a, fill_value, dtype=None, shape=None):
     if not is_traced(a) and not is_traced(fill_value):
         return np.full_like(a, fill_value, dtype=dtype, shape=shape)
     from ._shape import broadcast_to
+    if not is_traced(a):  # (a list or a scalar: NumPy reads its shape and dtype)
+        a = np.asarray(a)
     shp = a.shape if shape is None else shape
     dt = np.dtype(dtype) if dtype is not None else np.dtype(a.dtype)
     if is_traced(fill_value):

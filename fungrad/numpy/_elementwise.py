@@ -7,6 +7,8 @@ primitive.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..backend import array_module, asarray as _asarray, call_on_one_device, is_cupy, one_device
@@ -14,8 +16,8 @@ from ..core.ir import aval_of
 from ..core.trace import Tracer
 from ..errors import ConcretizationError
 from ..lax import elementwise as E
-from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast, dtype_of,
-                    has_tracer, is_traced, is_weak, lift, result_type, shape_of)
+from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast, check_numbers,
+                    dtype_of, has_tracer, is_traced, is_weak, lift, result_type, shape_of)
 
 _dtype_cache: dict = {}
 
@@ -187,9 +189,14 @@ def _make_binary(name, np_fn, prim):
         ay = y.aval if isinstance(y, Tracer) else None if type(y) in _WEAK else aval_of(y)
         if compares and _traced_int_meets_int(ax, ay):
             return _compare_with_traced_int(np_fn, fn, x, y, ax)
-        dt = _binary_dtype(x, y, ax, ay)
+        try:
+            dt = _binary_dtype(x, y, ax, ay)
+        except TypeError:  # no common dtype (a datetime64 operand): name the operand
+            check_numbers(name, x=x, y=y)
+            raise
         cdt = cache.get(dt)
-        if cdt is None:
+        if cdt is None:  # (a new dtype: None or a str promote to object or str dtypes)
+            check_numbers(name, x=x, y=y)
             cdt = cache[dt] = _compute_dtype(np_fn, dt, 2)
         if cdt.kind in "fc" and ax is not None and ay is not None and ax.dtype != ay.dtype \
                 and not (ax.weak_type or ay.weak_type):
@@ -544,6 +551,7 @@ def round(a, decimals: int = 0):
     a = lift(a)
     if not is_traced(a):
         return np.round(a, decimals)
+    decimals = operator.index(decimals)  # (as NumPy: 1.5 decimals would scale by 10**1.5)
     dt = a.aval.dtype
     if dt == np.bool_ and decimals != 0:
         raise TypeError(f"round: bool arrays cannot be rounded to decimals={decimals} (NumPy "

@@ -191,6 +191,8 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if out is not None:
         raise TypeError("take: out= writes in place, which traced values cannot; use the "
                         "returned array")
+    if indices is None or isinstance(indices, (slice, type(Ellipsis))):  # (not an index array)
+        raise TypeError(f"take: indices must be an integer array, got {indices!r}")
     if axis is None:
         a, axis = _flat(a), 0
     shape = np.shape(a) if not isinstance(a, Tracer) else a.aval.shape
@@ -346,9 +348,15 @@ def searchsorted(a, v, side="left", sorter=None):
     from ..lax.search import searchsorted as _searchsorted
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    from ._base import check_numbers
+    check_numbers("searchsorted", a=a, v=v)
     if len(np.shape(a) if not isinstance(a, Tracer) else a.aval.shape) != 1:
         raise ValueError("searchsorted: a must be 1-D")
     if sorter is not None:
+        from ._base import shape_of
+        if shape_of(sorter) != shape_of(a):  # (NumPy: the permutation that sorts a)
+            raise ValueError(f"searchsorted: sorter of shape {shape_of(sorter)} must have "
+                             f"a's shape {shape_of(a)}")
         a = take(a, sorter)
     from ._dtypes import result_type
     from ._base import cast

@@ -10,6 +10,7 @@ differentiated. On plain arrays every function is NumPy's own.
 from __future__ import annotations
 
 import functools
+import operator
 import warnings
 import numpy as np
 
@@ -168,7 +169,7 @@ def tile(A, reps):
     A = _arr(A)
     if not is_traced(A):
         return np.tile(A, reps)
-    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+    reps = (operator.index(reps),) if np.ndim(reps) == 0 else tuple(map(operator.index, reps))
     shape = shape_of(A)
     d = max(len(reps), len(shape))
     shape = (1,) * (d - len(shape)) + shape
@@ -209,7 +210,7 @@ def roll(a, shift, axis=None):
     shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
     total = [0] * nd
     for s, ax in zip(shifts.ravel(), axes.ravel()):
-        total[_axis("roll", int(ax), nd)] += int(s)
+        total[_axis("roll", operator.index(ax), nd)] += operator.index(s)
     x = a
     for ax, s in enumerate(total):
         n = shape_of(x)[ax]
@@ -380,7 +381,7 @@ def diag(v, k=0):
     v = _arr(v)
     if not is_traced(v):
         return np.diag(v, k)
-    k = int(k)
+    k = operator.index(k)
     if v.ndim == 2:
         from ._indexing import diagonal
         return diagonal(v, k)
@@ -757,7 +758,7 @@ def array_split(ary, indices_or_sections, axis=0):
     ax = _axis("array_split", axis, ary.ndim)
     n = ary.shape[ax]
     if np.ndim(indices_or_sections) == 0:
-        k = int(indices_or_sections)
+        k = int(indices_or_sections)  # (NumPy's: a float count is truncated)
         if k <= 0:
             raise ValueError(f"array_split: the number of sections must be larger than 0, got "
                              f"{k}")
@@ -917,7 +918,8 @@ def resize(a, new_shape):
     a = _arr(a)
     if not is_traced(a):
         return np.resize(a, new_shape)
-    shape = (int(new_shape),) if np.ndim(new_shape) == 0 else tuple(int(d) for d in new_shape)
+    shape = (operator.index(new_shape),) if np.ndim(new_shape) == 0 else \
+        tuple(map(operator.index, new_shape))
     if any(d < 0 for d in shape):
         raise ValueError(f"resize: all elements of new_shape must be non-negative, got {shape}")
     size = int(np.prod(shape))

@@ -45,6 +45,11 @@ def eager_call(np_fn, a, *args, **kwargs):
     return numpy_or_compose(np_fn, a, *args, **given)
 
 
+def _no_initial_if_none(initial):
+    """NumPy's reductions read `initial=None` as no initial value (not a NaN to combine)."""
+    return _NoValue if initial is None else initial
+
+
 def reject_out(name, out):
     """fnp functions return new arrays: NumPy's `out=` has no traced counterpart."""
     if out is not None:
@@ -126,6 +131,7 @@ def _reduction(name, np_fn, prim, identity, combine):
             if y is not COMPOSE:
                 return y
         reject_out(name, out)
+        initial = _no_initial_if_none(initial)
         if not is_traced(a):  # only initial / where are traced
             a = _asarray(a)
         shape = np.shape(a) if not is_traced(a) else a.aval.shape
@@ -169,6 +175,7 @@ def _extremum(name, np_fn, prim, combine):
             if y is not COMPOSE:
                 return y
         reject_out(name, out)
+        initial = _no_initial_if_none(initial)
         a = a if is_traced(a) else _asarray(a)
         shape = a.aval.shape if is_traced(a) else a.shape
         dt = a.aval.dtype if is_traced(a) else a.dtype

@@ -424,7 +424,15 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     a, weights = lift(a), lift(weights)
     if not is_traced(a, bins, weights, range):
         return _bin_edges(a, bins, range, weights)
+    _check_weights("histogram_bin_edges", weights, shape_of(a))
     return _edges("histogram_bin_edges", _flat(_np(a)), bins, range, weights)
+
+
+def _check_weights(fname, weights, shape):
+    """NumPy's check of `weights=`: one weight per sample, of the samples' `shape`."""
+    if weights is not None and shape_of(weights) != tuple(shape):
+        raise ValueError(f"{fname}: weights of shape {shape_of(weights)} should have the "
+                         f"shape of the samples, {tuple(shape)}")
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
@@ -444,11 +452,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
             return on_host(np.histogram)(a, bins, range, density, weights)
         a, weights = same_device(a, weights)
         return np.histogram(a, _device_bins(a, bins), range, density, weights)
+    _check_weights("histogram", weights, shape_of(a))
     a = _flat(_np(a))
     w = None if weights is None else _flat(_np(weights))
-    if w is not None and shape_of(w) != shape_of(a):
-        raise ValueError(f"histogram: weights should have the same shape as a, got "
-                         f"{shape_of(weights)}")
     edges = _edges("histogram", a, bins, range, w)
     nb = shape_of(edges)[0] - 1
     hist = _scatter_count(_bin_index(a, edges), w, nb)
@@ -492,6 +498,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     if len(shape_of(sample)) == 1:
         sample = sample.reshape((-1, 1))
     npts, D = shape_of(sample)
+    _check_weights("histogramdd", weights, (npts,))
     per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * D
     ranges = list(range) if range is not None else [None] * D
     if len(per_dim) != D or len(ranges) != D:
@@ -713,6 +720,8 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
         array([False,  True, False,  True])
     """
     element, test_elements = lift(element), lift(test_elements)
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"isin: invalid kind {kind!r}; use None, 'sort' or 'table'")
     if not is_traced(element, test_elements):
         # (NumPy's dispatch passes on every keyword given: CuPy's isin has no `kind`)
         return np.isin(*same_device(element, test_elements), assume_unique, invert,

@@ -2,6 +2,8 @@
 broadcast_to, concatenate, stack, split, flip, ravel."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..backend import asarray as _asarray, call_on_one_device
@@ -19,7 +21,7 @@ def _size(shape):
 
 
 def _resolve_shape(fname, shape, size, old_shape):
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(operator.index(d) for d in shape)
     if shape.count(-1) > 1:
         raise ValueError(f"{fname}: can only specify one unknown dimension (-1), got {shape}")
     if -1 in shape:
@@ -79,7 +81,7 @@ def transpose(a, axes=None):
     nd = a.ndim
     if axes is None:
         axes = tuple(range(nd - 1, -1, -1))
-    axes = tuple(int(i) % nd if nd else int(i) for i in axes)
+    axes = tuple(operator.index(i) % nd if nd else operator.index(i) for i in axes)
     if sorted(axes) != list(range(nd)):
         raise ValueError(f"transpose: axes {axes} are not a permutation of the {nd} axes of an "
                          f"array of shape {a.shape}")
@@ -142,7 +144,8 @@ def expand_dims(a, axis):
     a = lift(a)
     if not is_traced(a):
         return np.expand_dims(a, axis)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    # (as NumPy: a tuple or list of axes, else one axis; a set or an array is no axis)
+    axes = tuple(axis) if type(axis) in (tuple, list) else (axis,)
     nd = a.ndim + len(axes)
     axes = normalize_axis("expand_dims", axes, nd)
     it = iter(a.shape)
@@ -246,6 +249,9 @@ def stack(arrays, axis=0):
         array([[1., 3.],
                [2., 4.]])
     """
+    if not hasattr(arrays, "__getitem__"):  # (NumPy's check: a set has no order)
+        raise TypeError(f"stack: arrays must be passed as a sequence (a list or tuple), got "
+                        f"a {type(arrays).__name__}")
     arrays = [lift(a) for a in arrays]
     if not arrays:
         raise ValueError("stack: need at least one array to stack")
@@ -283,7 +289,7 @@ def split(ary, indices_or_sections, axis=0):
                              f"{ax} of shape {shape} has size {n}, sections={k}")
         points = [n // k * i for i in range(1, k)]
     else:
-        points = [int(p) for p in indices_or_sections]
+        points = [operator.index(p) for p in indices_or_sections]
     bounds = [0] + points + [n]
     head = (("slice", None, None, None),) * ax
     return [getitem_p.bind(ary, spec=head + (("slice", lo, hi, None),))

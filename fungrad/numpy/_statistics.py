@@ -8,6 +8,7 @@ the interpolation weights), as in JAX.
 from __future__ import annotations
 
 import builtins  # max/min/sum below are fnp's
+import operator
 
 import numpy as np
 
@@ -209,9 +210,7 @@ def gradient(f, *varargs, axis=None, edge_order: int = 1):
         return np.gradient(*same_device(f, *varargs), axis=axis, edge_order=edge_order)
     f = _as_operand(f)
     shape = shape_of(f)
-    axes = tuple(range(len(shape))) if axis is None else tuple(
-        int(a) % builtins.max(len(shape), 1) for a in ((axis,) if np.ndim(axis) == 0 else axis))
-    normalize_axis("gradient", axes, len(shape))  # range and repeat checks
+    axes = tuple(range(len(shape))) if axis is None else _axes_in_order("gradient", axis, shape)
     spacings = _gradient_spacings("gradient", varargs, shape, axes)
     if edge_order > 2:
         raise ValueError("gradient: 'edge_order' greater than 2 not supported (use 1 or 2)")
@@ -230,6 +229,15 @@ def gradient(f, *varargs, axis=None, edge_order: int = 1):
                              f"are required along axis {ax} (shape {shape})")
         outs.append(cast(_gradient_along(f, ax, h, edge_order), dt))
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _axes_in_order(fname, axis, shape) -> tuple:
+    """`axis` (an int or a sequence) as non-negative ints in the order given, range and
+    repeats checked before any wraps around (axis 3 of a 2-d array is an error, not 1)."""
+    axes = tuple(single_axis(fname, a, len(shape))
+                 for a in ((axis,) if np.ndim(axis) == 0 else axis))
+    normalize_axis(fname, axes, len(shape))  # repeats
+    return axes
 
 
 # ----------------------------------------------------------------------------- cumulative
@@ -289,9 +297,11 @@ cumulative_prod = _cumulative("cumulative_prod", np.cumulative_prod, _cumprod, 1
 
 
 # ----------------------------------------------------------------------------- partition
-def _check_kth(name, kth, n):
+def _check_kth(name, kth, n, kind="introselect"):
+    if kind != "introselect":  # (NumPy has that one selection algorithm)
+        raise ValueError(f"{name}: select kind must be 'introselect', got {kind!r}")
     for k in np.ravel(kth):
-        if not -n <= int(k) < n:
+        if not -n <= operator.index(k) < n:
             raise ValueError(f"{name}: kth(={int(k)}) out of bounds ({n})")
 
 
@@ -322,7 +332,8 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
         return np.partition(a, kth, axis, kind, order)
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
-    _check_kth("partition", kth, shape_of(a)[single_axis("partition", axis, a.aval.ndim)])
+    _check_kth("partition", kth, shape_of(a)[single_axis("partition", axis, a.aval.ndim)],
+               kind)
     return sort(a, axis=axis, order=order)
 
 
@@ -344,7 +355,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
     _check_kth("argpartition", kth,
-               shape_of(a)[single_axis("argpartition", axis, a.aval.ndim)])
+               shape_of(a)[single_axis("argpartition", axis, a.aval.ndim)], kind)
     return argsort(a, axis=axis, order=order)
 
 
@@ -669,8 +680,7 @@ def _average_weights(a, w, axis):
     if axis is None:
         raise TypeError(f"average: Axis must be specified when shapes of a {shape} and "
                         f"weights {wshape} differ.")
-    axes = tuple(int(x) % len(shape) for x in ((axis,) if np.ndim(axis) == 0 else axis))
-    normalize_axis("average", axes, len(shape))
+    axes = _axes_in_order("average", axis, shape)
     if wshape != tuple(shape[i] for i in axes):
         raise ValueError(f"average: Shape of weights {wshape} must be consistent with shape "
                          f"of a {shape} along specified axis {axis}.")

@@ -180,7 +180,10 @@ def unwrap(p, discont=None, axis: int = -1, *, period=2 * math.pi):
     from ._statistics import diff
     from ._shape import concatenate
     nd = len(shape_of(p))
-    ax = axis % nd
+    if nd == 0:
+        raise ValueError("unwrap: p must be at least one dimensional (differences are taken "
+                         "along an axis)")
+    ax = single_axis("unwrap", axis, nd)
     head = (slice(None),) * ax
     dd = diff(p, axis=ax)  # (NumPy's: of bools, not_equal)
     if discont is None:

@@ -14,7 +14,14 @@ def float_dtype(fname, dt):
     if dt.kind == "c":
         raise TypeError(f"fungrad.scipy.{fname}: complex arguments are not supported "
                         f"(got {dt}); pass the real and imaginary parts separately")
-    return dt if is_inexact(dt) else np.dtype(np.float64)
+    if is_inexact(dt):
+        return dt
+    if dt.kind not in "biu":  # (None, a str, an object or datetime64 array: not a number)
+        raise TypeError(f"fungrad.scipy.{fname}: arguments promote to dtype {dt}, which is "
+                        "not a number (SciPy's ufuncs reject None, strings, objects and "
+                        "datetime64 values); pass bool, integer or float arrays "
+                        "(np.asarray(v, dtype=float))")
+    return np.dtype(np.float64)
 
 
 def inexact(fname, *args):
