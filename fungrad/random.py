@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import numpy as fnp
-from .backend import asarray as _asarray
+from .backend import asarray as _asarray, to_host as _to_host
 from .core.dtypes import is_floating
 from .core.trace import Tracer
 from .lax.random import random_bits, random_split_p, random_fold_in_p, random_gamma_p
@@ -151,6 +151,21 @@ def _check_fits(shape: tuple, fn: str, **params) -> None:
                              f"per entry)")
 
 
+def _axis(axis, ndim: int, fn: str, name: str = "axis", of: str = "x") -> int:
+    """`axis` as a non-negative int below `ndim` (a clear error otherwise: a bare IndexError
+    from a shape lookup names nothing)."""
+    try:
+        ax = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"fg.random.{fn}: {name} must be an integer, got {axis!r}") from None
+    if not -ndim <= ax < ndim:
+        fix = (f"pass an axis in [{-ndim}, {ndim})" if ndim else
+               f"pass a {of} with at least 1 dimension")
+        raise np.exceptions.AxisError(f"fg.random.{fn}: {name} {ax} is out of bounds for {of} "
+                                      f"with {ndim} dimensions; {fix}")
+    return ax % ndim
+
+
 def _float_dtype(dtype, fn: str) -> np.dtype:
     dt = np.dtype(dtype)
     if not is_floating(dt):
@@ -269,7 +284,9 @@ def categorical(key: Array, logits: Array, axis: int = -1, shape: Shape | None =
         >>> fg.random.categorical(fg.random.key(0), np.log([0.2, 0.8]), shape=(3,)).shape
         (3,)
     """
-    logits = fnp.moveaxis(fnp.asarray(logits), axis, -1)
+    logits = fnp.asarray(logits)
+    axis = _axis(axis, fnp.ndim(logits), "categorical", of="logits")
+    logits = fnp.moveaxis(logits, axis, -1)
     lshape = tuple(fnp.shape(logits))
     shape = lshape[:-1] if shape is None else _shape(shape, "categorical")
     if shape[len(shape) - len(lshape) + 1:] != lshape[:-1] or len(shape) < len(lshape) - 1:
@@ -340,6 +357,8 @@ def permutation(key: Array, x: int | Array, axis: int = 0, independent: bool = F
     """
     as_range = _is_count(x, "permutation", "x")
     key = _check_key(key, "permutation")
+    if not as_range:
+        axis = _axis(axis, fnp.ndim(x), "permutation")
     if independent and not as_range:
         shape = tuple(fnp.shape(x))
         # a permutation per slice: argsort of 64 random bits per entry along `axis`
@@ -352,8 +371,11 @@ def permutation(key: Array, x: int | Array, axis: int = 0, independent: bool = F
 
 def _is_count(a, fn: str, name: str) -> bool:
     """Whether `a` stands for range(a): an int or a 0-d integer array (concrete)."""
-    if isinstance(a, (int, np.integer)):
+    if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
         return True
+    if not (hasattr(a, "dtype") or isinstance(a, (list, tuple))):  # a float, None, a str
+        raise TypeError(f"fg.random.{fn}: {name} must be an integer (meaning range({name})) "
+                        f"or an array, got {type(a).__name__} {a!r}")
     if fnp.ndim(a) != 0:
         return False
     if isinstance(a, Tracer) or np.dtype(a.dtype).kind not in "iu":
@@ -361,6 +383,20 @@ def _is_count(a, fn: str, name: str) -> bool:
         raise TypeError(f"fg.random.{fn}: a 0-d {name} means range({name}) and must be a "
                         f"concrete integer, got {np.dtype(a.dtype)}{traced}")
     return True
+
+
+def _check_probabilities(p, without_replacement: int) -> None:
+    """A concrete `p` of choice: non-negative, finite, not all 0, and (without replacement)
+    with at least as many non-zero entries as draws; otherwise the draws would silently
+    come from a distribution that is not p's (jax.random does not check)."""
+    ph = np.asarray(_to_host(p), dtype=np.float64)
+    if not np.all(np.isfinite(ph)) or np.any(ph < 0) or not ph.sum() > 0:
+        raise ValueError(f"fg.random.choice: p must be non-negative and finite with a positive "
+                         f"sum (it is normalized by its sum), got {ph!r}")
+    if without_replacement > np.count_nonzero(ph):
+        raise ValueError(f"fg.random.choice: cannot take {without_replacement} samples without "
+                         f"replacement when only {np.count_nonzero(ph)} entries of p are "
+                         f"non-zero; pass replace=True or a smaller shape")
 
 
 def _perm(key, n):
@@ -380,6 +416,8 @@ def choice(key: Array, a: int | Array, shape: Shape = (), replace: bool = True,
     key = _check_key(key, "choice")
     shape = _shape(shape, "choice")
     as_range = _is_count(a, "choice", "a")
+    if not as_range:
+        axis = _axis(axis, fnp.ndim(a), "choice", of="a")
     n = int(a) if as_range else int(fnp.shape(a)[axis])
     size = math.prod(shape)
     if n <= 0 and size:
@@ -391,6 +429,8 @@ def choice(key: Array, a: int | Array, shape: Shape = (), replace: bool = True,
     if not replace and size > n:
         raise ValueError(f"fg.random.choice: cannot take {size} samples of {n} entries "
                          "without replacement; pass replace=True or a smaller shape")
+    if p is not None and not isinstance(p, Tracer):  # (a traced p cannot be checked)
+        _check_probabilities(p, size if not replace else 0)
     if replace and p is None:
         idx = randint(key, shape, 0, n)
     elif replace:  # inverse CDF
@@ -491,6 +531,7 @@ def gamma(key: Array, a: Any, shape: Shape | None = None, dtype=np.float64) -> A
     """
     dt = _float_dtype(dtype, "gamma")
     shape = tuple(fnp.shape(a)) if shape is None else _shape(shape, "gamma")
+    _check_fits(shape, "gamma", a=a)
     a = fnp.broadcast_to(fnp.asarray(a).astype(dt), shape)
     return random_gamma_p.bind(_check_key(key, "gamma"), a)
 
@@ -519,6 +560,7 @@ def beta(key: Array, a: Any, b: Any, shape: Shape | None = None, dtype=np.float6
     if shape is None:
         shape = np.broadcast_shapes(tuple(fnp.shape(a)), tuple(fnp.shape(b)))
     shape = _shape(shape, "beta")
+    _check_fits(shape, "beta", a=a, b=b)
     ka, kb = split(_check_key(key, "beta"))
     la, lb = _log_gamma(ka, a, shape, dtype), _log_gamma(kb, b, shape, dtype)
     # (the uniform of _log_gamma computes narrow floats in float32: round once, to dtype)
@@ -535,7 +577,12 @@ def dirichlet(key: Array, alpha: Array, shape: Shape | None = None, dtype=np.flo
         array([1., 1.])
     """
     ashape = tuple(fnp.shape(alpha))
+    if not ashape:
+        raise ValueError("fg.random.dirichlet: alpha must have at least 1 dimension (the "
+                         "concentrations along its last axis), got a 0-d alpha; pass a vector, "
+                         "e.g. alpha * np.ones(k)")
     shape = ashape[:-1] if shape is None else _shape(shape, "dirichlet")
+    _check_fits(shape, "dirichlet", **{"alpha's batch shape": np.empty(ashape[:-1], bool)})
     lg = _log_gamma(_check_key(key, "dirichlet"), alpha, shape + ashape[-1:], dtype)
     e = fnp.exp(lg - fnp.max(lg, axis=-1, keepdims=True))
     return _cast(e / fnp.sum(e, axis=-1, keepdims=True), np.dtype(dtype))
@@ -591,6 +638,10 @@ def multivariate_normal(key: Array, mean: Array, cov: Array, shape: Shape | None
         raise ValueError(f"fg.random.multivariate_normal: method must be 'cholesky', 'eigh' "
                          f"or 'svd', got {method!r}")
     mshape, cshape = tuple(fnp.shape(mean)), tuple(fnp.shape(cov))
+    if not mshape:
+        raise ValueError(f"fg.random.multivariate_normal: mean must have at least 1 dimension "
+                         f"(..., n), got a 0-d mean (cov {cshape}); for one variable use "
+                         f"fg.random.normal, or pass mean of shape (1,)")
     n = mshape[-1]
     if cshape[-2:] != (n, n):
         raise ValueError(f"fg.random.multivariate_normal: cov must have shape (..., {n}, {n}) "
@@ -598,6 +649,9 @@ def multivariate_normal(key: Array, mean: Array, cov: Array, shape: Shape | None
     if shape is None:
         shape = np.broadcast_shapes(mshape[:-1], cshape[:-2])
     shape = _shape(shape, "multivariate_normal")
+    _check_fits(shape, "multivariate_normal",
+                **{"mean's batch shape": np.empty(mshape[:-1], bool),
+                   "cov's batch shape": np.empty(cshape[:-2], bool)})
     z = _std_normal(_check_key(key, "multivariate_normal"), shape + (n,), dt)
     cov = fnp.asarray(cov).astype(_compute_dtype(dt))
     factor = _sqrt_factor((cov + fnp.swapaxes(cov, -1, -2)) / 2, method)
@@ -615,6 +669,15 @@ def orthogonal(key: Array, n: int, shape: Shape = (), dtype=np.float64) -> Array
         True
     """
     dt = _float_dtype(dtype, "orthogonal")
+    try:
+        size = operator.index(n)
+    except TypeError:
+        size = -1
+    if size < 0:
+        raise (TypeError if size != n else ValueError)(
+            f"fg.random.orthogonal: n (the matrix size) must be a non-negative integer, "
+            f"got {n!r}")
+    n = size
     z = _std_normal(_check_key(key, "orthogonal"), _shape(shape, "orthogonal") + (n, n), dt)
     if n == 0:  # (no columns to orthogonalize: an empty (*shape, 0, 0))
         return _cast(z, dt)

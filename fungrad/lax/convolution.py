@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from typing import Sequence
 
 import numpy as np
@@ -32,6 +33,49 @@ from .shape import concatenate, moveaxis, reshape, transpose
 from .workspace import workspace
 
 _ALL = ("slice", None, None, None)
+
+
+# --------------------------------------------------------------------------- argument checks
+def int_tuple(fn: str, name: str, values, n: int, low: int, per: str) -> tuple:
+    """`values` as a tuple of `n` Python ints >= `low` (one per `per`), or a clear error: a
+    float would be truncated by int(), a short sequence cut other arguments by zip, and a
+    stride of 0 divide by zero."""
+    try:
+        out = tuple(operator.index(v) for v in values)
+    except TypeError:
+        raise TypeError(f"{fn}: {name} must be a sequence of {n} integers (one per {per}), "
+                        f"got {values!r}") from None
+    if len(out) != n:
+        raise ValueError(f"{fn}: {name} {values!r} must have one entry per {per} ({n}), got "
+                         f"{len(out)}")
+    if any(v < low for v in out):
+        raise ValueError(f"{fn}: every entry of {name} must be >= {low}, got {values!r}")
+    return out
+
+
+def int_scalar(fn: str, name: str, value, low: int) -> int:
+    """`value` as a Python int >= `low` (a float is refused, not truncated)."""
+    try:
+        out = operator.index(value)
+    except TypeError:
+        out = None
+    if out is None or out < low:
+        raise (TypeError if out is None else ValueError)(
+            f"{fn}: {name} must be an integer >= {low}, got {value!r}")
+    return out
+
+
+def _pad_pairs(fn: str, padding, n: int, per: str) -> tuple:
+    """An explicit padding as `n` (lo, hi) pairs of Python ints, or a clear error."""
+    try:
+        pairs = [tuple(operator.index(v) for v in pair) for pair in padding]
+    except TypeError:
+        pairs = None
+    if pairs is None or any(len(p) != 2 for p in pairs) or len(pairs) != n:
+        raise (TypeError if pairs is None else ValueError)(
+            f"{fn}: padding must be a string or a sequence of {n} (lo, hi) integer pairs (one "
+            f"per {per}), got {padding!r}")
+    return tuple(pairs)
 
 
 # --------------------------------------------------------------------------- parameters
@@ -55,10 +99,23 @@ def _specs_from_strings(lhs, rhs, out):
 def _normalize_dn(dimension_numbers, nd):
     if dimension_numbers is None:
         return _default_specs(nd)
+    if isinstance(dimension_numbers, str) or len(dimension_numbers) != 3:
+        raise ValueError(f"conv_general_dilated: dimension_numbers must be None or a triple "
+                         f"(lhs, rhs, out) of layout strings such as ('NCHW', 'OIHW', 'NCHW') "
+                         f"or of dim permutations, got {dimension_numbers!r}")
     lhs, rhs, out = dimension_numbers
     if isinstance(lhs, str):
+        if len(lhs) != nd + 2:
+            raise ValueError(f"conv_general_dilated: dimension_numbers {dimension_numbers!r} "
+                             f"must name {nd + 2} dims (the operands' rank)")
         return _specs_from_strings(lhs, rhs, out)
-    return tuple(tuple(int(i) for i in s) for s in (lhs, rhs, out))
+    specs = tuple(int_tuple("conv_general_dilated", "dimension_numbers entry", s, nd + 2, 0,
+                        "dim of the operands") for s in (lhs, rhs, out))
+    if any(sorted(s) != list(range(nd + 2)) for s in specs):
+        raise ValueError(f"conv_general_dilated: each entry of dimension_numbers must be a "
+                         f"permutation of range({nd + 2}) (batch/out-feature dim, feature/"
+                         f"in-feature dim, then the spatial dims), got {dimension_numbers!r}")
+    return specs
 
 
 def _out_size(n, lo, hi, ld, k, rd, s):
@@ -67,14 +124,15 @@ def _out_size(n, lo, hi, ld, k, rd, s):
     return max((padded - eff) // s + 1, 0) if padded >= eff else 0
 
 
-def _padding_pairs(padding, in_sizes, k_sizes, strides, lhs_dilation, rhs_dilation):
+def _padding_pairs(padding, in_sizes, k_sizes, strides, lhs_dilation, rhs_dilation,
+                   fn="conv_general_dilated", per="spatial dim"):
     if not isinstance(padding, str):
-        return tuple((int(lo), int(hi)) for lo, hi in padding)
+        return _pad_pairs(fn, padding, len(in_sizes), per)
     mode = padding.upper()
     if mode == "VALID":
         return ((0, 0),) * len(in_sizes)
     if mode not in ("SAME", "SAME_LOWER"):
-        raise ValueError(f"conv_general_dilated: padding {padding!r} must be 'SAME', "
+        raise ValueError(f"{fn}: padding {padding!r} must be 'SAME', "
                          "'SAME_LOWER', 'VALID' or a sequence of (lo, hi) pairs")
     pads = []
     for n, k, s, ld, rd in zip(in_sizes, k_sizes, strides, lhs_dilation, rhs_dilation):
@@ -423,18 +481,26 @@ def _conv_params(lshape, rshape, window_strides, padding, lhs_dilation, rhs_dila
                  dimension_numbers, feature_group_count):
     """conv_general_dilated's arguments as the primitive's normalized params."""
     nd = len(lshape) - 2
-    strides = tuple(int(s) for s in window_strides)
-    ld = tuple(lhs_dilation) if lhs_dilation is not None else (1,) * nd
-    rd = tuple(rhs_dilation) if rhs_dilation is not None else (1,) * nd
+    fn, per = "conv_general_dilated", f"spatial dim of lhs (shape {tuple(lshape)})"
+    if nd < 0 or len(rshape) != len(lshape):
+        raise ValueError(f"conv_general_dilated: lhs {tuple(lshape)} and rhs {tuple(rshape)} "
+                         f"must have the same rank: batch and feature dims plus the spatial "
+                         f"dims")
+    strides = int_tuple(fn, "window_strides", window_strides, nd, 1, per)
+    ld = int_tuple(fn, "lhs_dilation", lhs_dilation, nd, 1, per) if lhs_dilation is not None \
+        else (1,) * nd
+    rd = int_tuple(fn, "rhs_dilation", rhs_dilation, nd, 1, per) if rhs_dilation is not None \
+        else (1,) * nd
+    groups = int_scalar(fn, "feature_group_count", feature_group_count, 1)
     dn = _normalize_dn(dimension_numbers, nd)
-    if len(strides) != nd:
-        raise ValueError(f"conv_general_dilated: window_strides {window_strides} must have one "
-                         f"entry per spatial dim of lhs (shape {tuple(lshape)}: {nd})")
-    pads = _padding_pairs(padding, [lshape[a] for a in dn[0][2:]],
-                          [rshape[b] for b in dn[1][2:]], strides, ld, rd)
-    return dict(window_strides=strides, padding=pads, lhs_dilation=tuple(map(int, ld)),
-                rhs_dilation=tuple(map(int, rd)), dimension_numbers=dn,
-                feature_group_count=int(feature_group_count))
+    k_sizes = [rshape[b] for b in dn[1][2:]]
+    if 0 in k_sizes:
+        raise ValueError(f"conv_general_dilated: the kernel's spatial dims {k_sizes} must be "
+                         f"positive (rhs shape {tuple(rshape)}, dimension_numbers {dn}): an "
+                         f"empty window has no output")
+    pads = _padding_pairs(padding, [lshape[a] for a in dn[0][2:]], k_sizes, strides, ld, rd)
+    return dict(window_strides=strides, padding=pads, lhs_dilation=ld, rhs_dilation=rd,
+                dimension_numbers=dn, feature_group_count=groups)
 
 
 def conv_general_shape(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
@@ -503,11 +569,10 @@ def conv_transpose_args(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
                              f"dimension_numbers, e.g. ('NCHW', 'OIHW', 'NCHW') for rank 4")
         dimension_numbers = _TRANSPOSE_LAYOUTS[len(lhs_shape)]
     dn = _normalize_dn(dimension_numbers, nd)
-    strides = tuple(int(s) for s in strides)
-    rd = tuple(int(d) for d in rhs_dilation) if rhs_dilation is not None else (1,) * nd
-    if len(strides) != nd or len(rd) != nd:
-        raise ValueError(f"conv_transpose: strides {strides} and rhs_dilation {rd} need one "
-                         f"entry per spatial dim of lhs (shape {tuple(lhs_shape)}: {nd})")
+    per = f"spatial dim of lhs (shape {tuple(lhs_shape)})"
+    strides = int_tuple("conv_transpose", "strides", strides, nd, 1, per)
+    rd = int_tuple("conv_transpose", "rhs_dilation", rhs_dilation, nd, 1, per) \
+        if rhs_dilation is not None else (1,) * nd
     if isinstance(padding, str):
         mode = padding.upper()
         if mode not in ("SAME", "VALID"):
@@ -517,7 +582,7 @@ def conv_transpose_args(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
         pads = tuple(_conv_transpose_pads((k - 1) * d + 1, s, mode)
                      for k, d, s in zip(ks, rd, strides))
     else:
-        pads = tuple((int(lo), int(hi)) for lo, hi in padding)
+        pads = _pad_pairs("conv_transpose", padding, nd, per)
     return dict(window_strides=(1,) * nd, padding=pads, lhs_dilation=strides, rhs_dilation=rd,
                 dimension_numbers=dn)
 
@@ -774,18 +839,21 @@ def reduce_window(operand, init_value, computation, window_dimensions: Sequence[
     reduce, identity, combine = _WINDOW_REDUCTIONS[name]
     aval = aval_of(operand)
     shape, nd = tuple(aval.shape), len(aval.shape)
-    wd = tuple(int(k) for k in window_dimensions)
+    if np.ndim(init_value) != 0:
+        raise TypeError(f"reduce_window: init_value must be a scalar, got shape "
+                        f"{np.shape(init_value)}")
+    per = f"dim of the operand (shape {shape})"
     ones = (1,) * nd
-    strides = tuple(window_strides) if window_strides is not None else ones
-    bd = tuple(base_dilation) if base_dilation is not None else ones
-    wdil = tuple(window_dilation) if window_dilation is not None else ones
-    if not len(wd) == len(strides) == len(bd) == len(wdil) == nd:
-        raise ValueError(f"reduce_window: window_dimensions {wd}, window_strides {strides}, "
-                         f"base_dilation {bd} and window_dilation {wdil} need one entry per "
-                         f"dim of the operand (shape {shape})")
+    wd = int_tuple("reduce_window", "window_dimensions", window_dimensions, nd, 1, per)
+    strides = int_tuple("reduce_window", "window_strides", window_strides, nd, 1, per) \
+        if window_strides is not None else ones
+    bd = int_tuple("reduce_window", "base_dilation", base_dilation, nd, 1, per) \
+        if base_dilation is not None else ones
+    wdil = int_tuple("reduce_window", "window_dilation", window_dilation, nd, 1, per) \
+        if window_dilation is not None else ones
     # a string padding is computed from the operand's own (not base-dilated) shape, as
     # JAX's padtype_to_pads(operand.shape, dilated window, strides)
-    pads = _padding_pairs(padding, shape, wd, strides, ones, wdil)
+    pads = _padding_pairs(padding, shape, wd, strides, ones, wdil, "reduce_window", per)
     init = init_value.item() if isinstance(init_value, np.generic) else init_value
     if _tiles(shape, wd, strides, pads, bd, wdil):
         out = _reduce_tiles(operand, shape, wd, reduce)

@@ -423,6 +423,10 @@ def dynamic_update_slice(operand, update, start_indices: Sequence):
 
 
 def _axis(name, axis, ndim):
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{name}: axis must be an integer, got {axis!r}") from None
     if not -ndim <= axis < ndim:
         raise ValueError(f"{name}: axis {axis} is out of range for an operand with {ndim} dims")
     return axis % ndim

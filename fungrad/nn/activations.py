@@ -8,6 +8,7 @@ derivative finite; the comment at each says how.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Optional, Tuple, Union
 
 import numpy as np
@@ -37,7 +38,7 @@ def relu(x: ArrayLike) -> Array:
         array([0., 0., 2.])
     """
     x = fnp.asarray(x)
-    return fnp.where(x > 0, x, 0)
+    return fnp.where(x <= 0, 0, x)  # (x itself where x is NaN: NaN propagates, as JAX's)
 
 
 def relu6(x: ArrayLike) -> Array:
@@ -48,7 +49,7 @@ def relu6(x: ArrayLike) -> Array:
         array([0., 3., 6.])
     """
     x = fnp.asarray(x)
-    return fnp.where(x > 0, fnp.where(x < 6, x, 6), 0)
+    return fnp.where(x <= 0, 0, fnp.where(x >= 6, 6, x))  # (NaN propagates)
 
 
 def leaky_relu(x: ArrayLike, negative_slope: float = 1e-2) -> Array:
@@ -234,7 +235,12 @@ def glu(x: ArrayLike, axis: int = -1) -> Array:
         array([1.])
     """
     x = inexact(x)
-    size = fnp.shape(x)[axis]
+    shape = tuple(fnp.shape(x))
+    if not isinstance(axis, (int, np.integer)) or not -len(shape) <= axis < len(shape):
+        raise np.exceptions.AxisError(f"glu: axis {axis!r} is out of bounds for x of shape "
+                                      f"{shape}; pass an integer axis in "
+                                      f"[{-len(shape)}, {len(shape)})")
+    size = shape[axis]
     if size % 2:
         raise ValueError(f"glu: x's axis {axis} must have even length to split in halves; "
                          f"got shape {fnp.shape(x)}")
@@ -336,7 +342,14 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = np.float64,
         array([[1, 0, 0],
                [0, 0, 1]], dtype=int32)
     """
-    num_classes = int(num_classes)
+    try:
+        n = operator.index(num_classes)
+    except TypeError:
+        n = -1
+    if n < 0:
+        raise (TypeError if n != num_classes else ValueError)(
+            f"one_hot: num_classes must be a non-negative integer, got {num_classes!r}")
+    num_classes = n
     hot = fnp.expand_dims(fnp.asarray(x), -1) == np.arange(num_classes)
     out = hot.astype(dtype)
     return out if axis == -1 else fnp.moveaxis(out, -1, axis)

@@ -109,8 +109,14 @@ def truncated_normal(stddev: float = 1e-2, dtype: DTypeLike = np.float64,
 
 
 # ------------------------------------------------------------------------ fans
-def _axes(axes: Axes, ndim: int) -> Tuple[int, ...]:
+def _axes(axes: Axes, ndim: int, name: str = "axis", fn: str = "compute_fans",
+          shape=()) -> Tuple[int, ...]:
+    """`axes` (an int or a sequence of ints) as non-negative ints, each in range for `ndim`
+    (a clear error otherwise, not a silent wrap-around)."""
     axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    if not all(isinstance(a, (int, np.integer)) and -ndim <= a < ndim for a in axes):
+        raise ValueError(f"{fn}: {name} {axes!r} is out of bounds for a weight of shape "
+                         f"{tuple(shape)}; pass integer axes in [{-ndim}, {ndim})")
     return tuple(int(a) % ndim for a in axes)
 
 
@@ -130,9 +136,13 @@ def compute_fans(shape: Shape, in_axis: Axes = -2, out_axis: Axes = -1,
                          f"and out axes), got shape {shape}; initialize a bias with "
                          f"fg.nn.initializers.zeros or fg.nn.initializers.normal()")
     nd = len(shape)
-    ins, outs, batch = _axes(in_axis, nd), _axes(out_axis, nd), _axes(batch_axis, nd)
+    ins, outs, batch = (_axes(a, nd, name, shape=shape) for a, name in (
+        (in_axis, "in_axis"), (out_axis, "out_axis"), (batch_axis, "batch_axis")))
     size = lambda axes: float(np.prod([shape[a] for a in axes]))  # noqa: E731
-    receptive = float(np.prod(shape)) / (size(ins) * size(outs) * size(batch))
+    denominator = size(ins) * size(outs) * size(batch)
+    # (a 0-length in / out axis: the product of the other axes, where JAX divides 0 by 0)
+    receptive = (float(np.prod(shape)) / denominator if denominator else
+                 size([a for a in range(nd) if a not in ins + outs + batch]))
     return size(ins) * receptive, size(outs) * receptive
 
 
@@ -235,9 +245,11 @@ def orthogonal(scale: float = 1.0, column_axis: int = -1,
         if len(shape) < 2:
             raise ValueError(f"orthogonal: the weight needs at least 2 dimensions, got shape "
                              f"{shape}")
-        axis = column_axis % len(shape)
+        (axis,) = _axes(column_axis, len(shape), "column_axis", "orthogonal", shape)
         n_cols = shape[axis]
-        n_rows = int(np.prod(shape)) // n_cols
+        n_rows = int(np.prod(shape[:axis] + shape[axis + 1:]))
+        if n_rows * n_cols == 0:  # (no entries: nothing to orthogonalize)
+            return np.zeros(shape, dtype)
         tall = (max(n_rows, n_cols), min(n_rows, n_cols))
         cd = np.float64 if np.dtype(dtype) == np.float64 else np.float32
         q = _orthonormal_columns(random.normal(key, tall, cd))

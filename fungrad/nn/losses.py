@@ -8,6 +8,7 @@ from typing import Optional
 import numpy as np
 
 from .. import numpy as fnp
+from ..core.trace import Tracer
 from ._util import (Array, ArrayLike, Axis, inexact, masked_mean, masked_sum,
                     narrow_floats_computed_in_float32)
 from .activations import log_sigmoid, log_softmax, logsumexp
@@ -19,9 +20,20 @@ __all__ = ["softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels",
 
 # (Results that reduce to 0-d go through fnp.asarray: NumPy's arithmetic on a 0-d array
 # eagerly returns a NumPy scalar, and fg.nn returns arrays.)
-def _error(predictions: ArrayLike, targets: Optional[ArrayLike]) -> Array:
+def _error(predictions: ArrayLike, targets: Optional[ArrayLike],
+           fn: Optional[str] = None) -> Array:
+    """predictions - targets; with `fn` (optax's squared-error family), of equal shapes."""
     predictions = inexact(predictions)
-    return predictions if targets is None else predictions - _like(targets, predictions)
+    if targets is None:
+        return predictions
+    targets = fnp.asarray(targets)
+    if fn is not None and tuple(fnp.shape(targets)) != tuple(fnp.shape(predictions)):
+        # (as optax: broadcasting (N, 1) predictions with (N,) targets would give an (N, N)
+        # loss, silently)
+        raise ValueError(f"{fn}: predictions {tuple(fnp.shape(predictions))} and targets "
+                         f"{tuple(fnp.shape(targets))} must have the same shape; reshape or "
+                         f"broadcast one of them explicitly (fnp.broadcast_to)")
+    return predictions - _like(targets, predictions)
 
 
 def _like(targets: ArrayLike, predictions: Array) -> Array:
@@ -69,6 +81,25 @@ def softmax_cross_entropy_with_integer_labels(logits: ArrayLike, labels: ArrayLi
         raise TypeError(f"softmax_cross_entropy_with_integer_labels: labels must be integer "
                         f"class indices, got dtype {labels.dtype} (shape {fnp.shape(labels)}); "
                         f"for class probabilities use fg.nn.softmax_cross_entropy")
+    lshape = tuple(fnp.shape(logits))
+    if not isinstance(axis, (int, np.integer)) or not -len(lshape) <= axis < len(lshape):
+        raise np.exceptions.AxisError(
+            f"softmax_cross_entropy_with_integer_labels: axis {axis!r} (the class axis) is out "
+            f"of bounds for logits of shape {lshape}; pass an integer axis in "
+            f"[{-len(lshape)}, {len(lshape)})")
+    batch = lshape[:axis % len(lshape)] + lshape[axis % len(lshape) + 1:]
+    if tuple(fnp.shape(labels)) != batch:
+        raise ValueError(f"softmax_cross_entropy_with_integer_labels: labels of shape "
+                         f"{tuple(fnp.shape(labels))} must have the shape of logits {lshape} "
+                         f"without its class axis {axis}: {batch}")
+    n = lshape[axis]
+    if not isinstance(labels, Tracer) and labels.size and not (
+            0 <= int(labels.min()) and int(labels.max()) < n):
+        # (a traced label outside [0, n) gives take_along_axis' error, or wraps if negative)
+        raise ValueError(f"softmax_cross_entropy_with_integer_labels: labels must be class "
+                         f"indices in [0, {n}) (logits {lshape}, class axis {axis}), got values "
+                         f"from {int(labels.min())} to {int(labels.max())}; mask out ignored "
+                         f"examples with a weight instead of a negative label")
     if where is not None:  # (broadcast against logits before the class axis moves last)
         where = fnp.moveaxis(fnp.broadcast_to(where, fnp.shape(logits)), axis, -1)
     logits = fnp.moveaxis(logits, axis, -1)
@@ -100,7 +131,7 @@ def squared_error(predictions: ArrayLike, targets: Optional[ArrayLike] = None) -
         >>> fg.nn.squared_error(np.array([1.0, 3.0]), np.array([0.0, 1.0]))
         array([1., 4.])
     """
-    e = _error(predictions, targets)
+    e = _error(predictions, targets, "squared_error")
     return e * e
 
 
@@ -113,7 +144,8 @@ def mse(predictions: ArrayLike, targets: Optional[ArrayLike] = None, axis: Axis 
         >>> fg.nn.mse(np.array([[1.0, 3.0]]), np.array([[0.0, 1.0]]))
         array([2.5])
     """
-    return masked_mean(squared_error(predictions, targets), axis, where)
+    e = _error(predictions, targets, "mse")
+    return masked_mean(e * e, axis, where)
 
 
 def l2_loss(predictions: ArrayLike, targets: Optional[ArrayLike] = None) -> Array:
@@ -123,7 +155,8 @@ def l2_loss(predictions: ArrayLike, targets: Optional[ArrayLike] = None) -> Arra
         >>> fg.nn.l2_loss(np.array([2.0]))
         array([2.])
     """
-    return 0.5 * squared_error(predictions, targets)
+    e = _error(predictions, targets, "l2_loss")
+    return 0.5 * (e * e)
 
 
 def huber_loss(predictions: ArrayLike, targets: Optional[ArrayLike] = None,

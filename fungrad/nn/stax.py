@@ -34,6 +34,7 @@ built from them gives per-example results (with convolutions, vmap over one-exam
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Optional, Sequence, Tuple
 
 import numpy as np
@@ -219,6 +220,7 @@ def FanOut(num: int) -> Layer:
         >>> fg.nn.FanOut(2)[1]((), np.ones(2))
         (array([1., 1.]), array([1., 1.]))
     """
+    num = lax_conv.int_scalar("FanOut", "num", num, 1)
     return _stateless(lambda s: (tuple(s),) * num, _no_params,
                       lambda params, x, **kw: (x,) * num)
 
@@ -265,7 +267,12 @@ def Dense(out_dim: int, W_init: inits.Initializer = inits.glorot_normal(),
         >>> shape, W.shape, b.shape
         ((-1, 3), (2, 3), (3,))
     """
+    out_dim = lax_conv.int_scalar("Dense", "out_dim", out_dim, 0)
+
     def params(key, input_shape):
+        if not len(input_shape):
+            raise ValueError("Dense: the input shape () has no feature axis; pass an input "
+                             "shape of at least 1 dim, e.g. (-1, in_dim)")
         k1, k2 = random.split(key)
         return W_init(k1, (input_shape[-1], out_dim)), b_init(k2, (out_dim,))
     return _stateless(lambda s: tuple(s)[:-1] + (out_dim,), params,
@@ -294,6 +301,9 @@ def Embedding(vocab_size: int, features: int,
         >>> shape, table.shape
         ((2, 3, 4), (10, 4))
     """
+    vocab_size = lax_conv.int_scalar("Embedding", "vocab_size", vocab_size, 1)
+    features = lax_conv.int_scalar("Embedding", "features", features, 0)
+
     def apply_fn(params: Params, ids: Array, **kw) -> Array:
         if fnp.result_type(ids).kind not in "iub":
             raise TypeError(f"Embedding: ids must be integers (row numbers in [0, "
@@ -306,9 +316,17 @@ def Embedding(vocab_size: int, features: int,
 
 
 # ------------------------------------------------------------------ normalization
-def _norm_axes(axis, ndim: int) -> Tuple[int, ...]:
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    return tuple(sorted(int(a) % ndim for a in axes))
+def _norm_axes(axis, ndim: int, layer: str = "BatchNorm") -> Tuple[int, ...]:
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    try:
+        axes = tuple(operator.index(a) for a in axes)
+    except TypeError:
+        axes = None
+    if axes is None or not all(-ndim <= a < ndim for a in axes) \
+            or len({a % ndim for a in axes}) != len(axes):
+        raise ValueError(f"{layer}: axis {axis!r} must be distinct integer axes in "
+                         f"[{-ndim}, {ndim}) for inputs of {ndim} dims")
+    return tuple(sorted(a % ndim for a in axes))
 
 
 def _scale_shift(y, params, center, scale, shape):
@@ -407,7 +425,7 @@ def LayerNorm(axis: Any = -1, epsilon: float = 1e-5, center: bool = True, scale:
         array([[-1.,  1.]])
     """
     def neg_axes(ndim):
-        return tuple(a - ndim for a in _norm_axes(axis, ndim))
+        return tuple(a - ndim for a in _norm_axes(axis, ndim, "LayerNorm"))
 
     def params(key, input_shape):
         fs = tuple(input_shape[a] for a in neg_axes(len(input_shape)))
@@ -438,6 +456,8 @@ def GroupNorm(num_groups: int = 32, epsilon: float = 1e-5, center: bool = True,
         >>> np.round(apply_fn(params, np.array([[1., 3., 0., 0.]])), 3)
         array([[-1.,  1.,  0.,  0.]])
     """
+    num_groups = lax_conv.int_scalar("GroupNorm", "num_groups", num_groups, 1)
+
     def params(key, input_shape):
         c = input_shape[-1]
         if c % num_groups:
@@ -480,7 +500,8 @@ def Dropout(rate: float) -> Layer:
         >>> apply_fn((), np.ones(2), training=False)
         array([1., 1.])
     """
-    if not 0.0 <= rate <= 1.0:
+    if isinstance(rate, (str, bytes)) or rate is None or np.ndim(rate) != 0 \
+            or not 0.0 <= rate <= 1.0:
         raise ValueError(f"Dropout: rate is the probability of dropping an element, in "
                          f"[0, 1]; got {rate}")
 
@@ -592,9 +613,14 @@ def _conv_layer(layer: str, dimension_numbers: DimensionNumbers, out_chan: int,
     if len(lhs_spec) != nd + 2 or len(rhs_spec) != nd + 2 or len(out_spec) != nd + 2:
         raise ValueError(f"{layer}: filter_shape {tuple(filter_shape)} has {nd} spatial dims, "
                          f"so dimension_numbers {dimension_numbers} need {nd + 2} letters each")
-    strides = tuple(strides) if strides else (1,) * nd
-    rhs_dilation = tuple(rhs_dilation) if rhs_dilation else (1,) * nd
-    g = int(feature_group_count)
+    per = f"spatial dim of filter_shape {tuple(filter_shape)}"
+    filter_shape = lax_conv.int_tuple(layer, "filter_shape", filter_shape, nd, 1, per)
+    strides = lax_conv.int_tuple(layer, "strides", strides, nd, 1, per) if strides \
+        else (1,) * nd
+    rhs_dilation = lax_conv.int_tuple(layer, "rhs_dilation", rhs_dilation, nd, 1, per) \
+        if rhs_dilation else (1,) * nd
+    g = lax_conv.int_scalar(layer, "feature_group_count", feature_group_count, 1)
+    out_chan = lax_conv.int_scalar(layer, "out_chan", out_chan, 0)
     if out_chan % g:
         raise ValueError(f"{layer}: out_chan={out_chan} must be divisible by "
                          f"feature_group_count={g} (each group makes out_chan // groups)")
@@ -756,7 +782,10 @@ def _pool_layer(layer: str, computation: str, init_value: float, average: bool,
         raise ValueError(f"{layer}: spec {spec!r} must name the batch 'N', the channels 'C' "
                          f"and the {nd} spatial axes of window_shape {tuple(window_shape)}")
     n_axis, c_axis = spec.index("N"), spec.index("C")
-    strides = tuple(strides) if strides else (1,) * nd
+    per = f"spatial axis of window_shape {tuple(window_shape)}"
+    window_shape = lax_conv.int_tuple(layer, "window_shape", window_shape, nd, 1, per)
+    strides = lax_conv.int_tuple(layer, "strides", strides, nd, 1, per) if strides \
+        else (1,) * nd
     window, steps = [], []
     spatial = iter(zip(window_shape, strides))
     for i in range(nd + 2):

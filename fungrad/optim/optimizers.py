@@ -167,7 +167,8 @@ def adagrad(learning_rate: ScalarOrSchedule, initial_accumulator_value: float = 
 
 def adadelta(learning_rate: ScalarOrSchedule | None = None, rho: float = 0.9,
              eps: float = 1e-6, weight_decay: float = 0.0) -> GradientTransformation:
-    """AdaDelta; `learning_rate=None` means 1 (the method's own step size).
+    """AdaDelta; `learning_rate=None` means 1 (the method's own step size: a descent step,
+    where optax's None applies no sign flip and so ascends).
 
     Example:
         >>> import fungrad as fg, numpy as np
@@ -175,8 +176,7 @@ def adadelta(learning_rate: ScalarOrSchedule | None = None, rho: float = 0.9,
         >>> opt.update(np.array([0.0]), opt.init(np.zeros(1)), np.zeros(1))[0]
         array([-0.])
     """
-    lr = T.scale_by_learning_rate(learning_rate, flip_sign=False) \
-        if learning_rate is not None else identity()
+    lr = T.scale_by_learning_rate(learning_rate) if learning_rate is not None else T.scale(-1.0)
     return chain(T.add_decayed_weights(weight_decay), T.scale_by_adadelta(rho, eps), lr)
 
 

@@ -15,6 +15,12 @@ def _float(count):
     return fnp.asarray(count, dtype=fnp.float64)
 
 
+def _check_begin(fn: str, transition_begin) -> None:
+    if transition_begin < 0:
+        raise ValueError(f"{fn}: transition_begin={transition_begin} must be >= 0 (optax "
+                         f"would silently use 0); pass the step the transition starts at")
+
+
 def constant_schedule(value: float) -> Schedule:
     """The schedule that is `value` at every step.
 
@@ -38,6 +44,7 @@ def polynomial_schedule(init_value: float, end_value: float, power: float,
     """
     if transition_steps <= 0:
         return constant_schedule(init_value)
+    _check_begin("polynomial_schedule", transition_begin)
 
     def schedule(count):
         t = fnp.clip(_float(count) - transition_begin, 0, transition_steps)
@@ -73,6 +80,11 @@ def exponential_decay(init_value: float, transition_steps: int, decay_rate: floa
     """
     if transition_steps <= 0:
         return constant_schedule(init_value)
+    if decay_rate == 0:
+        raise ValueError("exponential_decay: decay_rate must not be zero (optax would return "
+                         "the constant init_value); for a schedule that drops to 0 use "
+                         "piecewise_constant_schedule(init_value, {step: 0.0})")
+    _check_begin("exponential_decay", transition_begin)
     bound = None if end_value is None else (fnp.maximum if decay_rate < 1 else fnp.minimum)
 
     def schedule(count):
@@ -211,7 +223,8 @@ def piecewise_interpolate_schedule(interpolate_type: str, init_value: float,
         values.append(values[-1] * s)
 
     def schedule(count):
-        c = _float(count)
+        # (a negative count is before the first boundary: init_value, not an extrapolation)
+        c = fnp.maximum(_float(count), 0)
         out = fnp.full((), values[-1], dtype=fnp.float64)
         for i in reversed(range(len(items))):
             lo, hi = bounds[i], bounds[i + 1]
@@ -236,6 +249,10 @@ def cosine_onecycle_schedule(transition_steps: int, peak_value: float, pct_start
     if transition_steps <= 0:
         raise ValueError(f"cosine_onecycle_schedule: transition_steps={transition_steps} "
                          "must be positive")
+    if not div_factor or not final_div_factor:
+        raise ValueError(f"cosine_onecycle_schedule: div_factor={div_factor} and "
+                         f"final_div_factor={final_div_factor} must be non-zero (the start and "
+                         f"end values are peak_value divided by them)")
     return piecewise_interpolate_schedule(
         "cosine", peak_value / div_factor,
         {int(pct_start * transition_steps): div_factor,

@@ -374,20 +374,21 @@ class ScaleByAdaDeltaState(NamedTuple):
 
 def scale_by_adadelta(rho: float = 0.9, eps: float = 1e-6) -> GradientTransformation:
     """AdaDelta: `E[g²] = rho E[g²] + (1-rho) g²`,
-    `dx = -sqrt(E[dx²] + eps) / sqrt(E[g²] + eps) * g`, `E[dx²] = rho E[dx²] + (1-rho) dx²`.
+    `dx = sqrt(E[dx²] + eps) / sqrt(E[g²] + eps) * g`, `E[dx²] = rho E[dx²] + (1-rho) dx²`
+    (optax's sign: along the gradient, like every scale_by_*; `adadelta` flips it).
 
     Example:
         >>> import fungrad as fg, numpy as np
         >>> t = fg.optim.scale_by_adadelta(rho=0.0, eps=1.0)
-        >>> t.update(np.array([0.0]), t.init(np.zeros(1)))[0]
-        array([-0.])
+        >>> t.update(np.array([2.0]), t.init(np.zeros(1)))[0]  # 2 * sqrt(0 + 1) / sqrt(4 + 1)
+        array([0.89442719])
     """
     def init(params):
         return ScaleByAdaDeltaState(zeros_like_tree(params), zeros_like_tree(params))
 
     def update(updates, state, params=None):
         e_g = tree_map(lambda g, e: rho * e + (1 - rho) * g * g, updates, state.e_g)
-        out = tree_map(lambda g, eg, ex: -fnp.sqrt(ex + eps) / fnp.sqrt(eg + eps) * g,
+        out = tree_map(lambda g, eg, ex: fnp.sqrt(ex + eps) / fnp.sqrt(eg + eps) * g,
                        updates, e_g, state.e_x)
         e_x = tree_map(lambda d, e: rho * e + (1 - rho) * d * d, out, state.e_x)
         return out, ScaleByAdaDeltaState(e_g, e_x)

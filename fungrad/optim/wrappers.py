@@ -64,6 +64,12 @@ class MultiSteps:
     def __init__(self, opt: GradientTransformation, every_k_schedule: int | Callable,
                  use_grad_mean: bool = True,
                  should_skip_update_fn: Callable | None = None):
+        if not callable(every_k_schedule) and (
+                isinstance(every_k_schedule, (bool, np.bool_))
+                or not isinstance(every_k_schedule, (int, np.integer)) or every_k_schedule < 1):
+            raise ValueError(f"MultiSteps: every_k_schedule must be an integer >= 1 (apply "
+                             f"the inner optimizer every k steps) or a schedule step -> k, "
+                             f"got {every_k_schedule!r}")
         self._opt = opt
         self._every_k = every_k_schedule
         self._use_grad_mean = use_grad_mean
