@@ -390,7 +390,9 @@ def _fwd_jvp(primals, tangents, split, lanes=None):
         "have no derivative. This happens for a derivative of order 3 or more under fg.jit "
         "(order 2 works: fg.jit(fg.hessian(f)), fg.jit(fg.grad(fg.grad(f)))), and for an "
         "outer derivative of a function whose reverse mode ran inside fg.jit, e.g. "
-        "fg.hessian(fg.jit(f)) or fg.jacfwd(fg.jit(fg.grad(f))). Put fg.jit outermost "
+        "fg.hessian(fg.jit(f)) or fg.jacfwd(fg.jit(fg.grad(f))), and for a second "
+        "derivative of a while_loop staged inside fg.checkpoint or the body of a scan, cond "
+        "or while_loop (even eagerly). Put fg.jit outermost "
         "(fg.jit(fg.hessian(f))), take higher orders eagerly (fg.grad(fg.grad(f)) "
         "differentiates the loop as a scan of its recorded trip count, to any order), or "
         "write the loop with fg.lax.scan / fg.lax.fori_loop with static bounds.")

@@ -249,9 +249,22 @@ def _axis_error(name, ax, i, shape, call) -> str:
             "entry (None: not mapped) instead")
 
 
+# A batched opaque value is one host object for all examples (vmap of a while_loop's
+# reverse mode records one tape for the batch): it has no axis to move, stack or select on.
+_BATCHED_OPAQUE = (
+    "vmap of reverse-mode differentiation through a while_loop that runs inside another "
+    "differentiated loop or branch (a while_loop in the body of a while_loop, scan or cond, "
+    "or vmap(fg.grad(fg.grad(f))) of a while_loop) is not supported: its tape is one object "
+    "for the whole batch. For second derivatives use fg.vmap(fg.hessian(f)) or "
+    "fg.vmap(fg.jacfwd(fg.grad(f))); otherwise loop over the batch with fg.lax.map, or write "
+    "the inner loop with fg.lax.fori_loop / fg.lax.scan with a static trip count.")
+
+
 def _place_output(name, trace, o, ax, size):
     """Move the batch axis of output `o` to `ax`; returns (value, its batch axis or None)."""
     if type(o) is BatchTracer and o._trace is trace:
+        if getattr(aval_of(o.val), "opaque", False):
+            raise NotImplementedError(_BATCHED_OPAQUE)
         if ax is None:
             raise ValueError(f"vmap({name}): an output varies over the batch but its out_axes "
                              "is None")

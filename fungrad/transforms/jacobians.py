@@ -51,12 +51,14 @@ def _split_last(x, avals, lead_shape):
     return out
 
 
-def _partial(f, args, nums, in_tree, has_aux):
+def _partial(f, args, kwargs, nums, in_tree):
+    """`f` of the differentiated leaves, the other arguments and keywords fixed (keyword
+    arguments are never differentiated, as in JAX)."""
     def g(*leaves):
         new = list(args)
         for i, a in zip(nums, _tree.tree_unflatten(in_tree, leaves)):
             new[i] = a
-        return f(*new)
+        return f(*new, **kwargs)
     return g
 
 
@@ -94,10 +96,10 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                [0., 2., 0.],
                [0., 0., 2.]])
     """
-    def jac_f(*args):
+    def jac_f(*args, **kwargs):
         single, nums, leaves, in_tree = diff_leaves("jacfwd", f, args, argnums)
         _check_fwd_inputs(f, leaves, holomorphic)
-        g = _partial(f, args, nums, in_tree, has_aux)
+        g = _partial(f, args, kwargs, nums, in_tree)
         avals = [aval_of(x) for x in leaves]
         state = {}
 
@@ -124,8 +126,8 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                 check_output_kind("jacfwd", _fun_name(f), ShapedArray(a.shape[:-1], a.dtype), True)
         blocks = [_split_last(o, avals, aval_of(o).shape[:-1]) for o in t_out]
         jac = _assemble(blocks, state["out_tree"], in_tree, single)
-        return _fresh_result(jac, _aux_value(g, leaves, has_aux) if has_aux else None, args,
-                             has_aux)
+        aux = _aux_value(g, leaves, has_aux) if has_aux else None
+        return _fresh_result(jac, aux, (args, kwargs), has_aux)
 
     return jac_f
 
@@ -141,8 +143,9 @@ def _push_basis(push, basis):
 
 
 def _fresh_result(jac, aux, args, has_aux):
-    """The Jacobian (and aux): fresh arrays that share memory with no argument (a Jacobian
-    block may be a view of a basis or an input, or an unbatched zero broadcast)."""
+    """The Jacobian (and aux): fresh arrays that share memory with no argument (`args`: the
+    positional and keyword ones; a Jacobian block may be a view of a basis or an input, or an
+    unbatched zero broadcast)."""
     ins = _tree.tree_leaves(args)
     if not has_aux:
         return fresh_tree(jac, ins)
@@ -166,11 +169,11 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         >>> fg.jacrev(lambda x: fnp.sum(x ** 2))(np.array([1.0, 2.0, 3.0]))   # 2x
         array([2., 4., 6.])
     """
-    def jac_f(*args):
+    def jac_f(*args, **kwargs):
         single, nums, leaves, in_tree = diff_leaves("jacrev", f, args, argnums)
         if holomorphic:
             check_holomorphic_inputs("jacrev", f, leaves)
-        g = _partial(f, args, nums, in_tree, has_aux)
+        g = _partial(f, args, kwargs, nums, in_tree)
         res = vjp(g, *leaves, has_aux=has_aux)
         out, f_vjp = res[0], res[1]
         out_leaves, out_tree = _tree.tree_flatten(out)
@@ -190,7 +193,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                 blocks[k].append(rows.reshape(a.shape + aval_of(leaves[i]).shape))
             start += a.size
         jac = _assemble(blocks, out_tree, in_tree, single)
-        return _fresh_result(jac, res[2] if has_aux else None, args, has_aux)
+        return _fresh_result(jac, res[2] if has_aux else None, (args, kwargs), has_aux)
 
     return jac_f
 

@@ -38,7 +38,7 @@ from ..config import config
 from .ad import (ZERO, JVPTrace, JVPTracer, _as_array, _fun_name, backward_pass,
                  split_jvp_outputs)
 from .fresh import memory_root
-from .partial_eval import partial_eval_graph
+from .partial_eval import partial_eval_graph, partial_eval_rules
 from .staging import IR, StagingTrace, StagingTracer, eval_graph
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -201,16 +201,33 @@ jit_call_p.emit = _jit_call_emit
 
 
 def _jit_batch(vals, dims, axis_size, call):
-    from .batching import vmap
     dims = tuple(dims)
     in_avals = [aval_of(v) for v in vals]
+    bcall = call.derived(("batch", dims, axis_size, tuple(in_avals)),
+                         lambda: _batched_call(call, in_avals, dims, axis_size))
+    return jit_call_p.bind(*vals, call=bcall), list(bcall.out_dims)
 
-    def make():
-        run = vmap(lambda *xs: eval_graph(call.graph_before, xs), in_axes=dims, out_axes=0,
-                   axis_size=axis_size)
-        return _call_of(lambda *xs: run(*xs), in_avals, f"vmap_{call.name}", call)
-    bcall = call.derived(("batch", dims, axis_size, tuple(in_avals)), make)
-    return jit_call_p.bind(*vals, call=bcall), [0] * len(call.out_avals)
+
+def _batched_call(call, in_avals, dims, axis_size) -> Call:
+    """`call` vmapped: batched outputs at axis 0, the others as they are. A batched opaque
+    output (the tape of a while_loop's known half, when reverse mode ran inside the jitted
+    function) holds every lane itself, as its aval says: it has no axis to move, and the
+    linear loop that reads it outside takes the lanes from there."""
+    from .batching import BatchTracer, batch_flat
+    out_dims: list = []
+
+    def fun(*xs):
+        def inner(ins):
+            outs = eval_graph(call.graph_before, ins)
+            out_dims[:] = [0 if type(o) is BatchTracer else None for o in outs]
+            opaque = [d == 0 and getattr(aval_of(o.val), "opaque", False)
+                      for o, d in zip(outs, out_dims)]
+            return ([o.val if op else o for o, op in zip(outs, opaque)],
+                    [None if op else d for d, op in zip(out_dims, opaque)])
+        return batch_flat(f"vmap_{call.name}", inner, list(xs), list(dims), axis_size)[0]
+    c = _call_of(fun, in_avals, f"vmap_{call.name}", call)
+    c.out_dims = tuple(out_dims)
+    return c
 
 
 jit_call_p.batch = _jit_batch
@@ -321,6 +338,92 @@ def _jit_linearize(call, primals, nz_tangents, nonzero):
     res = outs[n_out:]
     t_out = iter(eval_graph(split.unknown, list(res) + list(nz_tangents)))
     return outs[:n_out], [next(t_out) if nz else ZERO for nz in split.out_nonzero]
+
+
+# A jitted call inside a body that reverse mode splits (a scan or while body, a cond branch)
+# at second order: the outer derivative makes the call's JVP one `jit_call` equation whose
+# operands mix known primals and unknown tangents. It splits into a known call and a linear
+# one, as `cond` does, and the linear call transposes into a compiled backward pass.
+class _PartialCall:
+    """`call`'s graph split by `partial_eval_graph` for operands `in_unknown`: `known`
+    (known operands -> known outputs + residuals) and `unknown` (residuals + unknown
+    operands -> unknown outputs), both compiled."""
+
+    def __init__(self, call, in_unknown):
+        pe = partial_eval_graph(call.graph_before, list(in_unknown),
+                                where=f"partial evaluation of jit({call.name})")
+        self.out_unknown = pe.out_unknown
+        self.residual_avals = pe.residual_avals
+        xp = call.array_module
+        self.known = Call(pe.known, f"known_{call.name}", array_module=xp)
+        self.unknown = (Call(pe.unknown, f"unknown_{call.name}", array_module=xp)
+                        if any(pe.out_unknown) else None)
+
+
+def _jit_partial_eval(eqn, in_unknown):
+    """`partial_eval_graph`'s rule: a call with known and unknown operands becomes a known
+    call (giving the known outputs and residuals) and an unknown one."""
+    if all(in_unknown):
+        return None
+    call = eqn.params["call"]
+    split = call.derived(("partial_eval", tuple(in_unknown)),
+                         lambda: _PartialCall(call, in_unknown))
+    res = [Var(a) for a in split.residual_avals]
+    known_outs = [o for o, u in zip(eqn.outputs, split.out_unknown) if not u]
+    k_eqn = Eqn(jit_call_p, [v for v, u in zip(eqn.inputs, in_unknown) if not u],
+                {"call": split.known}, known_outs + res, eqn.source)
+    if split.unknown is None:
+        return [k_eqn], []
+    u_eqn = Eqn(jit_call_p, res + [v for v, u in zip(eqn.inputs, in_unknown) if u],
+                {"call": split.unknown},
+                [o for o, u in zip(eqn.outputs, split.out_unknown) if u], eqn.source)
+    return [k_eqn], [u_eqn]
+
+
+partial_eval_rules[jit_call_p] = _jit_partial_eval
+
+
+def _transpose_call(call, linear, ct_nz) -> Call:
+    """Compiled (non-linear operands, nonzero output cotangents) -> cotangents of the linear
+    operands. What the graph computes from the non-linear operands alone is evaluated first
+    (partial evaluation), so the backward pass sees those values as constants."""
+    pe = partial_eval_graph(call.graph_before, list(linear),
+                            where=f"transposing jit({call.name})")
+    const_avals = [a for a, lin in zip(call.in_avals, linear) if not lin]
+    # cotangents of outputs computed from the non-linear operands only are not linear: dropped
+    ct_avals = [a for a, nz in zip(call.out_avals, ct_nz) if nz]
+    lin_avals = [a for a, lin in zip(call.in_avals, linear) if lin]
+    u = pe.unknown
+    n_res = pe.n_residuals
+
+    def fun(*args):
+        consts, cts = args[:len(const_avals)], args[len(const_avals):]
+        known = eval_graph(pe.known, list(consts))
+        sub = {v: Literal(r, v.aval) for v, r in zip(u.invars[:n_res], known[len(known) - n_res:])}
+
+        def s(v):
+            return sub.get(v, v) if type(v) is Var else v
+        g = Graph(u.invars[n_res:], [Eqn(e.prim, [s(v) for v in e.inputs], e.params, e.outputs)
+                                     for e in u.eqns], [s(v) for v in u.outvars])
+        ct_iter = iter(cts)
+        out_cts = [next(ct_iter) if nz else None for nz in ct_nz]
+        cts_in = backward_pass(g, [c for c, unk in zip(out_cts, pe.out_unknown) if unk])
+        return [c if c is not None else np.zeros(a.shape, a.dtype)
+                for c, a in zip(cts_in, lin_avals)]
+    return _call_of(fun, const_avals + ct_avals, f"transpose_{call.name}", call)
+
+
+def _jit_transpose(cts, *args, call):
+    linear = tuple(type(a) is Var for a in args)
+    ct_nz = tuple(c is not None for c in cts)
+    tcall = call.derived(("transpose", linear, ct_nz),
+                         lambda: _transpose_call(call, linear, ct_nz))
+    consts = [a for a, lin in zip(args, linear) if not lin]
+    cts_in = iter(jit_call_p.bind(*consts, *[c for c in cts if c is not None], call=tcall))
+    return [next(cts_in) if lin else None for lin in linear]
+
+
+jit_call_p.transpose = _jit_transpose
 
 
 # ----------------------------------------------------------------------------- the jit API
