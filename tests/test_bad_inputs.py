@@ -135,3 +135,35 @@ def test_scipy_special_rejects_values_that_are_not_numbers():
         with pytest.raises(TypeError, match=r"special\.erf: arguments promote to dtype"):
             special.erf(bad)
     np.testing.assert_allclose(special.erf(np.array([1, 2])), [0.84270079, 0.99532227])
+
+
+def test_linalg_norm_axis_checked_before_wrapping():
+    # axis 3 of a matrix was read as axis 1 under jit; a list was taken as a tuple
+    A = np.arange(1.0, 7.0).reshape(2, 3)
+    norm = lambda ax: fg.jit(lambda a: fnp.linalg.norm(a, axis=ax))(A)
+    for ax in (3, (0, 5), -3):
+        with pytest.raises(ValueError, match="linalg.norm: axis .* out of bounds"):
+            norm(ax)
+    with pytest.raises(TypeError, match="linalg.norm: axis must be None, an integer or a tuple"):
+        norm([0, 1])
+    np.testing.assert_allclose(norm(1.5), np.linalg.norm(A, axis=1.5))  # (NumPy's int())
+    np.testing.assert_allclose(norm((1, 0)), np.linalg.norm(A, axis=(1, 0)))
+    with pytest.raises(ValueError, match="matrix_norm: x must have at least 2 dims"):
+        fg.jit(fnp.linalg.matrix_norm)(np.float64(2.0))
+    with pytest.raises(TypeError, match="multi_dot: arrays must be a sequence"):
+        fnp.linalg.multi_dot({1, 2})
+
+
+@pytest.mark.parametrize("kw", [{"axis": 1.5}, {"axis": "0"}, {"n": 2.5}, {"n": "3"}])
+def test_fft_lengths_and_axes_must_be_integers(kw):
+    # n=2.5 was truncated to 2, n='3' and axis='0' were read by int() under jit
+    with pytest.raises(TypeError, match="fft.fft: .* integers are needed"):
+        fg.jit(lambda a: fnp.fft.fft(a, **kw))(np.arange(4.0))
+
+
+@pytest.mark.parametrize("out", [lambda x: fnp.result_type(x), lambda x: "abc",
+                                 lambda x: object()])
+def test_vmap_output_that_is_not_an_array_names_its_type(out):
+    with pytest.raises(TypeError, match="vmap.*an output of type .* is not an array"):
+        fg.vmap(out)(np.ones(2))
+    assert fg.vmap(lambda x: 3)(np.ones(2)).tolist() == [3, 3]  # numbers broadcast

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Sequence as _Sequence
 
+import operator
+
 import numpy as np
 
 from ..backend import is_cupy as _is_cupy, like as _like
@@ -57,7 +59,7 @@ def _axes_and_lengths(fname, shape, s, axes, halved_input=False):
     nd = len(shape)
     if axes is None:
         axes = range(nd) if s is None else range(nd - len(s), nd)
-    axes = [int(a) for a in axes]
+    axes = _ints(fname, "axes are" if len(axes) != 1 else "axis is", axes)
     for a in axes:
         if not -nd <= a < nd:
             raise ValueError(f"fft.{fname}: axis {a} is out of bounds for an array of shape "
@@ -74,12 +76,20 @@ def _axes_and_lengths(fname, shape, s, axes, halved_input=False):
         if len(s) != len(axes):
             raise ValueError(f"fft.{fname}: s={tuple(s)} and axes={axes} must have the same "
                              "length")
-        lengths = [int(n) for n in s]
+        lengths = _ints(fname, "s is" if len(s) != 1 else "n is", s)
     for n in lengths:
         if n < 1:
             raise ValueError(f"fft.{fname}: invalid number of data points ({n}) specified; "
                              "every length must be at least 1")
     return axes, tuple(lengths)
+
+
+def _ints(fname, name, values) -> list:
+    """`values` as Python ints; a float or str is refused, as NumPy does, not truncated."""
+    try:
+        return [operator.index(v) for v in values]
+    except TypeError:
+        raise TypeError(f"fft.{fname}: {name} {tuple(values)!r}: integers are needed") from None
 
 
 def _fit(x, axis, n):

@@ -26,7 +26,7 @@ from ..lax import linalg as L
 from ._base import (broadcast_shapes as _broadcast_shapes,
                     broadcast_to_shape as _broadcast_to_shape,
                     cast as _cast, dtype_of as _dtype_of, is_traced as _is_traced, lift as _lift,
-                    shape_of as _shape_of)
+                    normalize_axis as _normalize_axis, shape_of as _shape_of)
 from ._contract import _vecdot, matmul as _matmul, outer as _outer, tensordot
 from ._elementwise import (abs as _abs, add as _add, conj as _conj, divide as _divide,
                            greater as _greater, imag as _imag, isnan as _isnan,
@@ -599,6 +599,9 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     x = _lift(x)
     if _numpy_computes(x):
         return np.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
+    if len(_shape_of(x)) < 2:
+        raise ValueError(f"linalg.matrix_norm: x must have at least 2 dims (a stack of "
+                         f"matrices), got shape {_shape_of(x)}; use fnp.linalg.vector_norm")
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
@@ -647,8 +650,14 @@ def norm(x, ord=None, axis=None, keepdims=False):
             raise ValueError(f"linalg.norm: improper number of dimensions to norm: ord={ord!r} "
                              f"needs a 1-D or 2-D array (got shape {_shape_of(x)}) or axis=")
         axis = tuple(range(nd))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    axes = tuple(int(a) % nd for a in axes)
+    if not isinstance(axis, tuple):  # (NumPy's rule: int() of anything else, lists refused)
+        try:
+            axis = (int(axis),)
+        except (TypeError, ValueError):
+            raise TypeError(f"linalg.norm: axis must be None, an integer or a tuple of "
+                            f"integers, got {axis!r}") from None
+    # in range before any wraps around (axis 3 of a matrix is an error, not axis 1)
+    axes = tuple(_normalize_axis("linalg.norm", a, nd)[0] for a in axis)
     if len(axes) == 1:
         if isinstance(ord, str):
             raise ValueError(f"linalg.norm: invalid norm order {ord!r} for vectors")
@@ -737,6 +746,9 @@ def multi_dot(arrays, *, out=None):
         >>> fnp.linalg.multi_dot([np.ones((1, 2)), np.ones((2, 3)), np.ones((3, 1))])
         array([[6.]])
     """
+    if not hasattr(arrays, "__getitem__"):  # (NumPy indexes it: a set has no order)
+        raise TypeError(f"linalg.multi_dot: arrays must be a sequence (a list or tuple), got "
+                        f"a {type(arrays).__name__}")
     arrays = [_lift(a) for a in arrays]
     if _numpy_computes(*arrays):
         return np.linalg.multi_dot(arrays, out=out)

@@ -7,6 +7,8 @@ batched) and returns `(out, out_dim)`, using NumPy's own batched kernels, never 
 """
 from __future__ import annotations
 
+import numbers
+
 from typing import Any, Callable
 
 import numpy as np
@@ -273,6 +275,11 @@ def _place_output(name, trace, o, ax, size):
         return _moveaxis(o.val, o.bdim, ax % nd), ax % nd
     if ax is None:  # (an array the function closes over: a copy, as jit returns)
         return (o.copy() if type(o) is np.ndarray else o), None
+    if isinstance(o, (str, bytes, np.dtype)) or not (
+            isinstance(o, (Tracer, numbers.Number)) or hasattr(o, "shape")):
+        raise TypeError(f"vmap({name}): an output of type {type(o).__name__} ({o!r:.40}) is "
+                        "not an array: vmap stacks each output along the batch axis. Return "
+                        "arrays, or compute that value outside the vmapped function")
     o = _as_batchable(o)
     shape = aval_of(o).shape
     # an output that does not depend on the batch is broadcast along it, at the same place
