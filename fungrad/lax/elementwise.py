@@ -196,7 +196,7 @@ minimum_p, minimum = _binary("minimum", np.minimum,
 arctan2_p, arctan2 = _binary("arctan2", np.arctan2,
     lambda x, y, z: div(y, _sum_squares(x, y)), lambda x, y, z: neg(div(x, _sum_squares(x, y))))
 logaddexp_p, logaddexp = _binary("logaddexp", np.logaddexp,
-    lambda x, y, z: exp(sub(x, z)), lambda x, y, z: exp(sub(y, z)))
+    lambda x, y, z: exp(_log_share(x, z)), lambda x, y, z: exp(_log_share(y, z)))
 hypot_p, hypot = _binary("hypot", np.hypot,
     lambda x, y, z: _hypot_dx(x, z), lambda x, y, z: _hypot_dx(y, z))
 floor_divide_p, floor_divide = _binary("floor_divide", np.floor_divide, None, None)
@@ -234,9 +234,10 @@ def _spacing_impl(x, out=None):
 
 # --------------------------------------------------------------------------- more ufuncs (issue 11)
 # rows of NumPy ufuncs that fungrad.numpy's table binds; kinks follow JAX (fmax/fmin split
-# ties like maximum/minimum, copysign's x-slope is 0 at x == 0 as abs's is)
+# ties like maximum/minimum, copysign's x-slope is sign(x) (0 at x == 0; abs's is 1 there))
 trunc_p, trunc = _unary("trunc", np.trunc, None)
-cbrt_p, cbrt = _unary("cbrt", np.cbrt, lambda x, y: div(1.0 / 3.0, mul(y, y)))
+# cbrt' = (1/y)^2 / 3: its own slope is finite where y is infinite (1/3 / (y y) gives 0 * inf)
+cbrt_p, cbrt = _unary("cbrt", np.cbrt, lambda x, y: _cbrt_slope(y))
 spacing_p, spacing = _unary("spacing", _spacing_impl, None)  # (CuPy has no np.spacing)
 signbit_p, signbit = _unary("signbit", np.signbit, None)
 isinf_p, isinf = _unary("isinf", np.isinf, None)
@@ -253,11 +254,16 @@ copysign_p, copysign = _binary("copysign", np.copysign, lambda x, y, z: _copysig
 # nextafter(x, y) is x moved by one ulp: slope 1 in x, 0 in y
 nextafter_p, nextafter = _binary("nextafter", np.nextafter, ONE, None)
 logaddexp2_p, logaddexp2 = _binary("logaddexp2", np.logaddexp2,
-    lambda x, y, z: exp2(sub(x, z)), lambda x, y, z: exp2(sub(y, z)))
+    lambda x, y, z: exp2(_log_share(x, z)), lambda x, y, z: exp2(_log_share(y, z)))
 gcd_p, gcd = _binary("gcd", np.gcd, None, None)
 lcm_p, lcm = _binary("lcm", np.lcm, None, None)
 UNARY += [trunc_p, cbrt_p, spacing_p, signbit_p, isinf_p, i0_p, i1_p]
 BINARY += [fmod_p, fmax_p, fmin_p, copysign_p, nextafter_p, logaddexp2_p, gcd_p, lcm_p]
+
+
+def _cbrt_slope(y):
+    r = div(1.0, y)
+    return mul(mul(r, r), 1.0 / 3.0)
 
 
 def _pick_non_nan(cmp, x, y):
@@ -353,9 +359,16 @@ def _erf_impl(x):
 
 def _hypot_dx(x, z):
     # x / hypot(x, y), and 0 at the origin: hypot is a norm there, 0 its finite one-sided
-    # slope (as abs'(0) = sign(0) = 0); x / z would be 0 / 0 = NaN
+    # slope; x / z would be 0 / 0 = NaN
     at_zero = eq(z, 0)
     return select(at_zero, 0.0, div(x, select(at_zero, 1.0, z)))
+
+
+def _log_share(x, z):
+    """x - z, the log of x's share of logaddexp(x, y) = z, and 0 where x is an infinite z:
+    x has slope 1 there (logaddexp(inf, y), logaddexp(-inf, -inf)), not exp(inf - inf) =
+    NaN (JAX's slope at +inf; y's slope is exp(y - inf) = 0 here, JAX's is 1)."""
+    return select(logical_and(eq(x, z), isinf(x)), 0.0, sub(x, z))
 
 
 def _reciprocal(y):
@@ -380,7 +393,8 @@ def _pow_dx(x, y):
     if isinstance(y, (int, float, complex)):
         return 0.0 if y == 0 else 1.0 if y == 1 else mul(x, 2.0) if y == 2 else \
             mul(y, pow(x, y - 1))
-    return select(eq(y, 0), 0.0, mul(y, pow(x, sub(y, 1.0))))
+    # (0 only where x is 0 too: at y == 0 elsewhere, this slope's own y-slope is x**-1)
+    return select(logical_and(eq(y, 0), eq(x, 0)), 0.0, mul(y, pow(x, sub(y, 1.0))))
 
 
 def _safe_log(x):
@@ -624,12 +638,18 @@ def _safe_abs(x, y):
     return convert_element_type(select(eq(y, 0), 1.0, y), _dtype_of(x))
 
 
+def _abs_slope(x):
+    """d|x|/dx for real x as JAX's: +1 where x >= 0 (also at 0 and -0.0), -1 elsewhere (x < 0
+    and NaN); as 2 [x >= 0] - 1, no select (a select on a random mask is slow)."""
+    return sub(mul(convert_element_type(ge(x, 0), _dtype_of(x)), 2.0), 1.0)
+
+
 def _abs_jvp(primals, tangents):
     x, = primals
     t, = tangents
     y = abs(x)
     if not _is_complex(x):
-        return y, mul(t, sign(x))
+        return y, mul(t, _abs_slope(x))
     # |z| is not holomorphic: d|z| = Re(conj(z) t) / |z|, a real tangent
     return y, real(mul(t, div(conj(x), _safe_abs(x, y))))
 

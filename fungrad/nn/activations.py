@@ -99,7 +99,10 @@ def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
         array([-0.78693868,  2.        ])
     """
     x = inexact(x)
-    return fnp.where(x > 0, x, alpha * _expm1_of_negative_part(x, alpha))
+    # JAX's formula (no where): at 0 both kinks are ties, so the second derivative there is
+    # JAX's 1 / (4 alpha), not the left branch's 1 / alpha; expm1 never sees x > 0. (0.0
+    # first: NumPy returns the second operand on a tie, so celu(-0.0) stays -0.0.)
+    return fnp.maximum(0.0, x) + alpha * fnp.expm1(fnp.minimum(0.0, x) / alpha)
 
 
 def hard_tanh(x: ArrayLike) -> Array:
@@ -157,7 +160,7 @@ def sigmoid(x: ArrayLike) -> Array:
     """
     x = inexact(x)
     # e = exp(-|x|) <= 1 never overflows; |x| is written as a where so that its slope at 0
-    # is that of the x >= 0 branch (abs's would be 0 there, and sigmoid'(0) = 1/4).
+    # is that of the x >= 0 branch (sigmoid'(0) = 1/4).
     e = fnp.exp(fnp.where(x >= 0, -x, x))
     p = 1.0 / (1.0 + e)                      # sigmoid(|x|)
     return fnp.where(x >= 0, p, e * p)       # sigmoid(-|x|) = e / (1 + e)

@@ -26,7 +26,8 @@ def _error(predictions: ArrayLike, targets: Optional[ArrayLike],
     predictions = inexact(predictions)
     if targets is None:
         return predictions
-    targets = fnp.asarray(targets)
+    if type(targets) not in (int, float, bool):  # (a Python scalar stays weak: see _like)
+        targets = fnp.asarray(targets)
     if fn is not None and tuple(fnp.shape(targets)) != tuple(fnp.shape(predictions)):
         # (as optax: broadcasting (N, 1) predictions with (N,) targets would give an (N, N)
         # loss, silently)
@@ -38,7 +39,10 @@ def _error(predictions: ArrayLike, targets: Optional[ArrayLike],
 
 def _like(targets: ArrayLike, predictions: Array) -> Array:
     """Integer or bool `targets` (labels, counts) in the predictions' float dtype, as JAX
-    promotes them: NumPy's rule would make a float32 model's loss float64."""
+    promotes them: NumPy's rule would make a float32 model's loss float64. A Python scalar
+    stays weak (it takes the predictions' dtype: fnp.asarray would make it float64)."""
+    if type(targets) in (int, float, bool):
+        return float(targets)
     targets = fnp.asarray(targets)
     if np.dtype(targets.dtype).kind in "biu":
         return targets.astype(predictions.dtype)

@@ -154,12 +154,17 @@ def sinc(x):
     if not is_traced(x):
         return np.sinc(x)
     x = multiply(math.pi, _in_numpy_dtype(np.sinc, x))
-    # as NumPy: where pi x is 0, the dtype's eps stands for it (sin(eps) / eps rounds to
-    # 1; a fixed 1e-20 is 0 in float16, giving 0 / 0)
-    dt = dtype_of(x)
-    eps = float(_finfo(dt).eps) if dt.kind in "fV" else 1e-20
-    y = where(not_equal(x, 0), x, eps)
-    return divide(sin(y), y)
+    # where |pi x| <= 2^-27 (0 in float16), sin(pi x) / (pi x) is 1 in every float dtype
+    # (NumPy's value, also at 0), and so is the Maclaurin series 1 - y^2/6 + y^4/120 - ... at
+    # y = pi x; the series gives the derivatives there (sinc''(0) = -pi^2/3, as JAX's; 0 / 0
+    # at 5e-324 otherwise). Complex x: at 0 only (NumPy's value at tiny z is not 1).
+    small = equal(x, 0) if dtype_of(x).kind == "c" else _abs(x) <= 2.0 ** -27
+    y = where(small, 1.0, x)
+    s = where(small, x, 0.0)
+    s2 = multiply(s, s)
+    series = add(1.0, multiply(s2, add(-1 / 6, multiply(s2, add(1 / 120, multiply(
+        s2, add(-1 / 5040, multiply(s2, 1 / 362880))))))))
+    return where(small, series, divide(sin(y), y))
 
 
 def unwrap(p, discont=None, axis: int = -1, *, period=2 * math.pi):
@@ -333,6 +338,12 @@ def ldexp(x1, x2):
     # 0, inf and NaN (frexp's m is x1 itself): x1 times a finite power of 2 (no 0 * inf)
     finite_power = exp2(cast(clip(e, int(_finfo(dt).minexp) - int(_finfo(dt).nmant),
                                   int(_finfo(dt).maxexp) - 1), dt))
+    # the slope in x1 is 2 ** x2 (finite_power) everywhere: the chain through frexp's
+    # mantissa (slope 2 ** -k) times 2 ** k overflows for a subnormal x1 or an overflowing
+    # result (inf, not 8, at ldexp(5e-324, 3)); `scaled - 0 * finite_power` keeps the value
+    from ..lax.misc import stop_gradient
+    scaled = subtract(stop_gradient(scaled),
+                      multiply(subtract(stop_gradient(x1), x1), finite_power))
     return where(special, multiply(x1, finite_power), scaled)
 
 
