@@ -30,6 +30,7 @@ from . import numpy as fnp
 from .backend import asarray as _asarray, to_host as _to_host
 from .core.dtypes import is_floating
 from .core.trace import Tracer
+from .lax.convolution import int_scalar
 from .lax.random import random_bits, random_split_p, random_fold_in_p, random_gamma_p
 
 __all__ = ["key", "split", "fold_in", "bits", "uniform", "normal", "bernoulli", "categorical",
@@ -669,15 +670,7 @@ def orthogonal(key: Array, n: int, shape: Shape = (), dtype=np.float64) -> Array
         True
     """
     dt = _float_dtype(dtype, "orthogonal")
-    try:
-        size = operator.index(n)
-    except TypeError:
-        size = -1
-    if size < 0:
-        raise (TypeError if size != n else ValueError)(
-            f"fg.random.orthogonal: n (the matrix size) must be a non-negative integer, "
-            f"got {n!r}")
-    n = size
+    n = int_scalar("fg.random.orthogonal", "n (the matrix size)", n, 0)
     z = _std_normal(_check_key(key, "orthogonal"), _shape(shape, "orthogonal") + (n, n), dt)
     if n == 0:  # (no columns to orthogonalize: an empty (*shape, 0, 0))
         return _cast(z, dt)

@@ -8,12 +8,12 @@ derivative finite; the comment at each says how.
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
 from .. import numpy as fnp
+from ..lax.convolution import int_scalar
 from ..lax.elementwise import erf
 from ._util import (Array, ArrayLike, Axis, inexact, masked_mean,
                     narrow_floats_computed_in_float32, positive_or_one, shift_for_exp,
@@ -345,14 +345,7 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = np.float64,
         array([[1, 0, 0],
                [0, 0, 1]], dtype=int32)
     """
-    try:
-        n = operator.index(num_classes)
-    except TypeError:
-        n = -1
-    if n < 0:
-        raise (TypeError if n != num_classes else ValueError)(
-            f"one_hot: num_classes must be a non-negative integer, got {num_classes!r}")
-    num_classes = n
+    num_classes = int_scalar("one_hot", "num_classes", num_classes, 0)
     hot = fnp.expand_dims(fnp.asarray(x), -1) == np.arange(num_classes)
     out = hot.astype(dtype)
     return out if axis == -1 else fnp.moveaxis(out, -1, axis)
