@@ -33,9 +33,13 @@ def test_bitwise_select_equals_np_where_bit_for_bit(dtype, b_kind):
 def test_bitwise_select_with_scalar_first_operand_and_2d():
     pred = np.random.default_rng(0).random((N // 64, 128)) < 0.3
     b = special_values(np.float32, pred.size).reshape(pred.shape)
-    for a in (0.0, -2.5):
+    for a in (0.0, -0.0, -2.5):
         want, got = np.where(pred, a, b), E._bitwise_select(pred, a, b)
         assert got.dtype == np.float32 and want.tobytes() == got.tobytes()
+        out = np.empty_like(b)   # into a separate buffer, and into b itself
+        got = E._bitwise_select(pred, a, b, out=out)
+        assert got.tobytes() == want.tobytes() and np.shares_memory(got, out)
+        assert E._bitwise_select(pred, a, b.copy(), out=None).tobytes() == want.tobytes()
 
 
 def test_large_select_takes_the_bitwise_path_eager_and_jit_small_ones_np_where():

@@ -38,7 +38,9 @@ def relu(x: ArrayLike) -> Array:
         array([0., 0., 2.])
     """
     x = fnp.asarray(x)
-    return fnp.where(x <= 0, 0, x)  # (x itself where x is NaN: NaN propagates, as JAX's)
+    # x where not x <= 0, so NaN propagates (as JAX's); the mask is negated, not the select
+    # swapped: where(mask, x, 0) is one multiply on the bits (lax select), where(m, 0, x) two
+    return fnp.where(~(x <= 0), x, 0)
 
 
 def relu6(x: ArrayLike) -> Array:
