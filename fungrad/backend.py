@@ -37,6 +37,8 @@ def asarray(x, dtype=None):
     """
     if type(x) is np.ndarray or is_cupy(x):  # (NumPy's arrays first: the common case)
         return x if dtype is None or x.dtype == dtype else x.astype(dtype)
+    if isinstance(x, np.ma.MaskedArray):  # (eagerly NumPy's functions keep the mask)
+        return x if dtype is None or x.dtype == dtype else x.astype(dtype)
     return np.asarray(x, dtype)
 
 

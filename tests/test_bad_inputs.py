@@ -167,3 +167,20 @@ def test_vmap_output_that_is_not_an_array_names_its_type(out):
     with pytest.raises(TypeError, match="vmap.*an output of type .* is not an array"):
         fg.vmap(out)(np.ones(2))
     assert fg.vmap(lambda x: 3)(np.ones(2)).tolist() == [3, 3]  # numbers broadcast
+
+
+def test_masked_arrays_keep_their_mask_eagerly_and_are_refused_under_transforms():
+    # fnp functions that compose eagerly (roll, tile, kron, ...) turned a masked array into
+    # a plain one, and fnp.sum passed where= to MaskedArray.sum; under a transform the mask
+    # was dropped silently
+    m = np.ma.masked_array([[1.0, 2.0], [3.0, 4.0]], mask=[[0, 1], [0, 0]])
+    for got, want in [(fnp.roll(m, 1), np.roll(m, 1)), (fnp.tile(m, 2), np.tile(m, 2)),
+                      (fnp.kron(m, m), np.kron(m, m)), (fnp.atleast_2d(m), m)]:
+        assert isinstance(got, np.ma.MaskedArray)
+        np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(want))
+    assert fnp.sum(m) == 8.0 and fnp.mean(m) == pytest.approx(8.0 / 3)
+    v = np.ones((2, 2))
+    for f in (fg.jit(lambda x: x + m), fg.grad(lambda x: fnp.sum(x * m)),
+              fg.vmap(lambda x: x * m)):
+        with pytest.raises(TypeError, match="MaskedArray .* would drop its mask"):
+            f(v)

@@ -114,7 +114,21 @@ class Primitive:
             return self.impl(*args, **params)
         if not top.alive:
             check_alive(top)
+        if other:
+            _reject_masked(self, args)
         return top.process_primitive(self, args, params)
+
+
+def _reject_masked(prim, args):
+    """A NumPy masked array meeting a traced value: the trace keeps its data only (every
+    rule computes on plain arrays), so the mask would vanish from the result silently."""
+    for a in args:
+        if isinstance(a, np.ma.MaskedArray):
+            raise TypeError(
+                f"{prim.name}: a numpy.ma.MaskedArray (shape {a.shape}) meets a traced value "
+                "under a transform; fungrad computes on plain arrays and would drop its mask. "
+                "Pass a.filled(value) or a.compressed(), or the mask as a boolean array and "
+                "use fnp.where")
 
 
 

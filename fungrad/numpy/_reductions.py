@@ -36,11 +36,12 @@ _DEFAULTS = {"out": None, "dtype": None, "initial": _NoValue, "where": True, "me
 
 
 def eager_call(np_fn, a, *args, **kwargs):
-    """`np_fn(a, *args, **kwargs)` on concrete values. For a CuPy array only the keyword
-    arguments that differ from their defaults are passed: CuPy's reductions lack some
-    (`initial`, `where`), and where one is needed this returns `COMPOSE` (numpy_or_compose)."""
-    if type(a) is np.ndarray or not _is_cupy(a):  # (NumPy takes them all: no filtering)
-        return np_fn(a, *args, **kwargs)
+    """`np_fn(a, *args, **kwargs)` on concrete values. For a CuPy or masked array only the
+    keyword arguments that differ from their defaults are passed: CuPy's reductions lack some
+    (`initial`, `where`; where one is needed this returns `COMPOSE`, see numpy_or_compose),
+    and MaskedArray's methods lack `where`."""
+    if type(a) is np.ndarray or not (_is_cupy(a) or isinstance(a, np.ma.MaskedArray)):
+        return np_fn(a, *args, **kwargs)  # (NumPy takes them all: no filtering)
     given = {k: v for k, v in kwargs.items() if not (k in _DEFAULTS and v is _DEFAULTS[k])}
     return numpy_or_compose(np_fn, a, *args, **given)
 
