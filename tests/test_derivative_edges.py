@@ -166,3 +166,16 @@ def test_losses_keep_python_scalar_targets_weak():
         assert fg.jvp(f, (x,), (x,))[1].dtype == np.float32
     np.testing.assert_array_equal(nn.hinge_loss(x, 1.0), np.array([0.5, 0.0], np.float32))
     assert nn.huber_loss(np.array([0.5, 2.0]), 0.0).dtype == np.float64
+
+
+def test_bessel_second_derivatives_near_zero_do_not_cancel():
+    # i1' = i0 - i1/x and i1e' = i0e - i1e (1/x + sign x): their derivatives cancel two
+    # ~1/(2x) terms near 0 (i1''(1e-20) was 24576, i1e''(1e-300) inf); the series is used
+    special = pytest.importorskip("fungrad.scipy.special")
+    pytest.importorskip("scipy")
+    for x in (1e-300, 1e-20, 1e-8, 9e-5, 2e-4):
+        np.testing.assert_allclose(fg.grad(fg.grad(special.i1))(x), 3 * x / 8, rtol=1e-6)
+        np.testing.assert_allclose(fg.grad(fg.grad(special.i1e))(x), -1 + 15 * x / 8,
+                                   rtol=1e-6)
+        np.testing.assert_allclose(fg.grad(special.i1e)(-x),
+                                   0.5 - x + 15 * x * x / 16 - 7 * x ** 3 / 12, rtol=1e-12)

@@ -19,8 +19,8 @@ import numpy as np
 
 from ..backend import array_module, scipy_module
 from ..core.ir import PY_SCALARS
-from .elementwise import (add, div, elementwise_primitive, eq, exp, log, log1p, mul, neg,
-                          select, sign, sub)
+from .elementwise import (abs, add, div, elementwise_primitive, eq, exp, log, log1p, lt, mul,
+                          neg, select, sign, sub)
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -89,11 +89,21 @@ def _minus_one(a):
     return a - 1.0 if type(a) in PY_SCALARS else sub(a, 1.0)
 
 
-def _where_zero(x, at_zero, value):
-    """`value(safe_x)` with x = 0 replaced by 1, and `at_zero` where x == 0 (a removable
-    singularity: the limit, and no 0/0 on the untaken side)."""
-    zero = eq(x, 0.0)
-    return select(zero, at_zero, value(select(zero, 1.0, x)))
+# below this |x| a removable singularity's slope is its Maclaurin series: the terms left
+# out are O(x^4) ~ 1e-16 relative, and the general formula's own derivatives cancel there
+_SERIES_RADIUS = 1e-4
+
+
+def _near_zero(x, series, value):
+    """`series(x)` where |x| < _SERIES_RADIUS, else `value(safe_x)` (x replaced by 1 inside
+    the radius: no 0/0 on the untaken side, whose derivative would be NaN)."""
+    inside = lt(abs(x), _SERIES_RADIUS)
+    return select(inside, series(x), value(select(inside, 1.0, x)))
+
+
+def _i1e_slope_series(x):
+    a, x2 = abs(x), mul(x, x)
+    return add(sub(0.5, a), mul(x2, sub(15.0 / 16.0, mul(a, 7.0 / 12.0))))
 
 
 def _special(name, derivatives):
@@ -120,13 +130,17 @@ log_ndtr_p, log_ndtr = _special("log_ndtr", [
     lambda x, y: mul(exp(sub(mul(mul(x, x), -0.5), y)), 1.0 / _SQRT_2PI)])
 ndtri_p, ndtri = _special("ndtri", [lambda p, y: mul(exp(mul(mul(y, y), 0.5)), _SQRT_2PI)])
 i0_p, i0 = _special("i0", [lambda x, y: i1(x)])
-# i1' = i0 - i1/x, 1/2 at 0
+# i1' = i0 - i1/x, and its Maclaurin series 1/2 + 3x^2/16 + 5x^4/384 near 0: the
+# derivative of i1/x is i1'/x - i1/x^2, two terms ~ 1/(2x) that cancel (i1''(1e-20) came
+# out 24576, not 3x/8)
 i1_p, i1 = _special("i1", [
-    lambda x, y: _where_zero(x, 0.5, lambda s: sub(i0(x), div(y, s)))])
+    lambda x, y: _near_zero(x, lambda x: add(0.5, mul(mul(x, x), add(3.0 / 16.0, mul(
+        mul(x, x), 5.0 / 384.0)))), lambda s: sub(i0(s), div(i1(s), s)))])
 i0e_p, i0e = _special("i0e", [lambda x, y: sub(i1e(x), mul(sign(x), y))])
-# i1e' = i0e - i1e (1/x + sign x), 1/2 at 0
+# i1e' = i0e - i1e (1/x + sign x), near 0 its series 1/2 - |x| + 15x^2/16 - 7x^2|x|/12
 i1e_p, i1e = _special("i1e", [
-    lambda x, y: _where_zero(x, 0.5, lambda s: sub(i0e(x), mul(y, add(div(1.0, s), sign(x)))))])
+    lambda x, y: _near_zero(x, _i1e_slope_series,
+                            lambda s: sub(i0e(s), mul(i1e(s), add(div(1.0, s), sign(s)))))])
 zeta_p, zeta = _special("zeta", [
     _no_derivative("zeta", "x", "q", "2.0, q"), lambda x, q, y: mul(neg(x), zeta(add(x, 1.0), q))])
 
