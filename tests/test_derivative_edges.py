@@ -179,3 +179,19 @@ def test_bessel_second_derivatives_near_zero_do_not_cancel():
                                    rtol=1e-6)
         np.testing.assert_allclose(fg.grad(special.i1e)(-x),
                                    0.5 - x + 15 * x * x / 16 - 7 * x ** 3 / 12, rtol=1e-12)
+
+
+def test_log_ndtr_slope_in_the_tails():
+    # exp(-x^2/2 - log_ndtr(x)) cancelled two ~x^2/2 terms: in float32 the slope at -1e4 was
+    # 64930 (true: ~1e4); far right the slope's own slope was NaN (erfcx overflow)
+    special = pytest.importorskip("fungrad.scipy.special")
+    scipy_special = pytest.importorskip("scipy.special")
+    g, gg = fg.grad(special.log_ndtr), fg.grad(fg.grad(special.log_ndtr))
+    np.testing.assert_allclose(g(np.float32(-1e4)), 1e4, rtol=1e-5)
+    for x in (-40.0, -5.0, -1.0, 0.0, 1.0, 5.0, 10.0):
+        h = 1e-6 * max(1.0, abs(x))
+        fd = (scipy_special.log_ndtr(x + h) - scipy_special.log_ndtr(x - h)) / (2 * h)
+        np.testing.assert_allclose(g(x), fd, rtol=1e-7)
+    for x in (38.0, 40.0, 1e300):
+        assert g(x) == 0.0 and gg(x) == 0.0
+        assert g(np.float32(x if x < 1e30 else 1e30)) == 0.0

@@ -18,9 +18,9 @@ import math
 import numpy as np
 
 from ..backend import array_module, scipy_module
-from ..core.ir import PY_SCALARS
-from .elementwise import (abs, add, div, elementwise_primitive, eq, exp, log, log1p, lt, mul,
-                          neg, select, sign, sub)
+from ..core.ir import PY_SCALARS, aval_of
+from .elementwise import (abs, add, div, elementwise_primitive, eq, exp, gt, log, log1p, lt,
+                          mul, neg, select, sign, sub)
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -101,6 +101,25 @@ def _near_zero(x, series, value):
     return select(inside, series(x), value(select(inside, 1.0, x)))
 
 
+def _log_ndtr_slope(x):
+    # past the edge erfcx(-x/sqrt 2) ~ 2 exp(x^2/2) overflows and the slope is ~ pdf(x), below
+    # the smallest normal: 0, and erfcx is read at a safe point (its own slope would be inf,
+    # and inf times the untaken branch's zero cotangent is NaN)
+    beyond = gt(x, _erfcx_overflow_edge(aval_of(x).dtype))
+    e = erfcx(mul(select(beyond, 0.0, x), -1.0 / math.sqrt(2.0)))
+    return select(beyond, 0.0, div(math.sqrt(2.0 / math.pi), e))
+
+
+def _erfcx_overflow_edge(dtype) -> float:
+    """The x above which 2 exp(x^2 / 2) overflows `dtype` (with a factor e to spare)."""
+    try:
+        big = np.finfo(dtype).max
+    except ValueError:  # (an ml_dtypes float: bfloat16)
+        import ml_dtypes
+        big = ml_dtypes.finfo(dtype).max
+    return math.sqrt(2.0 * (math.log(float(big)) - 1.0))
+
+
 def _i1e_slope_series(x):
     a, x2 = abs(x), mul(x, x)
     return add(sub(0.5, a), mul(x2, sub(15.0 / 16.0, mul(a, 7.0 / 12.0))))
@@ -124,10 +143,10 @@ erfc_p, erfc = _special("erfc", [lambda x, y: mul(exp(neg(mul(x, x))), -2.0 / _S
 erfinv_p, erfinv = _special("erfinv", [lambda x, y: mul(exp(mul(y, y)), _SQRT_PI / 2.0)])
 erfcx_p, erfcx = _special("erfcx", [lambda x, y: sub(mul(mul(x, y), 2.0), 2.0 / _SQRT_PI)])
 ndtr_p, ndtr = _special("ndtr", [lambda x, y: mul(exp(mul(mul(x, x), -0.5)), 1.0 / _SQRT_2PI)])
-# exp(-x^2/2 - log_ndtr(x)): for x -> -inf both terms are ~ -x^2/2 and the difference stays
-# ~ log(-x): finite where exp(-x^2/2) / ndtr(x) would be 0/0
-log_ndtr_p, log_ndtr = _special("log_ndtr", [
-    lambda x, y: mul(exp(sub(mul(mul(x, x), -0.5), y)), 1.0 / _SQRT_2PI)])
+# pdf / cdf = sqrt(2/pi) / erfcx(-x/sqrt 2) (ndtr(x) = erfcx(-x/sqrt 2) exp(-x^2/2) / 2):
+# no exp(-x^2/2 - log_ndtr(x)), whose two ~x^2/2 terms cancel (in float32 at x = -1e4 the
+# slope came out 64930, not 1e4); 0 where erfcx overflows (x -> +inf)
+log_ndtr_p, log_ndtr = _special("log_ndtr", [lambda x, y: _log_ndtr_slope(x)])
 ndtri_p, ndtri = _special("ndtri", [lambda p, y: mul(exp(mul(mul(y, y), 0.5)), _SQRT_2PI)])
 i0_p, i0 = _special("i0", [lambda x, y: i1(x)])
 # i1' = i0 - i1/x, and its Maclaurin series 1/2 + 3x^2/16 + 5x^4/384 near 0: the
