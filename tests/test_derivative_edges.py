@@ -195,3 +195,18 @@ def test_log_ndtr_slope_in_the_tails():
     for x in (38.0, 40.0, 1e300):
         assert g(x) == 0.0 and gg(x) == 0.0
         assert g(np.float32(x if x < 1e30 else 1e30)) == 0.0
+
+
+@pytest.mark.parametrize("f", [fnp.fmax, fnp.fmin])
+def test_fmax_fmin_slopes_where_both_are_nan(f):
+    # fmax(nan, nan) returns its first operand: slopes (1, 0); both were 1, so the slope of
+    # fmax(x, x) at NaN came out 2
+    n = np.nan
+    assert [float(g) for g in fg.grad(f, argnums=(0, 1))(n, n)] == [1.0, 0.0]
+    assert [float(g) for g in fg.grad(f, argnums=(0, 1))(n, 1.0)] == [0.0, 1.0]
+    assert float(fg.grad(lambda x: f(x, x))(n)) == 1.0
+    assert float(fg.grad(lambda y: f(n, y))(n)) == 0.0
+    got = fg.jit(fg.vmap(fg.grad(f, argnums=(0, 1))))(np.array([n, n, 1.0], np.float32),
+                                                     np.array([n, 1.0, n], np.float32))
+    np.testing.assert_array_equal(got[0], [1, 0, 1])
+    np.testing.assert_array_equal(got[1], [0, 1, 0])

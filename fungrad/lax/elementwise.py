@@ -247,9 +247,9 @@ i1_p, i1 = _unary("i1", lambda x: _bessel_impl(_i1_kernel(x), x),  # (NumPy has 
 # fmod(x, y) = x - trunc(x / y) * y (the sign of x, C's fmod)
 fmod_p, fmod = _binary("fmod", np.fmod, ONE, lambda x, y, z: neg(trunc(div(x, y))))
 fmax_p, fmax = _binary("fmax", np.fmax,
-    lambda x, y, z: _pick_non_nan(gt, x, y), lambda x, y, z: _pick_non_nan(gt, y, x))
+    lambda x, y, z: _pick_non_nan(gt, x, y), lambda x, y, z: _pick_non_nan(gt, y, x, True))
 fmin_p, fmin = _binary("fmin", np.fmin,
-    lambda x, y, z: _pick_non_nan(lt, x, y), lambda x, y, z: _pick_non_nan(lt, y, x))
+    lambda x, y, z: _pick_non_nan(lt, x, y), lambda x, y, z: _pick_non_nan(lt, y, x, True))
 copysign_p, copysign = _binary("copysign", np.copysign, lambda x, y, z: _copysign_dx(x, y), None)
 # nextafter(x, y) is x moved by one ulp: slope 1 in x, 0 in y
 nextafter_p, nextafter = _binary("nextafter", np.nextafter, ONE, None)
@@ -266,12 +266,16 @@ def _cbrt_slope(y):
     return mul(mul(r, r), 1.0 / 3.0)
 
 
-def _pick_non_nan(cmp, x, y):
+def _pick_non_nan(cmp, x, y, second=False):
     """fmax/fmin's slope in x: maximum's (1, 1/2 on ties, 0), and 1 where y is NaN (fmax
-    returns x there)."""
-    if isinstance(y, (int, float)):
-        return _pick(cmp, x, y) if y == y else 1.0
-    return select(isnan(y), 1.0, _pick(cmp, x, y))
+    returns x there). For the `second` operand (x is then the second, y the first) not where
+    both are NaN: fmax returns the first operand, whose slope alone is 1 (JAX's)."""
+    if isinstance(y, (int, float)) and y == y:
+        return _pick(cmp, x, y)
+    other_nan = isnan(y) if not isinstance(y, (int, float)) else True
+    if second and not (isinstance(x, (int, float)) and x == x):
+        other_nan = logical_and(other_nan, logical_not(isnan(x)))
+    return select(other_nan, 1.0, _pick(cmp, x, y))
 
 
 def _copysign_dx(x, y):
