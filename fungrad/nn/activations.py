@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..lax.convolution import int_scalar
+from ..numpy._base import single_axis
 from ..lax.elementwise import erf
 from ._util import (Array, ArrayLike, Axis, inexact, masked_mean,
                     narrow_floats_computed_in_float32, positive_or_one, shift_for_exp,
@@ -241,11 +242,7 @@ def glu(x: ArrayLike, axis: int = -1) -> Array:
     """
     x = inexact(x)
     shape = tuple(fnp.shape(x))
-    if not isinstance(axis, (int, np.integer)) or not -len(shape) <= axis < len(shape):
-        raise np.exceptions.AxisError(f"glu: axis {axis!r} is out of bounds for x of shape "
-                                      f"{shape}; pass an integer axis in "
-                                      f"[{-len(shape)}, {len(shape)})")
-    size = shape[axis]
+    size = shape[single_axis("glu", axis, len(shape))]
     if size % 2:
         raise ValueError(f"glu: x's axis {axis} must have even length to split in halves; "
                          f"got shape {fnp.shape(x)}")

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..core.trace import Tracer
+from ..numpy._base import single_axis
 from ._util import (Array, ArrayLike, Axis, inexact, masked_mean, masked_sum,
                     narrow_floats_computed_in_float32)
 from .activations import log_sigmoid, log_softmax, logsumexp
@@ -86,12 +87,8 @@ def softmax_cross_entropy_with_integer_labels(logits: ArrayLike, labels: ArrayLi
                         f"class indices, got dtype {labels.dtype} (shape {fnp.shape(labels)}); "
                         f"for class probabilities use fg.nn.softmax_cross_entropy")
     lshape = tuple(fnp.shape(logits))
-    if not isinstance(axis, (int, np.integer)) or not -len(lshape) <= axis < len(lshape):
-        raise np.exceptions.AxisError(
-            f"softmax_cross_entropy_with_integer_labels: axis {axis!r} (the class axis) is out "
-            f"of bounds for logits of shape {lshape}; pass an integer axis in "
-            f"[{-len(lshape)}, {len(lshape)})")
-    batch = lshape[:axis % len(lshape)] + lshape[axis % len(lshape) + 1:]
+    ax = single_axis("softmax_cross_entropy_with_integer_labels", axis, len(lshape))
+    batch = lshape[:ax] + lshape[ax + 1:]
     if tuple(fnp.shape(labels)) != batch:
         raise ValueError(f"softmax_cross_entropy_with_integer_labels: labels of shape "
                          f"{tuple(fnp.shape(labels))} must have the shape of logits {lshape} "

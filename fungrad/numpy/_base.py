@@ -232,8 +232,8 @@ def normalize_axis(fname, axis, ndim):
             raise TypeError(f"{fname}: axis must be an int or a tuple of ints, got {axis!r}")
         # (a 0-d array takes axis 0 or -1 in NumPy's ufunc reductions: sum, max, any)
         if (ndim == 0 and a not in (0, -1)) or (ndim and not -ndim <= a < ndim):
-            raise ValueError(f"{fname}: axis {a} is out of bounds for an array of "
-                             f"dimension {ndim}")
+            raise np.exceptions.AxisError(  # (NumPy's: a ValueError and an IndexError)
+                f"{fname}: axis {a} is out of bounds for an array of dimension {ndim}")
         a = int(a) % max(ndim, 1)
         if a in out:
             raise ValueError(f"{fname}: repeated axis {a} in axis={axis!r}")
