@@ -86,6 +86,34 @@ def test_bool_sums_are_not_unrolled_as_logical_or():
     assert not R._unrolls((64, 12, 2, 12, 2, 32), np.bool_, (2, 4))
 
 
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, axes", [((64, 6, 6, 32), (0, 1, 2)), ((32, 128), (0,)),
+                                         ((16, 3), (0,)), ((20, 4, 5), (0, 1))])
+def test_leading_axis_sums_are_a_product_with_ones(dtype, shape, axes):
+    """A sum over leading axes (a bias gradient) is ones @ x under transforms and jit: NumPy's
+    values within its own rounding, NaN and infinities included, in x's dtype; a
+    non-contiguous operand falls back to NumPy's reduce."""
+    from fungrad.lax import reduce as R
+    x = special_values(dtype, int(np.prod(shape))).reshape(shape)
+    assert R._sums_by_product(shape, dtype, axes)
+    assert not R._sums_by_product(shape, dtype, axes[1:] or (len(shape) - 1,))
+    want = x.astype(np.float64).sum(axis=axes)
+    sum_ = fg.jit(lambda x: fnp.sum(x, axis=axes))
+    assert "_leading_sum" in repr(sum_.lower(x).call.compiled.fn.__globals__.values())
+    for got in (sum_(x), R.reduce_sum_p.bind(x, axes=axes), sum_(np.asfortranarray(x))):
+        assert got.dtype == dtype and got.shape == want.shape
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    # the bias gradient of a dense layer takes this path and is the ones-column sum
+    w = np.ones((shape[-1], 2), dtype)
+    g = fg.jit(fg.grad(lambda b, x: fnp.sum(fnp.tanh(x @ w + b)), argnums=0))
+    x = np.nan_to_num(x) / 100
+    rows = x.reshape(-1, shape[-1]) @ w
+    np.testing.assert_allclose(g(np.zeros(2, dtype), x.reshape(-1, shape[-1])),
+                               (1 - np.tanh(rows) ** 2).sum(0), rtol=1e-5)
+
+
 # ------------------------------------------------- gather by np.take, 1-D scatter-add by bincount
 from fungrad.lax.indexing import getitem_p, scatter_add_p, take_axis  # noqa: E402
 
