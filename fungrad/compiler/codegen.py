@@ -313,9 +313,11 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
             continue
         # the caller gets memory it shares with nothing it holds (see buffers.py): inputs,
         # constants, broadcasts and a second return of one buffer are copied
-        if not v.aval.shape and mode != "view":
+        if not v.aval.shape:
             # every output is an array (a 0-d result may be a NumPy or Python scalar), so
-            # the caller need not convert them
+            # the caller need not convert them; a 0-d "view" (of a donated input, which may
+            # be a NumPy scalar whose .view() is a scalar) is copied: 0-d is never written
+            # in place, so no memory is saved by returning the donated one
             s = f"np.{'array' if mode else 'asarray'}({s})"
         elif mode and (type(v) is Var or hasattr(v.value, "copy")):
             s = f"{s}.{mode}()"

@@ -112,13 +112,15 @@ def _scalar_operands(eqn, ins, producers):
 
 
 def _simplify(eqn, ins, producers):
-    """An atom equal to the equation's output, or a replacement Eqn (list), or None."""
-    if eqn.prim.accepts_out == "inplace":
-        rep = _scalar_operands(eqn, ins, producers)
-        if rep is not None:
-            return rep
+    """An atom equal to the equation's output, or a replacement Eqn (list), or None.
+    The primitive's rule first: it tells a zero array (a symbolic zero's, dropped from an
+    add) from the scalar zero a user wrote (x + 0.0 is not x at -0.0), which
+    `_scalar_operands` would make of it."""
     rule = simplify_rules.get(eqn.prim)
-    return rule(eqn, ins, producers) if rule is not None else None
+    rep = rule(eqn, ins, producers) if rule is not None else None
+    if rep is None and eqn.prim.accepts_out == "inplace":
+        rep = _scalar_operands(eqn, ins, producers)
+    return rep
 
 
 def _params_key(params):

@@ -377,6 +377,8 @@ def _log_share(x, z):
 
 def _reciprocal(y):
     # a weak Python divisor keeps a weak coefficient (NumPy would make 1/y a strong float64)
+    if type(y) in (int, float) and y == 0:  # (and a zero one: div(1.0, 0) is np.float64)
+        return math.copysign(math.inf, y)
     return 1.0 / y if type(y) in (int, float, complex) and y != 0 else div(1.0, y)
 
 
@@ -848,16 +850,25 @@ convert_element_type_p.emit = _convert_emit
 
 
 # --------------------------------------------------------------------------- jit simplifications
-def _drop_identity(identity, positions):
+def _drop_identity(identity, positions, negative_zero=None):
     """`x op identity -> x` for an identity operand at one of `positions` (x*1, x+0, x/1),
     a weak scalar or a constant array of it (symbolic zeros leave zeros, a gradient's seed
-    is ones); `can_stand_for` checks that x already has the output's shape and dtype."""
+    is ones); `can_stand_for` checks that x already has the output's shape and dtype.
+    `negative_zero` (add: True, sub: False): for a float or complex x, the sign of a scalar
+    zero (one the user wrote) that is an identity: -0.0 + 0.0 is 0.0 (NumPy's result), so
+    only x + (-0.0) and x - 0.0 are x. (Zero arrays are dropped whatever their sign: they
+    stand for symbolic zeros, which eager AD never adds.)"""
     def rule(eqn, ins, producers):
         out = eqn.outputs[0]
         for k in positions:
             c, other = ins[k], ins[1 - k]
-            if ((is_scalar_const(c, identity) or is_const_array(c, identity))
-                    and can_stand_for(other, out)):
+            if is_scalar_const(c, identity):
+                if negative_zero is not None and is_inexact(out.aval.dtype) and (
+                        type(c.value) is int or math.copysign(1.0, c.value) > 0) is negative_zero:
+                    continue
+            elif not is_const_array(c, identity):
+                continue
+            if can_stand_for(other, out):
                 return other
         return None
     return rule
@@ -869,8 +880,8 @@ def _neg_of_neg(eqn, ins, producers):
 
 
 simplify_rules[mul_p] = _drop_identity(1, (1, 0))
-simplify_rules[add_p] = _drop_identity(0, (1, 0))
-simplify_rules[sub_p] = _drop_identity(0, (1,))
+simplify_rules[add_p] = _drop_identity(0, (1, 0), negative_zero=True)
+simplify_rules[sub_p] = _drop_identity(0, (1,), negative_zero=False)
 simplify_rules[div_p] = _drop_identity(1, (1,))
 simplify_rules[neg_p] = _neg_of_neg
 simplify_rules[convert_element_type_p] = lambda eqn, ins, producers: (

@@ -348,7 +348,10 @@ def _update(kind, x, index, values, *, indices_are_sorted=False, unique_indices=
 def _cast_values(kind, v, dtype):
     """`values` in x's dtype: NumPy's assignment casting for set, same-kind for the ufuncs."""
     from ._creation import asarray
-    if getattr(v, "dtype", None) == dtype and kind != "divide":
+    # (`is not None` first: np.dtype("float64") == None is True, NumPy reading None as the
+    # default dtype, which left a Python int update an int array for a float64 x)
+    vdt = getattr(v, "dtype", None)
+    if vdt is not None and vdt == dtype and kind != "divide":
         return v  # (already x's dtype: nothing to check or cast)
     vdt = result_type(v)
     if kind == "set":

@@ -529,6 +529,9 @@ def _bound_in_range(bound, a):
     """A traced Python int bound of clip, for an integer `a`, moved into `a`'s dtype's range
     first: NumPy clips with an out-of-range Python int (uint8 values clipped to [-1, 3])."""
     dt = dtype_of(a)
+    if type(bound) is int and dt.kind in "iu":  # (a traced `a`: minimum(x_i32, 2**31) raises)
+        info = np.iinfo(dt)
+        return min(max(bound, int(info.min)), int(info.max))
     if not (isinstance(bound, Tracer) and _is_traced_int(bound.aval)) or dt.kind not in "iu" \
             or dt == bound.aval.dtype:
         return bound
@@ -557,6 +560,8 @@ def round(a, decimals: int = 0):
         raise TypeError(f"round: bool arrays cannot be rounded to decimals={decimals} (NumPy "
                         "cannot cast the scaled float values back to bool); use "
                         "fnp.round(x.astype(float), decimals)")
+    if dt == np.bool_:  # NumPy rounds bools to float16 (0 and 1 stay themselves)
+        return cast(a, np.float16)
     if dt.kind in "iu":  # integers keep their dtype (NumPy): unchanged unless decimals < 0
         if decimals >= 0:
             return a
