@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.ir import Graph, Var, _var_name
 from .buffers import plan_buffers, release_points, sink
+from .chunks import chunk_size, cluster, regions
 from .passes import scalar_key
 
 _counter = itertools.count()
@@ -257,6 +258,8 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
     params = [define(v) for v in graph.invars]
     typed: dict = {}  # (dtype, Python scalar) -> the name of that NumPy scalar
     graph = sink(graph)  # each value is computed where it is first needed
+    if array_module is np:  # (CuPy: no caches to block for)
+        graph = cluster(graph)  # a region's elementwise equations side by side (chunks.py)
     plan = plan_buffers(graph, donated)
     writes = plan.writes
     dels = release_points(graph, writes)  # dead values are freed mid-call, not at return
@@ -283,18 +286,37 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
             (a.shape, a.dtype) for a in avals))
         lines += ["    try:", "        _s = _free.pop()", "    except IndexError:",
                   "        _s = _new_scratch()"]
-    for i, eqn in enumerate(graph.eqns):
-        prim = eqn.prim
+    def buffer(i):
+        return names[writes[i]] if i in writes else (
+            f"_s[{scratch[i]}]" if i in scratch else (
+                f"_recycled({pool_of[i]})" if i in pool_of else None))
+
+    def operands(i, eqn):
         ins = [atom(v) for v in eqn.inputs]
         ctx.in_avals = [v.aval for v in eqn.inputs]
         ctx.out_avals = [o.aval for o in eqn.outputs]
-        if prim.accepts_out == "inplace":
+        if eqn.prim.accepts_out == "inplace":
             _typed_scalars(ctx, eqn, ins, typed)
+        return ins
+
+    def release(indices):
+        dead = [v for i in indices for v in dels.get(i, ()) if in_memory.get(v, v) not in kept]
+        if dead:  # (deleting a name in scratch memory would free nothing)
+            lines.append(f"    del {', '.join(names[v] for v in dead)}")
+
+    chunked = regions(graph) if array_module is np else {}
+    i = 0
+    while i < len(graph.eqns):
+        if i in chunked and _emit_chunked(lines, ctx, graph, i, chunked[i], operands, buffer,
+                                          define, next(counter)):
+            release(range(i, chunked[i]))
+            i = chunked[i]
+            continue
+        eqn = graph.eqns[i]
+        prim = eqn.prim
+        ins = operands(i, eqn)
         if prim.emit is not None:
-            buf = names[writes[i]] if i in writes else (
-                f"_s[{scratch[i]}]" if i in scratch else (
-                    f"_recycled({pool_of[i]})" if i in pool_of else None))
-            expr = prim.emit(ctx, ins, buf, **eqn.params)
+            expr = prim.emit(ctx, ins, buffer(i), **eqn.params)
         else:
             expr = _generic_call(ctx, prim, ins, eqn.params)
         outs = [define(o) for o in eqn.outputs]
@@ -302,9 +324,8 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
         comment = f"  # {eqn.source}" if eqn.source else ""
         # (an equation without outputs, a host callback, is a statement)
         lines.append(f"    {lhs} = {expr}{comment}" if outs else f"    {expr}{comment}")
-        dead = [v for v in dels.get(i, ()) if in_memory.get(v, v) not in kept]
-        if dead:  # (deleting a name in scratch memory would free nothing)
-            lines.append(f"    del {', '.join(names[v] for v in dead)}")
+        release((i,))
+        i += 1
     results = []
     for v, mode in zip(graph.outvars, plan.outputs):
         s = atom(v)
@@ -331,6 +352,60 @@ def generate(graph: Graph, name: str = "f", donated=frozenset(), array_module=np
     filename = f"<fungrad.jit {fname} #{next(_counter)}>"
     return Compiled(define_function(source, fname, namespace, filename), source, graph,
                     filename)
+
+
+def _emit_chunked(lines, ctx, graph, start, end, operands, buffer, define, tag) -> bool:
+    """Append equations start..end-1 (a region of chunks.py: elementwise ufuncs over one
+    large shape) as a loop over chunks of their flattened arrays, with the plain sequence
+    as the fallback when one of the arrays is not C-contiguous. False (nothing appended)
+    when the arrays are too small for two chunks."""
+    eqns = graph.eqns[start:end]
+    shape = eqns[0].outputs[0].aval.shape
+    size = math.prod(shape)
+    parts, names, arrays, plain, pre = [], [], [], [], []
+    memory: dict = {}  # array name -> the name of the array whose memory it is
+    for i, eqn in zip(range(start, end), eqns):
+        ins = operands(i, eqn)
+        parts.append((eqn, ins))
+        arrays += [a for v, a in zip(eqn.inputs, ins) if v.aval.shape == shape]
+        buf, out = buffer(i), eqn.outputs[0]
+        # the output is its buffer (a ufunc returns its `out=`): named before the loop
+        names.append(define(out))
+        memory[names[-1]] = memory.get(buf, buf) if buf in memory or buf in arrays \
+            else names[-1]
+        empty = f"np.empty({out.aval.shape!r}, {ctx.dtype(out.aval.dtype)})"
+        pre.append(f"    {names[-1]} = {empty if buf is None else buf}")
+        if buf is not None and buf.startswith("_recycled("):  # (None: nothing to recycle)
+            pre.append(f"    if {names[-1]} is None:\n        {names[-1]} = {empty}")
+    distinct = {memory.get(a, a) for a in arrays + names}
+    step = chunk_size(len(distinct), max(e.outputs[0].aval.dtype.itemsize for e in eqns))
+    if size < 2 * step:
+        return False  # (the caller emits the equations one by one, naming them anew)
+    lines.extend(pre)
+    # one flat view per memory (names of one buffer share it)
+    owners = list(dict.fromkeys(memory.get(a, a) for a in arrays + names))
+    views = {a: f"_c{tag}_{k}" for k, a in enumerate(owners)}
+    flat = {a: views[memory.get(a, a)] for a in arrays + names}
+    contiguous = " and ".join(f"{a}.flags.c_contiguous" for a in owners)
+    lines.append(f"    if {contiguous}:  # chunked: {size} elements in chunks of {step} "
+                 "(compiler/chunks.py)")
+    lines.append(f"        {', '.join(views.values())}, = "
+                 f"{', '.join(f'{a}.reshape(-1)' for a in owners)},")
+    lines.append(f"        for _a in range(0, {size}, {step}):")
+    lines.append(f"            _b = _a + {step}")
+    for (eqn, ins), name in zip(parts, names):
+        sliced = [f"{flat[a]}[_a:_b]" if a in flat and v.aval.shape == shape else a
+                  for v, a in zip(eqn.inputs, ins)]
+        ctx.in_avals = [v.aval for v in eqn.inputs]
+        ctx.out_avals = [o.aval for o in eqn.outputs]
+        comment = f"  # {eqn.source}" if eqn.source else ""
+        lines.append(f"            {eqn.prim.emit(ctx, sliced, f'{flat[name]}[_a:_b]', **eqn.params)}"
+                     f"{comment}")
+        plain.append(f"        {eqn.prim.emit(ctx, ins, name, **eqn.params)}{comment}")
+    lines.append(f"        del {', '.join(views.values())}")  # (views would keep buffers alive)
+    lines.append("    else:")
+    lines.extend(plain)
+    return True
 
 
 def define_function(source: str, name: str, namespace: dict, filename: str):
