@@ -112,3 +112,13 @@ def test_views_and_broadcasts_are_not_chunked():
     g = lambda x: fnp.tanh(x * 2.0 + 1.0) * 3.0
     assert "# chunked" in fg.jit(g).lower(x).source
     assert fg.jit(g)(x).tobytes() == g(x).tobytes()
+
+
+def test_regions_survive_the_narrow_float_kernels():
+    # the first bfloat16 value wraps every elementwise impl (lax/elementwise.py,
+    # _keep_narrow); regions are recognised by their emit rule, so they stay chunked
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    fnp.add(np.ones(2, ml_dtypes.bfloat16), 1.0)
+    x = np.ones((600, 600))
+    g = lambda x: fnp.tanh(x * 2.0 + 1.0) * 3.0
+    assert "# chunked" in fg.jit(g).lower(x).source

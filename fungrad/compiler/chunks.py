@@ -50,7 +50,8 @@ def chunk_key(eqn, whole: set):
     are 0-d, or of the output's shape and whole allocations (`whole`: Vars that are graph
     inputs or fresh outputs; constants are whole arrays)."""
     prim = eqn.prim
-    if (prim.accepts_out != "inplace" or not isinstance(prim.impl, np.ufunc)
+    # (an emit rule that is one ufunc call says so: `emit.ufunc`; the impl may be a wrapper)
+    if (prim.accepts_out != "inplace" or getattr(prim.emit, "ufunc", None) is None
             or prim.multiple_results or len(eqn.outputs) != 1 or has_effects(eqn)):
         return None
     aval = eqn.outputs[0].aval

@@ -68,6 +68,9 @@ def _add_any_emit(ctx, ins, out):
     return f"{ctx.fn(np.add)}({ins[0]}, {ins[1]}{f', out={out}' if out else ''})"
 
 
+_add_any_emit.ufunc = np.add  # (one ufunc call: compiler/chunks.py may run it in chunks)
+
+
 add_any_p.abstract_eval = _add_any_aval
 add_any_p.jvp = _add_any_jvp
 add_any_p.transpose = lambda ct, x, y: [ct, ct]

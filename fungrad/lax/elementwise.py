@@ -798,6 +798,7 @@ def _ufunc_emit(np_fn):
         if cast:
             return f"{ctx.fn(np_fn)}({', '.join(ins)}){cast}"
         return f"{ctx.fn(np_fn)}({', '.join(ins)}{f', out={out}' if out else ''})"
+    emit.ufunc = np_fn  # one call of this ufunc (compiler/chunks.py may run it in chunks)
     return emit
 
 
