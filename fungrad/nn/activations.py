@@ -16,6 +16,8 @@ from .. import numpy as fnp
 from ..lax.convolution import int_scalar
 from ..numpy._base import single_axis
 from ..lax.elementwise import erf
+from ..lax.misc import stop_gradient
+from ..numpy._base import is_traced as _is_traced
 from ._util import (Array, ArrayLike, Axis, inexact, masked_mean,
                     narrow_floats_computed_in_float32, positive_or_one, shift_for_exp,
                     squeeze_axes)
@@ -41,7 +43,23 @@ def relu(x: ArrayLike) -> Array:
     x = fnp.asarray(x)
     # x where not x <= 0, so NaN propagates (as JAX's); the mask is negated, not the select
     # swapped: where(mask, x, 0) is one multiply on the bits (lax select), where(m, 0, x) two
-    return fnp.where(~(x <= 0), x, 0)
+    y = fnp.where(~(x <= 0), x, 0)
+    # JAX's slope is select(x > 0, t, 0): 0 at NaN too (the mask above passes NaN's tangent)
+    return _slope_where(x > 0, x, y)
+
+
+def _exp_limit(a):
+    """The largest argument whose exp is finite in `a`'s dtype."""
+    return float(np.log(np.finfo(fnp.asarray(a).dtype).max))
+
+
+def _slope_where(inside, x, y):
+    """`y` (a piecewise-linear activation of `x` whose slope is 1 exactly where `inside`,
+    else 0) with that slope also at NaN, where `y`'s masks let NaN (and its tangent)
+    through: `x` where `inside`, else the constant `y`. Plain arrays return `y` itself."""
+    if not _is_traced(x):
+        return y
+    return fnp.where(inside, x, stop_gradient(y))
 
 
 def relu6(x: ArrayLike) -> Array:
@@ -52,7 +70,8 @@ def relu6(x: ArrayLike) -> Array:
         array([0., 3., 6.])
     """
     x = fnp.asarray(x)
-    return fnp.where(x <= 0, 0, fnp.where(x >= 6, 6, x))  # (NaN propagates)
+    y = fnp.where(x <= 0, 0, fnp.where(x >= 6, 6, x))  # (NaN propagates)
+    return _slope_where(fnp.logical_and(x > 0, x < 6), x, y)  # (slope 0 at NaN, as JAX's)
 
 
 def leaky_relu(x: ArrayLike, negative_slope: float = 1e-2) -> Array:
@@ -296,7 +315,16 @@ def logsumexp(a: ArrayLike, axis: Axis = None, b: Optional[ArrayLike] = None,
         array(10000.69314718)
     """
     a = inexact(a)
-    m = shift_for_exp(a, axis, where)
+    if b is None:
+        m = shift_for_exp(a, axis, where)
+    else:
+        # elements of weight 0 are left out (as JAX's and SciPy's): an inf or nan there must
+        # not reach the sum, nor a large one the shift; a finite one no larger than the shift
+        # stays, so the slope in b there is still exp(a) / sum, unless exp(a - m) overflows:
+        # such an a is -inf (slopes 0)
+        zero = fnp.asarray(b) == 0
+        m = shift_for_exp(a, axis, ~zero if where is None else fnp.logical_and(where, ~zero))
+        a = fnp.where(fnp.logical_and(zero, ~(a - m <= _exp_limit(a))), -np.inf, a)
     shifted = a - m
     if where is not None:
         shifted = fnp.where(where, shifted, -np.inf)

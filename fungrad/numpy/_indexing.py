@@ -247,7 +247,15 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
         return np.sort(a, axis=axis, kind=kind, order=order, stable=stable)
     if axis is None:
         a, axis = _flat(a), 0
-    return take_along_axis(a, argsort(a, axis, kind, order, stable=stable), axis)
+    # always a stable argsort: the values are the same for every kind, and tied elements keep
+    # their order, so the gradient of a tie goes where JAX's stable sort sends it (NumPy's
+    # default quicksort orders ties arbitrarily); quantiles and medians follow
+    if order is not None:
+        raise ValueError("sort: order= applies to structured arrays, which cannot be traced")
+    if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
+        raise ValueError(f"sort: kind={kind!r} is not one of 'quicksort', 'mergesort', "
+                         "'heapsort', 'stable'")
+    return take_along_axis(a, argsort(a, axis, stable=True), axis)
 
 
 def repeat(a, repeats, axis=None):

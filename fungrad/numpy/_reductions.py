@@ -197,8 +197,11 @@ def _extremum(name, np_fn, prim, combine):
             from ._shape import broadcast_to
             out_shape = _reduced_shape(shape, axes, keepdims)
             return broadcast_to(init if is_traced(init) else np.asarray(init, dt), out_shape)
-        if mask is not None:  # masked-out elements stand in as `initial` (no derivative)
-            a = _where(mask, a, init if is_traced(init) else np.asarray(init, dt))
+        if mask is not None:
+            # masked-out elements stand in as the identity (-inf for max), not `initial`: the
+            # value is the same, but a stand-in equal to the extremum would be a tie that takes
+            # a share of the tangent (JAX fills with the identity too)
+            a = _where(mask, a, np.asarray(_identity(name, dt), dt))
         y = _reduce(name, prim, a, axes, keepdims) if is_traced(a) else \
             np_fn(a, axis=axes, keepdims=keepdims)
         return cast(combine(y, init), dt)
@@ -210,6 +213,17 @@ def _extremum(name, np_fn, prim, combine):
 
 
 _UFUNC = {"max": "maximum", "min": "minimum"}
+
+
+def _identity(name, dt):
+    """The identity of max / min on dtype `dt` (the lowest / highest value)."""
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        return name == "min"
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return info.min if name == "max" else info.max
+    return -np.inf if name == "max" else np.inf
 
 
 def _reduced_shape(shape, axes, keepdims):

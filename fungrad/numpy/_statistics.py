@@ -534,7 +534,10 @@ def _quantile(name, np_fn, a, q, axis, method, keepdims, scale):
     s = sort(flat, axis=-1)
     res = quantile_sorted(s, q, n, method, out_dt)
     if is_inexact(dtype_of(a)):  # NumPy: NaN in a row makes its quantiles NaN
-        last = cast(s[..., -1], out_dt)
+        # (a constant NaN, as JAX's: no element's tangent passes through it; the NaN that
+        # sorted last used to give the result its tangent)
+        from ..lax.misc import stop_gradient
+        last = stop_gradient(cast(s[..., -1], out_dt))
         res = where(isnan(last), last, res)
     if keepdims:
         res = reshape(res, shape_of(q) + keep_shape)

@@ -56,11 +56,12 @@ def adam(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
     """
     return _with_learning_rate(
         T.scale_by_adam(b1, b2, eps, eps_root, nesterov), learning_rate,
-        lambda g, s, step: T.adam_update(g, s, b1, b2, eps, eps_root, nesterov, step))
+        lambda g, s, step: T.adam_update(g, s, b1, b2, eps, eps_root, nesterov, step),
+        "nadam" if nesterov else "adam")
 
 
 def _with_learning_rate(direction: GradientTransformation, learning_rate: ScalarOrSchedule,
-                        scaled_update) -> GradientTransformation:
+                        scaled_update, name: str) -> GradientTransformation:
     """`chain(direction, scale_by_learning_rate(learning_rate))`: the same state, the same
     values up to rounding, where `scaled_update(updates, state, step)` returns `direction`'s
     update already multiplied by the scalar `step` = -lr: the product rides on a scalar the
@@ -70,7 +71,20 @@ def _with_learning_rate(direction: GradientTransformation, learning_rate: Scalar
     def init(params):
         return (direction.init(params), lr.init(params))
 
+    expected = []  # the state's types, (direction's, the learning rate's), found once
+
     def update(updates, state, params=None):
+        if not expected:
+            expected.extend(type(s) for s in init(()))
+        if not (type(state) is tuple and len(state) == 2
+                and all(type(s) is t for s, t in zip(state, expected))):
+            # (another optimizer's state failed deep inside with a bare AttributeError)
+            got = (f"a tuple of ({', '.join(type(s).__name__ for s in state)})"
+                   if isinstance(state, tuple) else f"a {type(state).__name__}")
+            raise TypeError(f"{name}.update: state is {got}, not the state {name}.init "
+                            f"returns (a tuple of ({', '.join(t.__name__ for t in expected)}));"
+                            f" pass the state returned by this optimizer's init(params), e.g. "
+                            f"state = opt.init(params) with opt = fg.optim.{name}(...)")
         rate = learning_rate(state[1].count) if callable(learning_rate) else learning_rate
         out, inner = scaled_update(updates, state[0], -rate)
         return out, (inner, lr.update((), state[1])[1])  # (the schedule's count steps)

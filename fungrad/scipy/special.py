@@ -364,9 +364,52 @@ def _positive_or_one(x):
     return fnp.where(x > 0, x, 1.0)
 
 
+def _log_ratio_impl(x, y):
+    return x * (fnp.log(x) - fnp.log(y))
+
+
+def _log_ratio_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    return _log_ratio_impl(x, y), tx * (fnp.log(x) - fnp.log(y) + 1.0) - ty * (x / y)
+
+
+def _xlogx_jvp(primals, tangents):
+    x, = primals
+    t, = tangents
+    return x * fnp.log(x), t * (fnp.log(x) + 1.0)
+
+
+# x log(x / y) and x log x for x, y > 0 (callers pass operands made safe elsewhere), with
+# their own JVP rules, `log(x / y) + 1` in x and `-x / y` in y, as JAX's `_xlogx` / `xlogy`:
+# the product rule through `x * log(x)` gives x * (1 / x) = inf * 0 = nan at x == inf (the
+# slope there is inf). The rules are fnp code, so they differentiate again (second
+# derivatives 1 / x, -1 / y, x / y**2). x log x has a rule of its own (entr): a constant y's
+# tangent, instantiated as 0 for the rule, would give 0 * (x / y) = nan at x == inf.
+_RULES = {}
+
+
+def _custom(name):
+    if name not in _RULES:
+        from ..transforms.custom import custom_jvp
+        if name == "xlogx":
+            rule = custom_jvp(lambda x: x * fnp.log(x))
+            rule.defjvp(_xlogx_jvp)
+        else:
+            rule = custom_jvp(_log_ratio_impl)
+            rule.defjvp(_log_ratio_jvp)
+        _RULES[name] = rule
+    return _RULES[name]
+
+
+def _x_log_x_over_y(x, y):
+    return _custom("log_ratio")(x, y)
+
+
 def entr(x: ArrayLike) -> Array:
-    """Elementwise entropy `-x log x` (0 at 0, `-inf` for x < 0); its derivative at 0 is
-    taken as 0 (the one-sided limit is +inf).
+    """Elementwise entropy `-x log x` (0 at 0, `-inf` for x < 0); its derivative
+    `-log(x) - 1` is `-inf` at `+inf` (as JAX's), and is taken as 0 at 0 (the one-sided
+    limit is +inf, JAX's value).
 
     Example:
         >>> fg.scipy.special.entr(np.array([0.0, 0.5, -1.0]))
@@ -375,21 +418,30 @@ def entr(x: ArrayLike) -> Array:
         array(-1.)
     """
     x, = _inexact("special.entr", x)
-    inside = -x * fnp.log(_positive_or_one(x))
+    inside = -_custom("xlogx")(_positive_or_one(x))
     # (x < 0 is -inf; a nan x stays nan, as SciPy's)
     return fnp.where(x > 0, inside, fnp.where(x == 0, 0.0, fnp.where(x < 0, -np.inf, x)))
 
 
+def _safe_pair(x, y):
+    """(x, y) where both are > 0, else (1, 1): the untaken branch of the callers' `where`
+    then has finite slopes (its zero cotangent times a NaN or infinite operand was NaN)."""
+    both = fnp.logical_and(x > 0, y > 0)
+    return both, fnp.where(both, x, 1.0), fnp.where(both, y, 1.0)
+
+
 def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
-    """`x log(x / y)` for x, y > 0; 0 for x == 0 and y >= 0; inf otherwise.
+    """`x log(x / y)` for x, y > 0; 0 for x == 0 and y >= 0; inf otherwise. Slopes (JAX's):
+    `log(x / y) + 1` and `-x / y` inside (`inf` in x at x == inf), 0 elsewhere (at x == 0
+    too, where the one-sided limit is -inf).
 
     Example:
         >>> fg.scipy.special.rel_entr(np.array([0.0, 1.0, 1.0]), np.array([1.0, 1.0, 0.0]))
         array([ 0.,  0., inf])
     """
     x, y = _inexact("special.rel_entr", x, y)
-    both = fnp.logical_and(x > 0, y > 0)
-    inside = x * (fnp.log(_positive_or_one(x)) - fnp.log(_positive_or_one(y)))
+    both, sx, sy = _safe_pair(x, y)
+    inside = _x_log_x_over_y(sx, sy)
     zero = fnp.logical_and(x == 0, y >= 0)
     return _nan_if_either(x, y, fnp.where(both, inside, fnp.where(zero, 0.0, np.inf)))
 
@@ -401,17 +453,20 @@ def _nan_if_either(x, y, out):
 
 
 def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
-    """`x log(x / y) - x + y` for x, y > 0; y for x == 0 and y >= 0; inf otherwise.
+    """`x log(x / y) - x + y` for x, y > 0; y for x == 0 and y >= 0; inf otherwise. Slopes
+    are rel_entr's plus (-1, 1) where the value is finite or x == 0 (JAX's: `(-1, 1)` at
+    x == 0, also for y == inf), 0 where it is inf otherwise.
 
     Example:
         >>> fg.scipy.special.kl_div(np.array([0.0, 1.0, 1.0]), np.array([2.0, 1.0, 0.0]))
         array([ 2.,  0., inf])
     """
     x, y = _inexact("special.kl_div", x, y)
-    both = fnp.logical_and(x > 0, y > 0)
-    inside = x * (fnp.log(_positive_or_one(x)) - fnp.log(_positive_or_one(y))) - x + y
+    both, sx, sy = _safe_pair(x, y)
+    inside = _x_log_x_over_y(sx, sy) - sx + sy
     zero = fnp.logical_and(x == 0, y >= 0)
-    return _nan_if_either(x, y, fnp.where(both, inside, fnp.where(zero, y, np.inf)))
+    # y - x is y there (x is 0), with JAX's slopes (-1, 1)
+    return _nan_if_either(x, y, fnp.where(both, inside, fnp.where(zero, y - x, np.inf)))
 
 
 def multigammaln(a: ArrayLike, d: int) -> Array:
@@ -441,6 +496,21 @@ def _max_shift(a, axis, finite):
     return _stop_gradient(fnp.where(fnp.isfinite(m), m, 0.0) if finite else m)
 
 
+def _exp_limit(a):
+    """The largest argument whose exp is finite in `a`'s dtype."""
+    return float(np.log(np.finfo(fnp.asarray(a).dtype).max))
+
+
+def _zero_weights_out(a, b, axis):
+    """(shift, a) for weights `b`: SciPy leaves the elements of weight 0 out (an inf or nan
+    there must not reach the sum, nor a large one the shift); a finite one no larger than
+    the shift stays, so the slope in b there is still exp(a) / sum (JAX's 0 is not) unless
+    exp(a - shift) overflows: such an a, inf or nan is -inf (slopes 0, JAX's)."""
+    zero = fnp.asarray(b) == 0
+    m = _max_shift(fnp.where(zero, -np.inf, a), axis, finite=True)
+    return m, fnp.where(fnp.logical_and(zero, ~(a - m <= _exp_limit(a))), -np.inf, a)
+
+
 def logsumexp(a: ArrayLike, axis: _Axis = None, b: _Optional[ArrayLike] = None,
               keepdims: bool = False,
               return_sign: bool = False) -> _Union[Array, _Tuple[Array, Array]]:
@@ -459,7 +529,10 @@ def logsumexp(a: ArrayLike, axis: _Axis = None, b: _Optional[ArrayLike] = None,
     # float64, not exp in float16)
     a, *b = _inexact("special.logsumexp", a, *([] if b is None else [b]))
     a, b = fnp.asarray(a), b[0] if b else None
-    m = _max_shift(a, axis, finite=True)
+    if b is None:
+        m = _max_shift(a, axis, finite=True)
+    else:
+        m, a = _zero_weights_out(a, b, axis)
     e = fnp.exp(a - m)
     if b is not None:
         e = e * b
