@@ -142,16 +142,15 @@ def _coefficient_linearize(prim, coefficients):
 sin_p, sin = _unary("sin", np.sin, lambda x, y: cos(x))
 cos_p, cos = _unary("cos", np.cos, lambda x, y: neg(sin(x)))
 tan_p, tan = _unary("tan", np.tan, lambda x, y: add(1.0, mul(y, y)))
-arcsin_p, arcsin = _unary("arcsin", np.arcsin, lambda x, y: div(1.0, sqrt(sub(1.0, mul(x, x)))))
-arccos_p, arccos = _unary("arccos", np.arccos, lambda x, y: div(-1.0, sqrt(sub(1.0, mul(x, x)))))
-arctan_p, arctan = _unary("arctan", np.arctan, lambda x, y: div(1.0, add(1.0, mul(x, x))))
+arcsin_p, arcsin = _unary("arcsin", np.arcsin, lambda x, y: _arcsin_slope(x, 1.0))
+arccos_p, arccos = _unary("arccos", np.arccos, lambda x, y: _arcsin_slope(x, -1.0))
+arctan_p, arctan = _unary("arctan", np.arctan, lambda x, y: _arctan_slope(x))
 sinh_p, sinh = _unary("sinh", np.sinh, lambda x, y: cosh(x))
 cosh_p, cosh = _unary("cosh", np.cosh, lambda x, y: sinh(x))
 tanh_p, tanh = _unary("tanh", np.tanh, lambda x, y: sub(1.0, mul(y, y)))
-arcsinh_p, arcsinh = _unary("arcsinh", np.arcsinh,
-    lambda x, y: div(1.0, sqrt(add(mul(x, x), 1.0))))
-arccosh_p, arccosh = _unary("arccosh", np.arccosh, lambda x, y: div(1.0, _arccosh_den(x)))
-arctanh_p, arctanh = _unary("arctanh", np.arctanh, lambda x, y: div(1.0, sub(1.0, mul(x, x))))
+arcsinh_p, arcsinh = _unary("arcsinh", np.arcsinh, lambda x, y: _arcsinh_slope(x))
+arccosh_p, arccosh = _unary("arccosh", np.arccosh, lambda x, y: _arccosh_slope(x))
+arctanh_p, arctanh = _unary("arctanh", np.arctanh, lambda x, y: _arctanh_slope(x))
 exp_p, exp = _unary("exp", np.exp, lambda x, y: y)
 exp2_p, exp2 = _unary("exp2", np.exp2, lambda x, y: mul(y, math.log(2.0)))
 expm1_p, expm1 = _unary("expm1", np.expm1, lambda x, y: add(y, 1.0))
@@ -194,7 +193,7 @@ maximum_p, maximum = _binary("maximum", np.maximum,
 minimum_p, minimum = _binary("minimum", np.minimum,
     lambda x, y, z: _pick(lt, x, y), lambda x, y, z: _pick(lt, y, x))
 arctan2_p, arctan2 = _binary("arctan2", np.arctan2,
-    lambda x, y, z: div(y, _sum_squares(x, y)), lambda x, y, z: neg(div(x, _sum_squares(x, y))))
+    lambda x, y, z: _arctan2_slope(y, x, y), lambda x, y, z: neg(_arctan2_slope(x, x, y)))
 logaddexp_p, logaddexp = _binary("logaddexp", np.logaddexp,
     lambda x, y, z: exp(_log_share(x, z)), lambda x, y, z: exp(_log_share(y, z)))
 hypot_p, hypot = _binary("hypot", np.hypot,
@@ -334,13 +333,14 @@ def _pick(cmp, x, y):
                mul(convert_element_type(eq(x, y), new_dtype=dt), 0.5))
 
 
-def _sum_squares(x, y):
-    # Coefficients never bind a primitive on weak Python operands only: mul(1.91, 1.91) or
-    # neg(1.91) is a strong float64 0-d array, which would promote a float32 tangent (and
-    # break the operand-shape invariant under vmap). Squares of weak operands stay Python.
-    xx = x * x if type(x) in PY_SCALARS else mul(x, x)
-    yy = y * y if type(y) in PY_SCALARS else mul(y, y)
-    return add(xx, yy)
+def _arctan2_slope(u, x, y):
+    # u / (x^2 + y^2) as (u / h) / h with h = hypot(x, y): the sum of squares underflows to
+    # 0 for |(x, y)| below 1.5e-154 (1e-19 in float32: fnp.angle of a small complex64),
+    # giving an infinite slope where it is finite (-5e19 at x = y = 1e-20 in float32). (One
+    # of x, y is an array, so no primitive binds on weak Python operands only: NumPy would
+    # make that a strong float64, promoting a float32 tangent.)
+    h = hypot(x, y)
+    return div(div(u, h), h)
 
 
 def _erf_impl(x):
@@ -386,12 +386,67 @@ def _is_complex(x) -> bool:
     return _dtype_of(x).kind == "c"
 
 
-def _arccosh_den(x):
-    # sqrt(x-1) sqrt(x+1): equal to sqrt(x*x - 1) for real x > 1, and the right branch
-    # for complex x (sqrt(z*z - 1) has the wrong sign where Re z < 0)
-    if _is_complex(x):
-        return mul(sqrt(sub(x, 1.0)), sqrt(add(x, 1.0)))
-    return sqrt(sub(mul(x, x), 1.0))
+# The inverse functions' slopes on complex operands. Their branch cuts lie on the axes, where
+# the sign of a zero part picks the side NumPy's value is on (arcsin(2 + 0j) = pi/2 + 1.317j,
+# arcsin(2 - 0j) = pi/2 - 1.317j), so the slope must take the same side: it is a product
+# of square roots of 1 +- z (or 1 +- iz), each built part by part (`_one_plus`), as
+# arccosh's sqrt(z - 1) sqrt(z + 1) is. The forms they replace, sqrt(1 - z*z) and the like,
+# lost that sign (1.0 - w adds a +0.0 imaginary part: arcsin'(2 + 0j) came out -0.577j, it
+# is +0.577j, also on arccos, arcsinh on the imaginary axis and arccosh below -1) and
+# overflowed: z*z of |z| > 1.3e154 (1.8e19 in complex64) has an inf - inf = NaN real part,
+# so the slope was NaN where it is ~1/|z|. A product of reciprocals stays finite there,
+# and is 0 at infinite z.
+def _one_plus(x, s, rotate=False):
+    """1 + s w for complex x, w = x (or i x with `rotate`), s = +-1, from exact parts."""
+    a, b = real(x), imag(x)
+    if rotate:  # i x = -b + i a (NumPy's 1j * x makes NaN parts for an infinite one)
+        a, b = neg(b), a
+    return make_complex(add(1.0, a), b) if s > 0 else make_complex(sub(1.0, a), neg(b))
+
+
+def _rsqrt_product(u, v):
+    # 1 / (sqrt(u) sqrt(v)) as sqrt(1/u) sqrt(1/v): the same branch (NumPy's reciprocal flips
+    # the sign of a zero imaginary part), and 0 for an infinite u where 1 / sqrt(u) is NaN
+    return mul(sqrt(reciprocal(u)), sqrt(reciprocal(v)))
+
+
+def _arcsin_slope(x, sign):
+    # (arccos' = -arcsin')
+    if not _is_complex(x):
+        return div(sign, sqrt(sub(1.0, mul(x, x))))
+    out = _rsqrt_product(_one_plus(x, -1), _one_plus(x, 1))
+    return out if sign > 0 else neg(out)
+
+
+def _arcsinh_slope(x):
+    # arcsinh(z) = -i arcsin(iz), so arcsinh'(z) = arcsin'(iz)
+    if not _is_complex(x):
+        return div(1.0, sqrt(add(mul(x, x), 1.0)))
+    return _rsqrt_product(_one_plus(x, -1, rotate=True), _one_plus(x, 1, rotate=True))
+
+
+def _arccosh_slope(x):
+    # 1 / (sqrt(z - 1) sqrt(z + 1)): equal to 1 / sqrt(x*x - 1) for real x > 1, and the right
+    # branch for complex z (sqrt(z*z - 1) has the wrong sign where Re z < 0)
+    if not _is_complex(x):
+        return div(1.0, sqrt(sub(mul(x, x), 1.0)))
+    a, b = real(x), imag(x)
+    return _rsqrt_product(make_complex(sub(a, 1.0), b), make_complex(add(a, 1.0), b))
+
+
+def _arctan_slope(x):
+    # 1 / (1 + z^2) = 1 / ((1 + iz)(1 - iz)): no branch, only the overflow
+    if not _is_complex(x):
+        return div(1.0, add(1.0, mul(x, x)))
+    return mul(reciprocal(_one_plus(x, 1, rotate=True)),
+               reciprocal(_one_plus(x, -1, rotate=True)))
+
+
+def _arctanh_slope(x):
+    # 1 / (1 - z^2) = 1 / ((1 - z)(1 + z))
+    if not _is_complex(x):
+        return div(1.0, sub(1.0, mul(x, x)))
+    return mul(reciprocal(_one_plus(x, -1)), reciprocal(_one_plus(x, 1)))
 
 
 def _pow_dx(x, y):
@@ -663,8 +718,12 @@ def _abs_jvp(primals, tangents):
     y = abs(x)
     if not _is_complex(x):
         return y, mul(t, _abs_slope(x))
-    # |z| is not holomorphic: d|z| = Re(conj(z) t) / |z|, a real tangent
-    return y, real(mul(t, div(conj(x), _safe_abs(x, y))))
+    # |z| is not holomorphic: d|z| = Re(conj(z) t) / |z|, a real tangent. conj(z) / |z| is
+    # built from its parts' real quotients: NumPy's complex division of a subnormal z by
+    # |z| + 0j overflows its reciprocal (1e-320 / (1e-320 + 0j) is inf + nan j), which made
+    # the slope NaN below 2.2e-308 (1.2e-38 in complex64); (0 at z == 0, as before)
+    a = select(eq(y, 0), 1.0, y)
+    return y, real(mul(t, make_complex(div(real(x), a), neg(div(imag(x), a)))))
 
 
 def _sign_jvp(primals, tangents):

@@ -10,9 +10,11 @@ the differentiated algorithm:
   more right-hand sides (JAX's custom_linear_solve idea); its transpose solves with `a^T`.
 - `cholesky`: `dL = L Phi(L^-1 dA L^-H)` (Phi: the lower triangle, half the diagonal).
 - `eigh`: `dw = diag(V^H dA V)`, `dV = V (F o V^H dA V)` with `F_ij = 1/(w_j - w_i)`;
-  degenerate eigenvalues (`w_i == w_j`) get `F_ij = 0`, the derivative of any function
+  degenerate eigenvalues (`w_i`, `w_j` within 16 n ulps of the largest: LAPACK returns a
+  repeated eigenvalue a few ulps apart) get `F_ij = 0`, the derivative of any function
   invariant within the degenerate eigenspace (eigenvalues, projections onto the whole
-  space); the eigenvectors themselves have no derivative there.
+  space; first order only: a second derivative there misses how the eigenspace splits);
+  the eigenvectors themselves have no derivative there.
 - `det`: `d det = tr(adj(a) da)` with the adjugate a primitive of its own (det(a) a^-1, or
   its SVD form at exactly singular matrices), so rank-deficient matrices get finite first
   and second derivatives.
@@ -35,7 +37,7 @@ from ..core.ir import ShapedArray, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
 from .dot import dot_general
-from .elementwise import (add, conj, convert_element_type, div, eq, imag, mul, neg, real,
+from .elementwise import (add, conj, convert_element_type, div, eq, imag, le, mul, neg, real,
                           reciprocal, select, sub, abs as _abs)
 from .reduce import prod_others, reduce_max, reduce_sum
 from .shape import bdim_at_front, broadcast_in_dim, concatenate, transpose
@@ -176,18 +178,39 @@ def hermitian_from(dA, lower: bool):
 
 
 def inverse_gaps(w):
-    """F[..., i, j] = 1 / (w_j - w_i) off the diagonal, 0 where w_i == w_j (degenerate)."""
-    if type(w) is np.ndarray:  # (concrete eigenvalues, eager grad: four NumPy passes)
+    """F[..., i, j] = 1 / (w_j - w_i) off the diagonal, 0 where w_i and w_j are degenerate:
+    within `_degenerate_tolerance` of each other. LAPACK returns the eigenvalues of a matrix
+    built with a repeated one a few ulps apart (Q diag(1, 1, 3) Q^H gives gaps ~1e-15), and
+    1 / 1e-15 turned the derivative of a projector onto that eigenspace into rounding noise
+    (O(1) wrong, second order ~1e14); eigenvalues that close are numerically one, and their
+    eigenvectors are determined only up to a rotation within their span."""
+    if type(w) is np.ndarray:  # (concrete eigenvalues, eager grad: a few NumPy passes)
         gaps = w[..., None, :] - w[..., :, None]
-        zero = gaps == 0
+        tol = _degenerate_tolerance(w) * np.abs(w).max(axis=-1, initial=0.0)[..., None, None]
+        zero = np.abs(gaps) <= tol
         gaps[zero] = 1.0
         f = np.reciprocal(gaps, out=gaps)
         f[zero] = 0.0
         return f
-    shape = _aval(w).shape + (_aval(w).shape[-1],)
+    av = _aval(w)
+    shape = av.shape + (av.shape[-1],)
     gaps = sub(_along(w, shape, 1), _along(w, shape, 2))
-    zero = eq(gaps, 0.0)
-    return select(zero, np.zeros(shape, _aval(w).dtype), reciprocal(select(zero, 1.0, gaps)))
+    scale = reduce_max(_abs(w), axes=(av.ndim - 1,)) if av.shape[-1] else None
+    if scale is None:
+        zero = eq(gaps, 0.0)
+    else:
+        tol = mul(scale, _degenerate_tolerance(w))
+        tol = broadcast_in_dim(tol, shape, tuple(range(av.ndim - 1)))
+        zero = le(_abs(gaps), tol)
+    return select(zero, np.zeros(shape, av.dtype), reciprocal(select(zero, 1.0, gaps)))
+
+
+def _degenerate_tolerance(w) -> float:
+    """Relative gap below which two of n eigenvalues (or squared singular values) count as
+    one: 16 n ulps of the largest, above LAPACK's backward error (gaps of a repeated
+    eigenvalue measured up to ~2n ulps)."""
+    av = _aval(w)
+    return 16.0 * max(av.shape[-1], 1) * float(np.finfo(_real_dtype(av.dtype)).eps)
 
 
 def front_batch(prim):
@@ -622,7 +645,12 @@ def _svd_thin_jvp(a, da, u, s, vh):
     cdt = _aval(dp).dtype
     f = _to(f, cdt)
     s_c = _to(s, cdt)
-    inv_s = _to(reciprocal(s), cdt)
+    # 1/s, 0 at an exactly zero singular value: there the phases of u_i, v_i (and, for a
+    # non-square a, u_i or v_i itself outside the others' span) are arbitrary and have no
+    # derivative; 1/0 made every tangent and cotangent NaN for a complex matrix with a zero
+    # singular value (a zero row), even for functions of u s vh or of the other columns
+    zero_s = eq(s, 0.0)
+    inv_s = _to(select(zero_s, 0.0, reciprocal(select(zero_s, 1.0, s))), cdt)
     du = mm(u, mul(f, add(scale_cols(dp, s_c), scale_rows(mH(dp), s_c))))
     dv = mm(v, mul(f, add(scale_rows(dp, s_c), scale_cols(mH(dp), s_c))))
     if m > n:   # the part of dA outside U's columns
