@@ -192,6 +192,11 @@ def test_lexsort_matches_numpy():
     keys = np.array([[1, 0, 1, 0, 2], [3, 3, 1, 1, 1]])
     same(fg.jit(fnp.lexsort)(keys), np.lexsort(keys))
     same(fg.jit(lambda k: fnp.lexsort(k, axis=0))(keys.T), np.lexsort(keys.T, axis=0))
+    # a 1-D keys array is n 0-d keys to NumPy: one position, index 0 (jit raised from
+    # take_along_axis)
+    one = np.array([3, 1, 2, 1])
+    assert fg.jit(fnp.lexsort)(one) == np.lexsort(one) == 0
+    assert fg.jit(fnp.lexsort)(one).dtype == np.intp
 
 
 def test_nonzero_without_size_under_jit_names_size():

@@ -202,6 +202,8 @@ def lexsort(keys, axis: int = -1):
             [keys[i] for i in range(shape_of(keys)[0])])
     if not rows:
         raise TypeError("lexsort: need sequence of keys with len > 0")
+    if all(not shape_of(k) for k in rows):  # 0-d keys (NumPy reads a 1-D keys array as
+        return np.asarray(0, np.intp)        # n of them): one position to sort, index 0
     order = argsort(rows[0], axis=axis, stable=True)
     for k in rows[1:]:
         sub = argsort(take_along_axis(k, order, axis), axis=axis, stable=True)
