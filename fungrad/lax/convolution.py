@@ -412,33 +412,74 @@ def _dft_matrices(ns, ks, padding, ms, dtype):
     weight = np.where((last == 0) | (2 * last == ls[-1]), 1.0, 2.0) / math.prod(ls)
     e = np.broadcast_to(weight, ls[:-1] + last.shape).reshape(-1) * np.exp(
         2j * np.pi * _phases(at, ls))  # (M, F): out = Re(Y @ e.T) = Yr e.r - Yi e.i
-    inv = np.stack([e.real, -e.imag], -1).reshape(e.shape[0], -1).T.astype(dtype)
-    return fwd_x, fwd_w, np.ascontiguousarray(inv)
+    inv = np.stack([e.real, -e.imag], -1).reshape(e.shape[0], -1).astype(dtype)  # (M, 2F)
+    # transposed, each C-contiguous: they are the left operands of the products below
+    return (np.ascontiguousarray(fwd_x.T), np.ascontiguousarray(fwd_w.T),
+            np.ascontiguousarray(inv))
+
+
+def _lined(a, shape, tag):
+    """`a` reshaped to `shape` (C order): a view when its memory allows one, else a copy in
+    the workspace `tag`."""
+    try:
+        return np.reshape(a, shape, copy=False)
+    except ValueError:  # (the axes do not merge)
+        return _copy_into(workspace(tag, a.shape, a.dtype), a).reshape(shape)
+    except TypeError:  # (NumPy < 2.1: no copy=)
+        return np.reshape(a, shape)
 
 
 def _dft_conv(x, w, padding, spatial_out):
     """Stride-1 cross-correlation of x (N, C, *in) and w (O, C, *K) through the frequency
     domain: transform both, one complex (N, C) x (C, O) product per frequency, transform
-    back only the output positions. Result (N, *out, O)."""
-    n, o = x.shape[0], w.shape[0]
-    fwd_x, fwd_w, inv = _dft_matrices(x.shape[2:], w.shape[2:], tuple(padding),
-                                      tuple(spatial_out), x.dtype)
-    cplx = np.result_type(x.dtype, np.complex64)
-    sp, mat = list(range(2, x.ndim)), list(range(x.ndim - 2))
-    # _contract reads x and w in memory order (NHWC, HWIO); the result's last axis is
-    # contiguous, so its (re, im) pairs can be viewed as complex numbers
-    # every intermediate lives in a reused workspace (lax/workspace.py): only `out` is new
-    xf = _contract(x, fwd_x.reshape(x.shape[2:] + (-1,)), sp, mat, "dft x", "dft xf").view(cplx)
-    wf = _contract(w, fwd_w.reshape(w.shape[2:] + (-1,)), sp, mat, "dft w", "dft wf").view(cplx)
-    xt, wt = xf.transpose(2, 0, 1), wf.transpose(2, 1, 0)
-    yf = np.matmul(_copy_into(workspace("dft xt", xt.shape, cplx), xt),
-                   _copy_into(workspace("dft wt", wt.shape, cplx), wt),
-                   out=workspace("dft yf", (xt.shape[0], n, o), cplx))  # (F, N, O)
-    yt = yf.transpose(1, 2, 0)
-    rows = _copy_into(workspace("dft rows", yt.shape, cplx), yt).view(x.dtype)  # (N, O, 2F)
-    # one (out, 2F) x (2F, O) product per example: the result is (N, *out, O) in memory
-    out = np.matmul(inv.T, rows.transpose(0, 2, 1))
+    back only the output positions. Result (N, *out, O).
+
+    Every product reads its operands where they lie and writes where the next one reads
+    (the transforms per example and per kernel, the frequency products into an
+    (N, F, 2, O) buffer, the inverse per example), so the only copies are of operands
+    whose memory does not line up (not NHWC / HWIO) and the kernel's block matrix: the
+    complex products run as real ones, [Xr Xi] @ [[Wr Wi], [-Wi Wr]] = [Yr Yi], whose
+    halves need no complex interleaving. Every intermediate lives in a reused workspace
+    (lax/workspace.py): only the result is new."""
+    n, c, o = x.shape[0], x.shape[1], w.shape[0]
+    nd = x.ndim - 2
+    dx, dw, inv = _dft_matrices(x.shape[2:], w.shape[2:], tuple(padding),
+                                tuple(spatial_out), x.dtype)
+    f2 = dx.shape[0]  # 2F: (frequency, re / im) pairs
+    f = f2 // 2
+    # input: (2F, P) @ (P, C) per example -> (N, F, 2, C)
+    xs = _lined(np.moveaxis(x, 1, -1), (n, dx.shape[1], c), "dft x")
+    xf = np.matmul(dx, xs, out=workspace("dft xf", (n, f2, c), x.dtype))
+    # kernel: (2F, K) @ (K, C O) -> (F, 2, C, O)
+    ws = _lined(w.transpose(list(range(2, 2 + nd)) + [1, 0]), (dw.shape[1], c * o), "dft w")
+    wf = np.matmul(dw, ws, out=workspace("dft wf", (f2, c * o), x.dtype)).reshape(f, 2, c, o)
+    if _BLOCK_X(n, o):
+        # per frequency [[Xr -Xi], [Xi Xr]] (2N, 2C) @ [Wr; Wi] (2C, O) = [Yr; Yi]: the
+        # block matrix is built on the examples' side (the smaller one)
+        xv = xf.reshape(n, f, 2, c).transpose(1, 0, 2, 3)  # (F, N, re / im, C)
+        xb = workspace("dft xb", (f, 2, n, 2, c), x.dtype)
+        xb[:, 0, :, 0], xb[:, 1, :, 0], xb[:, 1, :, 1] = xv[:, :, 0], xv[:, :, 1], xv[:, :, 0]
+        np.negative(xv[:, :, 1], out=xb[:, 0, :, 1])
+        y = np.matmul(xb.reshape(f, 2 * n, 2 * c), wf.reshape(f, 2 * c, o),
+                      out=workspace("dft y", (f, 2 * n, o), x.dtype))
+        # each example's (2F, O) block, a strided view: rows (frequency, re / im)
+        blocks = y.reshape(f, 2, n, o).transpose(2, 0, 1, 3).reshape(n, f2, o)
+    else:
+        # per frequency [Xr Xi] (N, 2C) @ [[Wr Wi], [-Wi Wr]] (2C, 2O) = [Yr Yi], written as
+        # (N, F, 2O): each example's (2F, O) block contiguous
+        wb = workspace("dft wb", (f, 2, c, 2, o), x.dtype)
+        wb[:, 0, :, 0], wb[:, 0, :, 1], wb[:, 1, :, 1] = wf[:, 0], wf[:, 1], wf[:, 0]
+        np.negative(wf[:, 1], out=wb[:, 1, :, 0])
+        blocks = workspace("dft yb", (n, f, 2 * o), x.dtype)
+        np.matmul(xf.reshape(n, f, 2 * c).transpose(1, 0, 2), wb.reshape(f, 2 * c, 2 * o),
+                  out=blocks.transpose(1, 0, 2))
+        blocks = blocks.reshape(n, f2, o)
+    # inverse: (M, 2F) @ (2F, O) per example: the result is (N, *out, O) in memory
+    out = np.matmul(inv, blocks)
     return out.reshape((n,) + tuple(spatial_out) + (o,))
+
+
+_BLOCK_X = lambda n, o: n <= o  # noqa: E731
 
 
 def _conv_aval(lhs, rhs, **params):
@@ -817,8 +858,8 @@ def reduce_window(operand, init_value, computation, window_dimensions: Sequence[
                   window_dilation: Sequence[int] | None = None):
     """Reduce every window of `operand` (JAX's `lax.reduce_window`) with `computation`:
     "add", "max" or "min" (or fg.lax's / fnp's add, maximum, minimum). Windows span every
-    dim (size 1 where nothing is pooled); padding and base-dilation holes hold `init_value`,
-    which also starts each reduction. Average pooling is the "add" result / window size.
+    dim (size 1 where nothing is pooled); padding and base-dilation holes are not read (as
+    XLA's), and `init_value` starts each reduction (so a sum with init 1 adds 1 per window). Average pooling is the "add" result / window size.
 
     Built from primitives, so every transform applies: the windows are gathered by a
     convolution with a one-hot kernel (im2col; its transpose scatters cotangents back), then
@@ -860,7 +901,10 @@ def reduce_window(operand, init_value, computation, window_dimensions: Sequence[
         return combine(out, init) if init != identity else out
     out_shape = tuple(_out_size(n, lo, hi, d, k, r, st) for n, (lo, hi), d, k, r, st
                       in zip(shape, pads, bd, wd, wdil, strides))
-    x = _fill_dilate_pad(operand, pads, bd, init, aval.dtype)
+    # XLA reads no padding or base-dilation hole: a sum's holes hold 0, so that a nonzero
+    # init is added once per window, not once per hole too (max / min may hold the init
+    # there: it is theirs to take either way, and an integer operand has no +-inf)
+    x = _fill_dilate_pad(operand, pads, bd, 0 if reduce is reduce_sum else init, aval.dtype)
     # one strided slice per window offset (a gather: a product with a one-hot kernel would
     # turn an infinite element into nan, inf * 0); sums add them up, max / min reduce them
     # stacked, so that a tie's cotangent is spread evenly as `reduce_max` does
