@@ -479,7 +479,12 @@ def _dft_conv(x, w, padding, spatial_out):
     return out.reshape((n,) + tuple(spatial_out) + (o,))
 
 
-_BLOCK_X = lambda n, o: n <= o  # noqa: E731
+def _BLOCK_X(n, o) -> bool:
+    """Whether `_dft_conv` builds its block matrix from the input's transform (N examples)
+    rather than the kernel's (O outputs): the smaller one, whose block is 4 F N C (4 F C O)
+    values. LeNet's conv2: its forward and kernel gradient block the input, its input
+    gradient (O = 32 < N = 64) the kernel; each the faster choice there."""
+    return n <= o
 
 
 def _conv_aval(lhs, rhs, **params):
@@ -859,7 +864,8 @@ def reduce_window(operand, init_value, computation, window_dimensions: Sequence[
     """Reduce every window of `operand` (JAX's `lax.reduce_window`) with `computation`:
     "add", "max" or "min" (or fg.lax's / fnp's add, maximum, minimum). Windows span every
     dim (size 1 where nothing is pooled); padding and base-dilation holes are not read (as
-    XLA's), and `init_value` starts each reduction (so a sum with init 1 adds 1 per window). Average pooling is the "add" result / window size.
+    XLA's), and `init_value` starts each reduction (a sum with init 1 adds 1 per window).
+    Average pooling is the "add" result / window size.
 
     Built from primitives, so every transform applies: the windows are gathered by a
     convolution with a one-hot kernel (im2col; its transpose scatters cotangents back), then
