@@ -399,3 +399,31 @@ def test_custom_rules_inside_scan():
     k = lambda h: fg.lax.scan(lambda c, x: (twice(c) * x, None), h, xs)[0]  # noqa: E731
     for g in (fg.grad(k), fg.jit(fg.grad(k))):
         np.testing.assert_allclose(g(1.0), 3.0 ** 5 * np.prod(xs))
+
+
+def test_jit_inlines_custom_functions_and_transforms_of_it_keep_the_rule():
+    # jit compiles a custom_jvp / custom_vjp function's own equations inline (one buffer
+    # plan); grad / jvp / vmap of the jitted function start from the graph before the
+    # passes, so they still use the custom rule (here a deliberately different slope, 3)
+    @fg.custom_jvp
+    def f(x):
+        return fnp.sin(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        return f(primals[0]), 3.0 * tangents[0]
+
+    @fg.custom_vjp
+    def g(x):
+        return fnp.sin(x)
+    g.defvjp(lambda x: (fnp.sin(x), None), lambda res, ct: (3.0 * ct,))
+    x = np.linspace(0.1, 1.0, 4)
+    for h in (f, g):
+        jh = fg.jit(h)
+        source = jh.lower(x).source
+        assert "custom0" not in source and "np.sin(a)" in source, source
+        np.testing.assert_allclose(jh(x), np.sin(x))
+        np.testing.assert_allclose(fg.grad(lambda v: fnp.sum(jh(v)))(x), 3.0)
+        np.testing.assert_allclose(fg.jit(fg.grad(lambda v: fnp.sum(jh(v))))(x), 3.0)
+        np.testing.assert_allclose(fg.vmap(fg.grad(jh))(x), 3.0)
+    np.testing.assert_allclose(fg.jvp(fg.jit(f), (x,), (np.ones(4),))[1], 3.0)

