@@ -8,6 +8,11 @@ numbers, and the check below asserts equal losses and gradients before timing.
 
     python benchmarks/cnn.py              # both libraries use their default threads
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/cnn.py   # one core each
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/cnn.py --paired 100
+
+`--paired N` times N rounds of one call each, interleaved call by call, and prints the
+median of the per-round ratios fungrad / other (steadier than best-of loops on a loaded
+machine, whose speed drifts within seconds).
 
 Timings interleave the libraries round by round (see run.py's `best_times`), so that they
 see the same machine load.
@@ -127,10 +132,29 @@ def main():
         fns["jax jit (NHWC)"] = lambda: jax.block_until_ready(jstep(jparams, x, y))
     print(f"LeNet step, batch {BATCH}, float32, OPENBLAS_NUM_THREADS="
           f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}")
+    if "--paired" in sys.argv:
+        rounds = int(sys.argv[sys.argv.index("--paired") + 1])
+        times = paired_times(list(fns.values()), rounds)
+        for label, t in zip(fns, times):
+            print(f"  {label:36s} {np.median(t) * 1e3:8.2f} ms (median)   fungrad / this = "
+                  f"{np.median(times[0] / t):5.2f} (median of {rounds} paired rounds)")
+        return
     times = best_times(list(fns.values()))
     base = times[0]
     for (label, _), t in zip(fns.items(), times):
         print(f"  {label:36s} {t * 1e3:8.2f} ms   fungrad / this = {base / t:5.2f}")
+
+
+def paired_times(fns, rounds):
+    """Seconds of each call: `rounds` rounds, each calling every function once in turn."""
+    import time
+    times = np.zeros((len(fns), rounds))
+    for r in range(rounds):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            times[i, r] = time.perf_counter() - t0
+    return times
 
 
 if __name__ == "__main__":
