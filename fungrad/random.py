@@ -200,6 +200,15 @@ def _unit(key, shape, dt, open_=False):
     return (u + 0.5) * 2.0 ** -p if open_ else u * 2.0 ** -p
 
 
+def _unit_compute(key, shape, dt, open_=False):
+    """Uniform floats for a sampler that transforms them (log, cos): the compute dtype's
+    precision, not `dt`'s. With float16 / bfloat16 bits, -log(U) stopped
+    at 7.6 / 5.5 and Box-Muller at 3.9 / 3.3 (tails of mass 1e-4 to 4e-3 missing), and
+    Gumbel-max over bfloat16 logits tied often enough to favour low indices; the result is
+    rounded to `dt` once at the end."""
+    return _unit(key, shape, _compute_dtype(dt), open_)
+
+
 def _cast(x, dt):
     return x if x.dtype == dt else x.astype(dt)
 
@@ -207,7 +216,8 @@ def _cast(x, dt):
 # ----------------------------------------------------------------------------- samplers
 def uniform(key: Array, shape: Shape = (), dtype=np.float64, minval: Any = 0.0,
             maxval: Any = 1.0) -> Array:
-    """Uniform floats in [minval, maxval) (differentiable in minval and maxval).
+    """Uniform floats in [minval, maxval) (differentiable in minval and maxval); minval
+    where maxval <= minval (as jax.random).
 
     Example:
         >>> x = fg.random.uniform(fg.random.key(0), (1000,), np.float32)
@@ -218,10 +228,17 @@ def uniform(key: Array, shape: Shape = (), dtype=np.float64, minval: Any = 0.0,
     shape = _shape(shape, "uniform")
     _check_fits(shape, "uniform", minval=minval, maxval=maxval)
     u = _unit(_check_key(key, "uniform"), shape, dt)
-    if not (isinstance(minval, float) and isinstance(maxval, float)
+    if (isinstance(minval, float) and isinstance(maxval, float)
             and (minval, maxval) == (0.0, 1.0)):
-        u = minval + (maxval - minval) * u
-    return _cast(u, dt)
+        return _cast(u, dt)  # exact: u < 1 in dt
+    out = _cast(minval + (maxval - minval) * u, dt)
+    # minval + span * u can round up to maxval (in the compute dtype or when rounded to dt:
+    # float16 [1, 2) gave 2.0 once in ~2000 draws, float32 [1e7, 1e7 + 1) half the time):
+    # keep it below maxval; an empty range (minval >= maxval) gives minval, as jax.random
+    lo, hi = _cast(fnp.asarray(minval), dt), _cast(fnp.asarray(maxval), dt)
+    out = fnp.where(out < hi, out, fnp.nextafter(hi, np.asarray(-np.inf, dt)))  # (a float
+    # -inf would promote a bfloat16 hi, and the step below it would round back up)
+    return fnp.where(out < lo, lo, out)
 
 
 def normal(key: Array, shape: Shape = (), dtype=np.float64) -> Array:
@@ -236,7 +253,7 @@ def normal(key: Array, shape: Shape = (), dtype=np.float64) -> Array:
 
 
 def _std_normal(key, shape, dt):
-    u = _unit(key, (2,) + shape, dt, open_=True)
+    u = _unit_compute(key, (2,) + shape, dt, open_=True)
     return fnp.sqrt(-2.0 * fnp.log(u[0])) * fnp.cos((2 * math.pi) * u[1])
 
 
@@ -249,8 +266,9 @@ def bernoulli(key: Array, p: Any = 0.5, shape: Shape | None = None) -> Array:
     """
     shape = tuple(fnp.shape(p)) if shape is None else _shape(shape, "bernoulli")
     _check_fits(shape, "bernoulli", p=p)
-    dt = np.dtype(p.dtype) if hasattr(p, "dtype") and is_floating(p.dtype) else np.float64
-    return _unit(_check_key(key, "bernoulli"), shape, dt) < p
+    # 53-bit uniforms whatever p's dtype: u < p with u of p's precision is True with
+    # probability >= 2**-(mantissa + 1) for any p > 0 (a float16 p = 1e-5 came out 5e-4)
+    return _unit(_check_key(key, "bernoulli"), shape, np.dtype(np.float64)) < p
 
 
 def gumbel(key: Array, shape: Shape = (), dtype=np.float64) -> Array:
@@ -261,7 +279,7 @@ def gumbel(key: Array, shape: Shape = (), dtype=np.float64) -> Array:
         (3,)
     """
     dt = _float_dtype(dtype, "gumbel")
-    u = _unit(_check_key(key, "gumbel"), _shape(shape, "gumbel"), dt, open_=True)
+    u = _unit_compute(_check_key(key, "gumbel"), _shape(shape, "gumbel"), dt, open_=True)
     return _cast(-fnp.log(-fnp.log(u)), dt)
 
 
@@ -273,7 +291,8 @@ def exponential(key: Array, shape: Shape = (), dtype=np.float64) -> Array:
         True
     """
     dt = _float_dtype(dtype, "exponential")
-    u = _unit(_check_key(key, "exponential"), _shape(shape, "exponential"), dt, open_=True)
+    u = _unit_compute(_check_key(key, "exponential"), _shape(shape, "exponential"), dt,
+                      open_=True)
     return _cast(-fnp.log(u), dt)
 
 
@@ -295,7 +314,16 @@ def categorical(key: Array, logits: Array, axis: int = -1, shape: Shape | None =
                          f"shape {lshape[:-1]} of logits {lshape} (its shape without axis "
                          f"{axis}); pass shape=(..., *{lshape[:-1]})")
     dt = np.dtype(logits.dtype) if is_floating(logits.dtype) else np.dtype(np.float64)
-    g = gumbel(key, shape + lshape[-1:], dt)
+    # noise and sum in the compute dtype: float16 / bfloat16 Gumbels (and logits + g rounded
+    # to them) tie often, and argmax gives ties to the lowest index
+    cd = _compute_dtype(dt)
+    g = gumbel(key, shape + lshape[-1:], cd)
+    # shifted so the largest logit is 0 (softmax is unchanged): with large logits the
+    # Gumbel noise fell below their spacing (float32 [1e8, 1e8] drew index 0 98% of the
+    # time); an infinite max (all -inf, or a +inf) is left as it was
+    logits = _cast(logits, cd)
+    top = fnp.max(logits, axis=-1, keepdims=True)
+    logits = logits - fnp.where(fnp.isfinite(top), top, 0.0).astype(cd)
     return fnp.argmax(logits + g, axis=-1)
 
 
@@ -318,11 +346,34 @@ def _int_bound(value, dt: np.dtype):
     return value.astype(dt), above
 
 
+def _mul_high_128(x_hi, x_lo, s):
+    """floor((x_hi * 2**64 + x_lo) * s / 2**128) for uint64 arrays: a uniform 128-bit X
+    scaled into [0, s), by 32-bit limbs (each limb product fits in uint64)."""
+    m, w = np.uint64(_MASK32), np.uint64(32)
+    x = [fnp.bitwise_and(x_lo, m), fnp.right_shift(x_lo, w),
+         fnp.bitwise_and(x_hi, m), fnp.right_shift(x_hi, w)]
+    s_ = [fnp.bitwise_and(s, m), fnp.right_shift(s, w)]
+    cols = [[] for _ in range(6)]  # 32-bit pieces of the product, by limb position
+    for i in range(4):
+        for j in range(2):
+            p = x[i] * s_[j]
+            cols[i + j].append(fnp.bitwise_and(p, m))
+            cols[i + j + 1].append(fnp.right_shift(p, w))
+    carry, limbs = np.uint64(0), []
+    for col in cols:  # at most 4 pieces plus a carry per column: no uint64 overflow
+        acc = carry
+        for piece in col:
+            acc = acc + piece
+        limbs.append(fnp.bitwise_and(acc, m))
+        carry = fnp.right_shift(acc, w)
+    return fnp.bitwise_or(fnp.left_shift(limbs[5], w), limbs[4])
+
+
 def randint(key: Array, shape: Shape, minval: Any, maxval: Any, dtype=np.int64) -> Array:
-    """Integers uniform in [minval, maxval) (64 random bits modulo the range: the bias is
-    below range / 2**64). As in jax.random: bounds are clamped into `dtype`'s range (a
-    maxval above its max makes the max itself a possible value), and where maxval <= minval
-    the result is minval.
+    """Integers uniform in [minval, maxval) (64 random bits modulo the range for ranges up
+    to 2**32, a 128-bit scaling for wider ones: the bias is below 2**-32). As in jax.random:
+    bounds are clamped into `dtype`'s range (a maxval above its max makes the max itself a
+    possible value), and where maxval <= minval the result is minval.
 
     Example:
         >>> x = fg.random.randint(fg.random.key(0), (100,), 0, 10)
@@ -339,9 +390,17 @@ def randint(key: Array, shape: Shape, minval: Any, maxval: Any, dtype=np.int64) 
     # in uint64, modulo 2**64: hi - lo is the span even across the sign; 0 means 2**64
     lo64 = lo.astype(np.uint64)
     span = hi.astype(np.uint64) - lo64 + fnp.asarray(above).astype(np.uint64)
-    bits64 = random_bits(_check_key(key, "randint"), shape, 64)
+    key = _check_key(key, "randint")
+    bits64 = random_bits(key, shape, 64)
     full = span == 0
     r = fnp.where(full, bits64, fnp.remainder(bits64, fnp.where(full, np.uint64(1), span)))
+    # 64 bits modulo a span near 2**64 are far from uniform (a span of 1.5 * 2**63 made its
+    # lowest third twice as likely): spans above 2**32 take 128 bits instead (their bias
+    # is below 2**-64). Smaller spans keep the draws they had (bias below 2**-32).
+    wide = fnp.logical_and(span > np.uint64(_MASK32 + 1), fnp.logical_not(full))
+    if isinstance(wide, Tracer) or np.any(_to_host(wide)):
+        low_bits = random_bits(random_split_p.bind(key, num=1)[0], shape, 64)
+        r = fnp.where(wide, _mul_high_128(bits64, low_bits, span), r)
     out = (lo64 + r).astype(dt)
     return fnp.where(fnp.logical_and(hi <= lo, fnp.logical_not(above)), lo, out)
 
@@ -435,7 +494,9 @@ def choice(key: Array, a: int | Array, shape: Shape = (), replace: bool = True,
     if replace and p is None:
         idx = randint(key, shape, 0, n)
     elif replace:  # inverse CDF
-        cdf = fnp.cumsum(p)
+        # summed in float64: a float16 cumsum of 4096 equal p stalls at 0.5 (each step
+        # rounds away), so the upper half was never drawn (float32 stalls past 2**24 terms)
+        cdf = fnp.cumsum(fnp.asarray(p).astype(np.float64))
         u = _unit(key, shape, _compute_dtype(np.dtype(np.float64))) * cdf[-1]
         idx = fnp.minimum(fnp.searchsorted(cdf, u, side="right"), n - 1)
     elif p is None:
@@ -471,33 +532,53 @@ def _poly(coeffs, x):
     return acc
 
 
-def _ndtr(x):
-    # |x| as a select, not fnp.abs: abs has slope 0 at 0, which would drop the CDF's slope
-    # there; the clip keeps an infinite bound's slope 0, not inf * 0 (the CDF is 0 or 1
-    # there in float64 already)
-    x = fnp.clip(x, -40.0, 40.0)
+def _log_ndtr(x):
+    """log of the normal CDF from Numerical Recipes' erfc, kept in log space: its left tail
+    0.5 * t * exp(-z^2 + poly(t)) has an exact log, so bounds far in the tail (where the CDF
+    underflows: x < -38) still give distinct values. The clip keeps an infinite bound's
+    slope 0 (not inf * 0) and its log-CDF finite; |x| is a select, not fnp.abs (abs has
+    slope 0 at 0, which would drop the CDF's slope there)."""
+    x = fnp.clip(x, -1e150, 40.0)
     z = fnp.where(x < 0, -x, x) * (1 / math.sqrt(2))
     t = 1.0 / (1.0 + 0.5 * z)
-    tail = 0.5 * t * fnp.exp(-z * z + _poly(_ERFC[::-1], t))  # 0.5 * erfc(z)
-    return fnp.where(x < 0, tail, 1.0 - tail)
+    # log(0.5 * erfc(z)), less NR's log erfc(0) = 3e-8: without it the CDF jumped down by
+    # 3e-8 at 0 (0.5 * erfc from the left, 1 - 0.5 * erfc from the right), and (-5e-7, 5e-7)
+    # drew from a wrong density
+    log_tail = fnp.log(0.5 * t) - z * z + (_poly(_ERFC[::-1], t) - sum(_ERFC))
+    return fnp.where(x < 0, log_tail, fnp.log1p(-fnp.exp(log_tail)))
 
 
-def _ndtri(p):
-    low = fnp.clip(p, 1e-300, _P_LOW)           # each branch on arguments valid for it, so
-    high = fnp.clip(1.0 - p, 1e-300, _P_LOW)    # the unused branches stay finite
-    q = fnp.clip(p, _P_LOW, 1 - _P_LOW) - 0.5
+def _ndtri_log(logp):
+    """The normal quantile of p = exp(logp): Acklam's approximation as a starting point
+    (its lower tail reads log(p) directly, so a p below float64's range still works), then
+    two Newton steps on log(CDF) - logp. The steps make x the inverse of _log_ndtr itself:
+    Acklam inverts the exact CDF, NR's erfc differs from it by 1e-7 relatively, and with
+    only Acklam a sample of a narrow interval (lower=2, upper=2 + 1e-6) landed outside it
+    and was clipped onto a bound (4% of the draws; 15% for (-5e-7, 5e-7) ended in a band
+    where the density is not)."""
+    p = fnp.exp(logp)
+    low = fnp.minimum(logp, math.log(_P_LOW))                 # each branch on arguments
+    high = fnp.clip(-fnp.expm1(logp), 1e-300, _P_LOW)       # valid for it, so the unused
+    q = fnp.clip(p, _P_LOW, 1 - _P_LOW) - 0.5               # branches stay finite
     r = q * q
     central = _poly(_Q_A, r) * q / _poly(_Q_B, r)
-    ql, qh = fnp.sqrt(-2.0 * fnp.log(low)), fnp.sqrt(-2.0 * fnp.log(high))
+    ql, qh = fnp.sqrt(-2.0 * low), fnp.sqrt(-2.0 * fnp.log(high))
     lower, upper = _poly(_Q_C, ql) / _poly(_Q_D, ql), -_poly(_Q_C, qh) / _poly(_Q_D, qh)
-    return fnp.where(p < _P_LOW, lower, fnp.where(p > 1 - _P_LOW, upper, central))
+    x = fnp.where(p < _P_LOW, lower, fnp.where(p > 1 - _P_LOW, upper, central))
+    for _ in range(2):  # (one step leaves Acklam's error far in the tail, x = -1e4, at 1e-4)
+        lx = _log_ndtr(x)
+        # d log(CDF) / dx = pdf / CDF; 0 where it underflows (x > 38: left unrefined)
+        slope = fnp.exp(-0.5 * x * x - math.log(math.sqrt(2 * math.pi)) - lx)
+        ok = slope > 1e-300
+        x = x - fnp.where(ok, (lx - logp) / fnp.where(ok, slope, 1.0), 0.0)
+    return x
 
 
 def truncated_normal(key: Array, lower: Any, upper: Any, shape: Shape | None = None,
                      dtype=np.float64) -> Array:
-    """Standard normal floats conditioned on [lower, upper] (inverse CDF, computed in float64
-    whatever `dtype`, so float32 bounds far in a tail still sample; differentiable in the
-    bounds). `shape` defaults to the bounds' broadcast shape.
+    """Standard normal floats conditioned on [lower, upper] (inverse CDF in log space,
+    computed in float64 whatever `dtype`, so bounds far in a tail still sample;
+    differentiable in the bounds). `shape` defaults to the bounds' broadcast shape.
 
     Example:
         >>> x = fg.random.truncated_normal(fg.random.key(0), -1.0, 2.0, (100,))
@@ -509,16 +590,18 @@ def truncated_normal(key: Array, lower: Any, upper: Any, shape: Shape | None = N
         shape = np.broadcast_shapes(tuple(fnp.shape(lower)), tuple(fnp.shape(upper)))
     shape = _shape(shape, "truncated_normal")
     _check_fits(shape, "truncated_normal", lower=lower, upper=upper)
-    u = _unit(_check_key(key, "truncated_normal"), shape, dt, open_=True)
     cd = np.dtype(np.float64)  # float32's CDF underflows (0 / 0) past |x| ~ 14
-    u = u.astype(cd)
+    u = _unit(_check_key(key, "truncated_normal"), shape, cd, open_=True)
     lower, upper = fnp.asarray(lower).astype(cd), fnp.asarray(upper).astype(cd)
     # sample the mirror image when the interval lies right of 0: the CDF keeps its precision
     # in the left tail only
     flip = lower > 0
     a, b = fnp.where(flip, -upper, lower), fnp.where(flip, -lower, upper)
-    pa, pb = _ndtr(a), _ndtr(b)
-    x = fnp.clip(_ndtri(pa + u * (pb - pa)), a, b)
+    la, lb = _log_ndtr(a), _log_ndtr(b)
+    # log(pa + u (pb - pa)), without forming pa or pb (both 0 for a, b < -38: all draws
+    # were b, for (-50, -45) say) and without cancelling for a narrow interval
+    logp = lb + fnp.log1p((1 - u) * fnp.expm1(fnp.minimum(la - lb, 0.0)))
+    x = fnp.clip(_ndtri_log(logp), a, b)
     # an empty interval has no distribution: NaN, not a value at one of its bounds
     return _cast(fnp.where(lower > upper, np.nan, fnp.where(flip, -x, x)), dt)
 
@@ -540,7 +623,11 @@ def gamma(key: Array, a: Any, shape: Shape | None = None, dtype=np.float64) -> A
 def _log_gamma(key, a, shape, dtype):
     """log of Gamma(a, 1) draws without underflow at small `a` (where the draw itself rounds
     to 0): for a < 1, log Gamma(a + 1) + log(U) / a (Marsaglia and Tsang's boost)."""
-    dt = _float_dtype(dtype, "gamma")
+    _float_dtype(dtype, "gamma")
+    # in float64 whatever `dtype` (the caller rounds once): log(U) / a overflowed float32 to
+    # -inf for a below ~1e-37 (float16 for a below ~1e-4), and -inf - logaddexp(-inf, -inf)
+    # made beta and dirichlet NaN
+    dt = np.dtype(np.float64)
     a = fnp.broadcast_to(fnp.asarray(a).astype(dt), shape)
     kg, ku = split(key)
     small = a < 1
@@ -564,7 +651,7 @@ def beta(key: Array, a: Any, b: Any, shape: Shape | None = None, dtype=np.float6
     _check_fits(shape, "beta", a=a, b=b)
     ka, kb = split(_check_key(key, "beta"))
     la, lb = _log_gamma(ka, a, shape, dtype), _log_gamma(kb, b, shape, dtype)
-    # (the uniform of _log_gamma computes narrow floats in float32: round once, to dtype)
+    # (_log_gamma computes in float64: round once, to dtype)
     return _cast(fnp.exp(la - fnp.logaddexp(la, lb)), np.dtype(dtype))
 
 
@@ -611,24 +698,40 @@ def _cholesky(a):
 def _sqrt_factor(cov, method: str):
     """A matrix F with F F^T = cov: lower Cholesky, or V sqrt(w) from eigh / U sqrt(s) from
     the SVD (these two also take singular, positive semi-definite covariances; eigenvalues
-    a rounding error below 0 count as 0)."""
+    a rounding error below 0 count as 0). All NaN for a cov that is not positive (semi-)
+    definite."""
+    n = fnp.shape(cov)[-1]
+    if n == 0:  # (nothing to factor; the checks below would reduce over empty axes)
+        return cov
     if method == "cholesky":
         return _cholesky(cov)
+    tol = n * math.sqrt(np.finfo(np.dtype(cov.dtype)).eps)  # relative to cov's largest
     if method == "eigh":
         w, v = fnp.linalg.eigh(cov)
-        return v * fnp.sqrt(fnp.maximum(w, 0))[..., None, :]
-    u, sv, _ = fnp.linalg.svd(cov)
-    return u * fnp.sqrt(sv)[..., None, :]
+        factor = v * fnp.sqrt(fnp.maximum(w, 0))[..., None, :]
+        # a clearly negative eigenvalue (cov not positive semi-definite) is NaN, as cholesky
+        # and jax.random's eigh: clamping it to 0 drew silently from another covariance
+        scale = fnp.max(fnp.abs(w), axis=-1)
+        bad = fnp.min(w, axis=-1) < -tol * scale
+    else:
+        u, sv, _ = fnp.linalg.svd(cov)
+        factor = u * fnp.sqrt(sv)[..., None, :]
+        # the SVD of a symmetric cov has |eigenvalues|: for an indefinite one F F^T is |cov|,
+        # not cov (diag(1, -1) drew with covariance I). NaN where F F^T misses cov
+        recon = (factor[..., :, None, :] * factor[..., None, :, :]).sum(axis=-1)
+        scale = fnp.max(fnp.abs(cov), axis=(-2, -1))
+        bad = fnp.max(fnp.abs(recon - cov), axis=(-2, -1)) > tol * scale
+    return fnp.where(bad[..., None, None], np.nan, factor)
 
 
 def multivariate_normal(key: Array, mean: Array, cov: Array, shape: Shape | None = None,
                         dtype=np.float64, method: str = "cholesky") -> Array:
     """Normal vectors with `mean` (..., n) and covariance `cov` (..., n, n), via a square-root
     factor of cov: `method` "cholesky" (default; NaN where cov is not positive definite),
-    "eigh" or "svd" (these take singular covariances too). cov is symmetrized first,
-    (cov + cov^T) / 2, as jax.random does, so its gradient is symmetric. Differentiable in
-    mean and cov. `shape`: the batch shape (default the broadcast of mean's and cov's batch
-    shapes).
+    "eigh" or "svd" (these take singular covariances too; NaN where cov has a negative
+    eigenvalue beyond rounding). cov is symmetrized first, (cov + cov^T) / 2, as jax.random
+    does, so its gradient is symmetric. Differentiable in mean and cov. `shape`: the batch
+    shape (default the broadcast of mean's and cov's batch shapes).
 
     Example:
         >>> fg.random.multivariate_normal(fg.random.key(0), np.zeros(2), np.eye(2), (4,)).shape
