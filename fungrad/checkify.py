@@ -51,6 +51,7 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
+import math
 import threading
 from typing import Any, Callable
 
@@ -200,7 +201,9 @@ class _Check:
         out = np.zeros(vals[0].shape[:nb] if vals else (), bool)
         for j in range(self.n_tested):
             m = np.asarray(self.bad(j, vals[j]))
-            out |= m.reshape(m.shape[:nb] + (-1,)).any(-1) if nb else m.any()
+            # (the tested size spelled out, not -1: ambiguous for vmap over no examples)
+            out |= m.reshape(m.shape[:nb] + (math.prod(m.shape[nb:]),)).any(-1) if nb \
+                else m.any()
         return out
 
     def __call__(self, *vals):

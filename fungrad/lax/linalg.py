@@ -984,9 +984,9 @@ def _lu_impl(a):
     its row pivots, and the permutation matrix p with p a = L U (for the derivative)."""
     sl = _scipy_linalg(a)
     xp = array_module(a)
-    if a.ndim == 2 or xp is np:
+    if a.ndim == 2 or (xp is np and 0 not in a.shape[:-2]):
         lu, piv = sl.lu_factor(a, check_finite=False)
-    else:  # cupyx's lu_factor takes one matrix
+    else:  # cupyx's lu_factor takes one matrix; SciPy's refuses an empty batch (vmap of none)
         lu, piv = xp.empty_like(a), xp.empty(a.shape[:-1], np.int32)
         for idx in np.ndindex(*a.shape[:-2]):
             lu[idx], piv[idx] = sl.lu_factor(a[idx], check_finite=False)

@@ -9,6 +9,8 @@ searchsorted; one binary search per row beats an (n x m) comparison matrix).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..backend import array_module
@@ -26,8 +28,10 @@ def _impl(a, v, *, side, nbatch):
         return xp.asarray(xp.searchsorted(a, v, side), dtype=np.intp)
     a, v = xp.asarray(a), xp.asarray(v)
     batch = a.shape[:nbatch]
-    rows = a.reshape((-1, a.shape[-1]))
-    vals = v.reshape((rows.shape[0], -1))
+    # (sizes spelled out, not -1: an empty batch, vmap over zero examples, makes -1 ambiguous)
+    n = math.prod(batch)
+    rows = a.reshape((n, a.shape[-1]))
+    vals = v.reshape((n, math.prod(v.shape[nbatch:])))
     out = xp.empty(vals.shape, np.intp)
     for k in range(rows.shape[0]):
         out[k] = xp.searchsorted(rows[k], vals[k], side)

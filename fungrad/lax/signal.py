@@ -176,6 +176,9 @@ def _batched(reversed_kernel):
             out = conv_general_dilated(reshape(a, (B, 1, n)), reshape(v, (1, 1, m)), (1,), pads)
         elif da is None:  # a (1, 1, n) * v (B, 1, m) -> (1, B, length)
             out = conv_general_dilated(reshape(a, (1, 1, n)), reshape(v, (B, 1, m)), (1,), pads)
+        elif B == 0:  # no examples: no groups to split into; any kernel gives (0, 1, length)
+            zero_v = np.zeros((1, 1, m), aval_of(v).dtype)
+            out = conv_general_dilated(reshape(a, (0, 1, n)), zero_v, (1,), pads)
         else:  # a (1, B, n) in B groups of one channel, each with its own v
             out = conv_general_dilated(reshape(a, (1, B, n)), reshape(v, (B, 1, m)), (1,), pads,
                                        feature_group_count=B)

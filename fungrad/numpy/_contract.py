@@ -385,10 +385,15 @@ def einsum(subscripts, *operands, optimize=False):
     sizes = {}
     for k, (ls, o) in enumerate(zip(letters, ops)):
         for c, d in zip(ls, shape_of(o)):
-            if sizes.setdefault(c, (d, k))[0] != d:
+            if sizes.setdefault(c, (d, k))[0] == 1 and d != 1:
+                sizes[c] = (d, k)
+            elif sizes[c][0] != d and d != 1:
                 raise ValueError(f"einsum {subscripts!r}: index '{c}' has size {sizes[c][0]} in "
                                  f"operand {sizes[c][1]} but size {d} in operand {k} (shape "
                                  f"{shape_of(o)})")
+    # as NumPy's: an index of size 1 in one operand broadcasts against the others (vmap
+    # meets this with '...' over an in_axes=None operand of size 1 next to a batched one)
+    ops = [broadcast_to_shape(o, tuple(sizes[c][0] for c in ls)) for o, ls in zip(ops, letters)]
     items = [_take_diagonal(o, ls) for o, ls in zip(ops, letters)]
 
     def needed_elsewhere(k, items_, c):

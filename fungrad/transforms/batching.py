@@ -7,6 +7,8 @@ batched) and returns `(out, out_dim)`, using NumPy's own batched kernels, never 
 """
 from __future__ import annotations
 
+import collections
+import inspect
 import numbers
 
 from typing import Any, Callable
@@ -93,19 +95,48 @@ def _is_leaf_axis(ax) -> bool:
 def _prefix_axes(p, t, out, path, what, fname):
     # a module-level recursion, not a closure: a recursive closure is a reference cycle that
     # would keep every batched output alive until the garbage collector runs
+    if isinstance(p, (bool, np.bool_)):  # (an int to Python: True would mean axis 1)
+        raise ValueError(
+            f"vmap({fname}): {what}{''.join(f'[{k!r}]' for k in path)}={p!r} is a bool, not an "
+            f"axis: use an int (the axis of {_prefix_owner(what, path)} that holds the batch) "
+            "or None (not mapped)")
     if p is None or isinstance(p, (int, np.integer)):
         out.extend([None if p is None else int(p)] * len(_tree.tree_leaves(t)))
     elif isinstance(p, dict) and isinstance(t, dict) and sorted(p) == sorted(t):
-        for k in sorted(p):
+        # in the order `t` flattens in: an OrderedDict keeps insertion order (sorted keys
+        # would give its leaves each other's axes), other dicts sort their keys
+        for k in (list(t) if isinstance(t, collections.OrderedDict) else sorted(t)):
             _prefix_axes(p[k], t[k], out, path + (k,), what, fname)
     elif isinstance(p, (list, tuple)) and isinstance(t, (list, tuple)) and len(p) == len(t):
         for i, (pc, tc) in enumerate(zip(p, t)):
             _prefix_axes(pc, tc, out, path + (i,), what, fname)
+    elif type(p) is type(t) and _is_node(p):
+        # another pytree node (a registered class or dataclass), as JAX allows: the entries of
+        # `p` (None kept as an entry) against the subtrees of `t` at the same places
+        entries, spec = _tree.tree_flatten(p, is_leaf=lambda x: x is None)
+        try:
+            subtrees = spec.flatten_up_to(t)
+        except ValueError:
+            subtrees = None
+        if subtrees is None:
+            _prefix_mismatch(p, t, path, what, fname)
+        for i, (pc, tc) in enumerate(zip(entries, subtrees)):
+            _prefix_axes(pc, tc, out, path + (f"leaf {i}",), what, fname)
     else:
-        raise ValueError(
-            f"vmap({fname}): {what}{''.join(f'[{k!r}]' for k in path)}={p!r} is not a pytree "
-            f"prefix of {_prefix_owner(what, path)}, whose structure is "
-            f"{_tree.tree_structure(t)} (use an int, None, or a matching container)")
+        _prefix_mismatch(p, t, path, what, fname)
+
+
+def _is_node(p) -> bool:
+    """Whether `p` is a pytree node (not one leaf) once None counts as a leaf."""
+    entries = _tree.tree_leaves(p, is_leaf=lambda x: x is None)
+    return not (len(entries) == 1 and entries[0] is p)
+
+
+def _prefix_mismatch(p, t, path, what, fname):
+    raise ValueError(
+        f"vmap({fname}): {what}{''.join(f'[{k!r}]' for k in path)}={p!r} is not a pytree "
+        f"prefix of {_prefix_owner(what, path)}, whose structure is "
+        f"{_tree.tree_structure(t)} (use an int, None, or a matching container)")
 
 
 def _prefix_owner(what, path) -> str:
@@ -139,6 +170,12 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
     name = _fun_name(f)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise ValueError(f"vmap({name}): chunk_size must be a positive int, got {chunk_size!r}")
+    if axis_size is not None:
+        if not isinstance(axis_size, (int, np.integer)) or isinstance(axis_size, bool) or \
+                axis_size < 0:
+            raise ValueError(f"vmap({name}): axis_size must be None or an int >= 0 (the batch "
+                             f"size), got {axis_size!r}")
+        axis_size = int(axis_size)
 
     def run(leaves, in_tree, axes, size):
         trees = []
@@ -162,7 +199,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None
             leaves, axes = leaves + kw_leaves, axes + [0] * len(kw_leaves)
             in_tree = (in_tree, kw_tree)
         leaves = [x if ax is None else _as_batchable(x) for x, ax in zip(leaves, axes)]
-        size = _batch_size(name, leaves, axes, axis_size, (args, kwargs))
+        size = _batch_size(name, leaves, axes, axis_size, (args, kwargs, f))
         if chunk_size is None or size <= chunk_size:
             outs, out_tree, _ = run(leaves, in_tree, axes, size)
         else:
@@ -211,44 +248,82 @@ def _batch_size(name, leaves, axes, axis_size, call=None):
         shape = aval_of(x).shape
         if not -len(shape) <= ax < len(shape):
             raise ValueError(_axis_error(name, ax, i, shape, call))
-        sizes.setdefault(shape[ax], []).append((i, shape))
-    if len(sizes) > 1:
-        desc = "; ".join(f"size {n} for leaves {[i for i, _ in v]} (shapes {[s for _, s in v]})"
-                         for n, v in sizes.items())
-        raise ValueError(f"vmap({name}): mapped inputs have different sizes along their mapped "
-                         f"axes: {desc}")
+        sizes.setdefault(shape[ax], []).append((i, ax))
+    if len(sizes) > 1 or (sizes and axis_size is not None and axis_size not in sizes):
+        # as JAX's: every mapped leaf by name (argument, position in its pytree), with its
+        # axis, size and type, so the one that disagrees is easy to spot
+        where = _leaf_names(leaves, call)
+        lines = ([f"axis_size={axis_size}"] if axis_size is not None else []) + [
+            f"size {n}: axis {ax} of {where[i]} ({aval_of(leaves[i]).str_short()})"
+            for n, v in sizes.items() for i, ax in v]
+        head = ("mapped inputs have different sizes along their mapped axes" if len(sizes) > 1
+                else f"axis_size={axis_size} but the mapped inputs have size {next(iter(sizes))}")
+        raise ValueError(
+            f"vmap({name}): {head}: " + "; ".join(lines) + ". Every mapped axis must have "
+            "the batch size: pass in_axes=None for an argument that is the same for every "
+            "example, or the in_axes entry of the axis that holds the batch")
     if sizes:
-        size = next(iter(sizes))
-        if axis_size is not None and axis_size != size:
-            raise ValueError(f"vmap({name}): axis_size={axis_size} but the mapped inputs have "
-                             f"size {size}")
-        return size
+        return next(iter(sizes))
     if axis_size is None:
         raise ValueError(f"vmap({name}): no input is mapped (every in_axes is None), so the "
                          "batch size is unknown: pass axis_size=")
     return axis_size
 
 
+def _leaf_names(leaves, call) -> list:
+    """A readable place for every flat input leaf: 'argument 1 (b)', "argument 0 (d)['w']",
+    "keyword argument 'k'" (the order of `tree_flatten((args, kwargs))`)."""
+    if call is None:
+        return [f"input leaf {i}" for i in range(len(leaves))]
+    args, kwargs, f = call
+    params = _param_names(f)  # (only here, for an error: inspect is slow for the hot path)
+    out: list = []
+    for pos, a in enumerate(args):
+        _name_leaves(a, f"argument {pos}" + (f" ({params[pos]})" if pos < len(params) else ""),
+                     out)
+    for key in sorted(kwargs):
+        _name_leaves(kwargs[key], f"keyword argument {key!r}", out)
+    return out if len(out) == len(leaves) else [f"input leaf {i}" for i in range(len(leaves))]
+
+
+def _name_leaves(t, path, out):
+    if type(t) is dict:
+        for k in sorted(t):
+            _name_leaves(t[k], f"{path}[{k!r}]", out)
+    elif type(t) in (list, tuple):
+        for k, c in enumerate(t):
+            _name_leaves(c, f"{path}[{k}]", out)
+    else:  # a leaf, or a pytree node of another type: its leaves by number
+        n = len(_tree.tree_leaves(t))
+        out.extend([path] if n == 1 and _tree.tree_leaves(t)[0] is t
+                   else [f"{path} (leaf {j})" for j in range(n)])
+
+
+def _param_names(f) -> tuple:
+    """The names of `f`'s positional parameters, for error messages (none if unknown)."""
+    try:
+        return tuple(p.name for p in inspect.signature(f).parameters.values()
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    except (TypeError, ValueError):
+        return ()
+
+
 def _axis_error(name, ax, i, shape, call) -> str:
     """The message for a mapped axis out of range, naming the argument that holds leaf `i`
-    of `call` = (args, kwargs)."""
+    of `call` = (args, kwargs, the function)."""
     msg = (f"vmap({name}): in_axes={ax} is out of range for input leaf {i} of shape {shape} "
            f"(it has {len(shape)} axes)")
     if call is None:
         return msg
-    args, kwargs = call
-    for pos, a in enumerate(args):
-        n = len(_tree.tree_leaves(a))
-        if i < n:
-            return f"{msg}, in argument {pos}"
-        i -= n
-    for key in sorted(kwargs):  # (flattening order)
-        i -= len(_tree.tree_leaves(kwargs[key]))
-        if i < 0:
-            break
-    return (f"vmap({name}): keyword argument {key!r} is mapped over axis 0 (as every keyword "
-            f"argument is), but it has shape {shape}; pass it positionally with an in_axes "
-            "entry (None: not mapped) instead")
+    args, kwargs, _ = call
+    where = _leaf_names([None] * len(_tree.tree_leaves((args, kwargs))), call)[i]
+    if where.startswith("keyword"):
+        return (f"vmap({name}): {where.split(' (leaf')[0]} is mapped over axis 0 (as every "
+                f"keyword argument is), but it has shape {shape}; pass it positionally with an "
+                "in_axes entry (None: not mapped) instead")
+    fix = (f"use an axis in [{-len(shape)}, {len(shape)})" if shape else
+           "a 0-d value has no axis to map (stack the examples into an array)")
+    return f"{msg}, in {where}: {fix}; in_axes None leaves an argument unmapped"
 
 
 # A batched opaque value is one host object for all examples (vmap of a while_loop's
@@ -269,7 +344,8 @@ def _place_output(name, trace, o, ax, size):
             raise NotImplementedError(_BATCHED_OPAQUE)
         if ax is None:
             raise ValueError(f"vmap({name}): an output varies over the batch but its out_axes "
-                             "is None")
+                             "is None: give it an int out_axes (where its batch axis goes), or "
+                             "None only for outputs that are the same for every example")
         nd = aval_of(o.val).ndim
         _check_out_axis(name, ax, nd)
         return _moveaxis(o.val, o.bdim, ax % nd), ax % nd
