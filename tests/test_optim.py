@@ -459,6 +459,18 @@ def test_block_rms_zero_nans_ema_scale_by_schedule():
 
 # --------------------------------------------------------------- masked / multi_transform
 
+def test_masked_over_ordered_dict_params():
+    # an OrderedDict flattens in insertion order; the broadcast mask was a plain dict
+    # (sorted keys), so masked() refused OrderedDict params
+    from collections import OrderedDict
+    params = OrderedDict(b=np.ones(2), a=np.ones(2))
+    for mask in (OrderedDict(b=True, a=False), {"a": False, "b": True}):
+        t = optim.masked(optim.scale(0.0), mask)
+        out, _ = t.update(OrderedDict(b=np.ones(2), a=np.ones(2)), t.init(params))
+        assert type(out) is OrderedDict and list(out) == ["b", "a"]
+        assert np.array_equal(out["b"], [0, 0]) and np.array_equal(out["a"], [1, 1])
+
+
 def test_masked_applies_inner_to_masked_leaves_only():
     params = {"w": np.ones(2), "b": np.ones(2), "nested": {"x": np.ones(1), "y": np.ones(1)}}
     grads = fg.tree.tree_map(lambda p: 2 * p, params)

@@ -704,7 +704,10 @@ def _broadcast_mask(mask, tree):
     if isinstance(mask, (bool, np.bool_)):
         return tree_map(lambda _: bool(mask), tree)
     if isinstance(mask, dict) and isinstance(tree, dict) and sorted(mask) == sorted(tree):
-        return {k: _broadcast_mask(mask[k], tree[k]) for k in tree}
+        out = tree.copy()  # (tree's own type: an OrderedDict flattens in insertion order)
+        for k in tree:
+            out[k] = _broadcast_mask(mask[k], tree[k])
+        return out
     if isinstance(mask, (list, tuple)) and isinstance(tree, (list, tuple)) \
             and len(mask) == len(tree):
         kids = [_broadcast_mask(m, t) for m, t in zip(mask, tree)]
