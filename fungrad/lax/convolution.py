@@ -714,7 +714,10 @@ def _transpose_lhs(ct, rhs, lhs_shape, *, window_strides, padding, lhs_dilation,
         m = aval_of(ct).shape[os_[2 + len(pads)]]
         eff = (k - 1) * rd + 1
         p_lo = eff - 1 - lo
-        p_hi = (max(n - 1, 0) * ld) + lo - max(m - 1, 0) * s
+        # the padded, s-dilated ct must be (n - 1) * ld + eff long (eff - 1: no output for
+        # an empty lhs); an empty ct dilates to length 0, not 1 (every output read padding)
+        target = (n - 1) * ld + eff if n else eff - 1
+        p_hi = target - p_lo - ((m - 1) * s + 1 if m else 0)
         pads.append((p_lo, p_hi))
     w = _flip(rhs, set(rs[2:]))
     if g == 1:
@@ -747,7 +750,8 @@ def _transpose_rhs(ct, lhs, rhs_shape, *, window_strides, padding, lhs_dilation,
                                                          rhs_dilation)):
         n, k, m = lshape[a], rhs_shape[b], ctshape[os_[2 + idx]]
         padded = (max(n - 1, 0) * ld + (1 if n else 0)) + lo + hi
-        unused = padded - ((k - 1) * rd + 1) - max(m - 1, 0) * s
+        # (an empty ct, m = 0, is a kernel of extent (m - 1) * s + 1 for _out_size)
+        unused = padded - ((k - 1) * rd + 1) - (m - 1) * s
         pads.append((lo, hi - unused))
     dn = ((ls[1], ls[0]) + tuple(ls[2:]), (os_[1], os_[0]) + tuple(os_[2:]),
           (rs[1], rs[0]) + tuple(rs[2:]))
@@ -809,6 +813,12 @@ def _conv_batch(vals, dims, axis_size, **params):
     (lhs, rhs), (dl, dr) = vals, dims
     ls, rs, os_ = params["dimension_numbers"]
     g = params["feature_group_count"]
+    if axis_size == 0:  # vmap over no examples: no batch to fold (or split off by size 0)
+        one = [aval_of(v) if d is None else ShapedArray(
+            aval_of(v).shape[:d] + aval_of(v).shape[d + 1:], aval_of(v).dtype)
+            for v, d in zip(vals, dims)]
+        out = conv_general_dilated_p.abstract_eval(*one, **params)
+        return np.zeros((0,) + out.shape, out.dtype), 0
     if dr is None:
         y = conv_general_dilated_p.bind(_fold(lhs, dl, ls[0]), rhs, **params)
         return _unfold(y, os_[0], axis_size), os_[0]
