@@ -1,6 +1,7 @@
 """Reductions over static `axes`: sum, max, min, prod, argmax, argmin."""
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -71,7 +72,6 @@ def _make(name, impl, abstract_eval=_reduce_aval):
 # NumPy, whose contiguous sum is pairwise.
 _GEMV_MIN_ROWS = 16
 _ONES_CACHED_ROWS = 1 << 16
-_ones_cache: dict = {}
 
 
 def _sums_by_product(shape, dtype, axes) -> bool:
@@ -82,12 +82,13 @@ def _sums_by_product(shape, dtype, axes) -> bool:
 
 
 def _ones(k, dtype):
-    ones = _ones_cache.get((k, dtype))
-    if ones is None:
-        ones = np.ones(k, dtype)
-        if k <= _ONES_CACHED_ROWS:
-            ones.flags.writeable = False
-            _ones_cache[(k, dtype)] = ones
+    return _cached_ones(k, dtype) if k <= _ONES_CACHED_ROWS else np.ones(k, dtype)
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_ones(k, dtype):
+    ones = np.ones(k, dtype)
+    ones.flags.writeable = False
     return ones
 
 
