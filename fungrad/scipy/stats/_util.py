@@ -14,7 +14,7 @@ Array = Any                      # an np.ndarray, or a traced value under a tran
 ArrayLike = Any                  # anything fnp.asarray accepts
 
 __all__ = ["Array", "ArrayLike", "inexact", "standardize", "outside", "log_or_minus_inf",
-           "log_probability", "integer_support", "domain", "positive", "nonnegative",
+           "log_probability", "log_scale", "integer_support", "domain", "positive", "nonnegative",
            "probability"]
 
 
@@ -23,6 +23,12 @@ def standardize(fname, x, loc, scale):
     x, loc, scale = inexact(fname, x, loc, scale)
     return (x - loc) / scale, fnp.log(scale) if not isinstance(scale, (int, float)) else \
         float(np.log(scale))
+
+
+def log_scale(scale):
+    """`log(scale)`, a Python float for a weak (Python) scale: fnp.log(1.0) is a strong
+    float64 array, which made float32 logpdfs with the default scale float64."""
+    return fnp.log(scale) if not isinstance(scale, (int, float)) else float(np.log(scale))
 
 
 def outside(inside, value, fill):

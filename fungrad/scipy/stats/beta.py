@@ -14,6 +14,7 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special as fsp
 from ._util import Array, ArrayLike, inexact as _inexact, log_probability as _log_probability
+from ._util import log_scale as _log_scale
 from ._util import domain as _domain, positive as _positive
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
@@ -39,7 +40,7 @@ def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
     y, a, b, scale = _standard("stats.beta.logpdf", x, a, b, loc, scale)
     inside = fnp.logical_and(y >= 0, y <= 1)
     ys = fnp.where(inside, y, 0.5)   # (finite logs on the untaken side)
-    val = fsp.xlogy(a - 1.0, ys) + fsp.xlog1py(b - 1.0, -ys) - fsp.betaln(a, b) - fnp.log(scale)
+    val = fsp.xlogy(a - 1.0, ys) + fsp.xlog1py(b - 1.0, -ys) - fsp.betaln(a, b) - _log_scale(scale)
     return fnp.where(inside, val, -np.inf)
 
 

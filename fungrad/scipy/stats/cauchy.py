@@ -101,7 +101,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
         array([2., 3., 4.])
     """
     q, loc, scale = _inexact("stats.cauchy.ppf", q, loc, scale)
-    return loc + scale * _tan_pi(q - 0.5)
+    return loc + scale * _quantile(q)
 
 
 @_domain(scale=_positive)
@@ -113,12 +113,17 @@ def isf(q: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
         array([4., 3., 2.])
     """
     q, loc, scale = _inexact("stats.cauchy.isf", q, loc, scale)
-    return loc + scale * _tan_pi(0.5 - q)
+    return loc - scale * _quantile(q)
 
 
-def _tan_pi(u):
-    """tan(pi u) for u in [-1/2, 1/2]: +-inf at the ends (tan(pi / 2) rounds to 1.6e16),
-    nan outside (q outside [0, 1])."""
-    t = fnp.tan(math.pi * u)
-    edge = fnp.where(u > 0, np.inf, -np.inf)
-    return fnp.where(fnp.abs(u) < 0.5, t, fnp.where(fnp.abs(u) == 0.5, edge, np.nan))
+def _quantile(q):
+    """tan(pi (q - 1/2)) for q in [0, 1]: +-inf at the ends, nan outside. In the tails it is
+    -1/tan(pi q) (q < 1/4) and 1/tan(pi (1 - q)) (q > 3/4; 1 - q is exact there): q - 1/2
+    rounds q = 1e-20 to -1/2 (-inf instead of -3.2e19) and loses q's digits near 0 and 1."""
+    lo, hi = q < 0.25, q > 0.75
+    r = fnp.where(lo, q, fnp.where(hi, 1.0 - q, 0.25))   # the tail's distance, in (0, 1/4]
+    rs = fnp.where(r > 0, r, 0.25)
+    tail = fnp.where(r > 0, 1.0 / fnp.tan(math.pi * rs), np.inf)
+    mid = fnp.tan(math.pi * (fnp.where(fnp.logical_or(lo, hi), 0.5, q) - 0.5))
+    val = fnp.where(lo, -tail, fnp.where(hi, tail, mid))
+    return fnp.where(fnp.logical_and(q >= 0, q <= 1), val, np.nan)

@@ -14,6 +14,7 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special as fsp
 from ._util import Array, ArrayLike, inexact as _inexact, log_probability as _log_probability
+from ._util import log_scale as _log_scale
 from ._util import domain as _domain, positive as _positive
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
@@ -38,7 +39,7 @@ def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 
     y, a, scale = _standard("stats.gamma.logpdf", x, a, loc, scale)
     inside = y >= 0
     ys = fnp.where(inside, y, 1.0)
-    val = fsp.xlogy(a - 1.0, ys) - ys - fsp.gammaln(a) - fnp.log(scale)
+    val = fsp.xlogy(a - 1.0, ys) - ys - fsp.gammaln(a) - _log_scale(scale)
     return fnp.where(inside, val, -np.inf)
 
 
