@@ -316,6 +316,16 @@ def Embedding(vocab_size: int, features: int,
 
 
 # ------------------------------------------------------------------ normalization
+def _weak(v):
+    """A NumPy scalar or 0-d array hyperparameter (rate, epsilon, momentum) as a Python
+    scalar: under NumPy's promotion rules a np.float64 one would make a float32 layer's
+    output (or state) float64, and a Python float keeps the activations' dtype. Anything
+    else is returned unchanged (so bad values still get the layer's own error)."""
+    if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0:
+        return v.item()
+    return v
+
+
 def _norm_axes(axis, ndim: int, layer: str = "BatchNorm") -> Tuple[int, ...]:
     axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
     try:
@@ -369,6 +379,8 @@ def BatchNorm(axis: Any = None, epsilon: float = 1e-5, momentum: float = 0.99,
         (array([[-1., -1.],
                [ 1.,  1.]]), array([0.01, 0.03]))
     """
+    epsilon, momentum = _weak(epsilon), _weak(momentum)  # (float32 stays float32)
+
     def feature_shape(input_shape):
         axes = _norm_axes(range(len(input_shape) - 1) if axis is None else axis,
                           len(input_shape))
@@ -396,7 +408,11 @@ def BatchNorm(axis: Any = None, epsilon: float = 1e-5, momentum: float = 0.99,
                              "running_var) from init_state(input_shape); pass state=, or "
                              "training=True to use the batch's statistics")
         else:  # in x's dtype: float64 running stats must not promote float32 activations
-            mean, var = (fnp.asarray(s).astype(x.dtype) for s in state)
+            # (an integer or bool x keeps them float64, as training's batch mean is: cast to
+            # x's dtype they were truncated, e.g. a running variance 0.5 became 0)
+            dt = fnp.result_type(x)
+            dt = dt if np.issubdtype(dt, np.inexact) else np.float64
+            mean, var = (fnp.asarray(s).astype(dt) for s in state)
         y = (x - fnp.reshape(mean, kept)) / fnp.sqrt(fnp.reshape(var, kept) + epsilon)
         y = _scale_shift(y, params, center, scale, kept)
         if state is None:
@@ -424,6 +440,8 @@ def LayerNorm(axis: Any = -1, epsilon: float = 1e-5, center: bool = True, scale:
         >>> np.round(apply_fn(params, np.array([[1., 3.]])), 3)
         array([[-1.,  1.]])
     """
+    epsilon = _weak(epsilon)  # (float32 stays float32)
+
     def neg_axes(ndim):
         return tuple(a - ndim for a in _norm_axes(axis, ndim, "LayerNorm"))
 
@@ -457,6 +475,7 @@ def GroupNorm(num_groups: int = 32, epsilon: float = 1e-5, center: bool = True,
         array([[-1.,  1.,  0.,  0.]])
     """
     num_groups = lax_conv.int_scalar("GroupNorm", "num_groups", num_groups, 1)
+    epsilon = _weak(epsilon)  # (float32 stays float32)
 
     def params(key, input_shape):
         c = input_shape[-1]
@@ -504,6 +523,7 @@ def Dropout(rate: float) -> Layer:
             or not 0.0 <= rate <= 1.0:
         raise ValueError(f"Dropout: rate is the probability of dropping an element, in "
                          f"[0, 1]; got {rate}")
+    rate = _weak(rate)  # a np.float64 rate made float32 activations float64
 
     def apply_fn(params: Params, x: Array, *, key: Optional[Array] = None,
                  training: bool = True, **kw) -> Array:
