@@ -69,7 +69,9 @@ def ppf(q: ArrayLike, p: ArrayLike) -> Array:
         array([0., 0., 1.])
     """
     q, p = _inexact("stats.bernoulli.ppf", q, p)
-    zero = fnp.zeros_like(q + p)   # (q's and p's dtype: Python 1.0 and 0.0 were float64)
-    k = fnp.where(fnp.logical_or(q > 1.0 - p, q == 1), zero + 1.0, zero)   # (SciPy: 1 at q == 1)
+    # 0, 1 and -1 in q's and p's dtype (Python 1.0 and 0.0 made float64; and NumPy's own
+    # `+` on a bfloat16 array computes in float32, so the constants come from full_like)
+    zero = fnp.zeros_like(q + p)
+    k = fnp.where(fnp.logical_or(q > 1.0 - p, q == 1), fnp.ones_like(zero), zero)  # (SciPy: 1 at q == 1)
     bad = fnp.logical_or(fnp.logical_or(q < 0, q > 1), fnp.logical_or(p < 0, p > 1))
-    return fnp.where(bad, np.nan, fnp.where(q == 0, zero - 1.0, k))
+    return fnp.where(bad, np.nan, fnp.where(q == 0, fnp.full_like(zero, -1.0), k))
