@@ -46,6 +46,11 @@ def shift_for_exp(x: Array, axis: Axis, where: Optional[ArrayLike]) -> Array:
     return stop_gradient(fnp.where(fnp.isfinite(m), m, 0))
 
 
+def exp_limit(a) -> float:
+    """The largest argument whose exp is finite in `a`'s dtype."""
+    return float(np.log(np.finfo(fnp.asarray(a).dtype).max))
+
+
 def positive_or_one(s: Array) -> Array:
     """`s` (a sum of exponentials: >= 0, or NaN, which must reach the result, as in JAX: a
     NaN logit makes its whole slice NaN) where it is not 0, else 1: the sum is 0 only for an

@@ -19,7 +19,7 @@ from ..lax.elementwise import erf
 from ..lax.misc import stop_gradient
 from ..transforms.custom import custom_jvp
 from ..numpy._base import is_traced as _is_traced
-from ._util import (Array, ArrayLike, Axis, inexact, masked_mean,
+from ._util import (Array, ArrayLike, Axis, exp_limit, inexact, masked_mean,
                     narrow_floats_computed_in_float32, positive_or_one, shift_for_exp,
                     squeeze_axes)
 
@@ -57,11 +57,6 @@ def _relu_jvp(primals, tangents):
     # JAX's slope at NaN took two selects and two comparisons over the activations)
     (x,), (t,) = primals, tangents
     return _relu(x), fnp.where(x > 0, t, 0)
-
-
-def _exp_limit(a):
-    """The largest argument whose exp is finite in `a`'s dtype."""
-    return float(np.log(np.finfo(fnp.asarray(a).dtype).max))
 
 
 def _slope_where(inside, x, y):
@@ -335,7 +330,7 @@ def logsumexp(a: ArrayLike, axis: Axis = None, b: Optional[ArrayLike] = None,
         # such an a is -inf (slopes 0)
         zero = fnp.asarray(b) == 0
         m = shift_for_exp(a, axis, ~zero if where is None else fnp.logical_and(where, ~zero))
-        a = fnp.where(fnp.logical_and(zero, ~(a - m <= _exp_limit(a))), -np.inf, a)
+        a = fnp.where(fnp.logical_and(zero, ~(a - m <= exp_limit(a))), -np.inf, a)
     shifted = a - m
     if where is not None:
         shifted = fnp.where(where, shifted, -np.inf)

@@ -26,6 +26,7 @@ from ..lax import special as S
 from ..lax.elementwise import erf_p
 from ..lax.misc import stop_gradient as _stop_gradient
 from ..nn.activations import sigmoid as _sigmoid
+from ..nn._util import exp_limit as _exp_limit
 from ..numpy._base import (broadcast_shapes as _broadcast_shapes,
                            broadcast_to_shape as _broadcast_to_shape, cast as _cast,
                            has_tracer as _has_tracer, is_weak as _is_weak, lift as _lift,
@@ -494,11 +495,6 @@ def _max_shift(a, axis, finite):
     cancels); -inf for an empty slice; with `finite`, 0 where the max is not finite."""
     m = fnp.max(a, axis=axis, keepdims=True, initial=-np.inf)
     return _stop_gradient(fnp.where(fnp.isfinite(m), m, 0.0) if finite else m)
-
-
-def _exp_limit(a):
-    """The largest argument whose exp is finite in `a`'s dtype."""
-    return float(np.log(np.finfo(fnp.asarray(a).dtype).max))
 
 
 def _zero_weights_out(a, b, axis):
