@@ -427,3 +427,68 @@ def test_jit_inlines_custom_functions_and_transforms_of_it_keep_the_rule():
         np.testing.assert_allclose(fg.jit(fg.grad(lambda v: fnp.sum(jh(v))))(x), 3.0)
         np.testing.assert_allclose(fg.vmap(fg.grad(jh))(x), 3.0)
     np.testing.assert_allclose(fg.jvp(fg.jit(f), (x,), (np.ones(4),))[1], 3.0)
+
+
+# ---- stage_once_per_signature: fungrad's own closure-free functions reuse their graphs
+def _counted_square():
+    from fungrad.transforms.custom import stage_once_per_signature
+    calls = []
+
+    @stage_once_per_signature
+    @fg.custom_jvp
+    def square(x):
+        calls.append(x.shape)
+        return x * x
+
+    @square.defjvp
+    def _(primals, tangents):
+        (x,), (t,) = primals, tangents
+        calls.append("rule")
+        return square(x), 2.0 * x * t
+    return square, calls
+
+
+def test_a_marked_function_is_staged_once_per_signature():
+    square, calls = _counted_square()
+    g = fg.grad(lambda x: fnp.sum(square(x)))
+    x = np.arange(3.0)
+    for _ in range(3):
+        np.testing.assert_allclose(g(x), 2 * x)
+    assert calls == [(3,), "rule"]  # staged on the first call only
+    np.testing.assert_allclose(g(np.ones(4)), 2 * np.ones(4))  # a new shape: staged again
+    assert calls == [(3,), "rule", (4,), "rule"]
+    per_example = fg.vmap(fg.grad(lambda x: fnp.sum(square(x))))
+    xs = np.arange(6.0).reshape(2, 3)
+    for _ in range(2):
+        np.testing.assert_allclose(per_example(xs), 2 * xs)
+    np.testing.assert_allclose(fg.hessian(lambda x: fnp.sum(square(x)))(x), 2 * np.eye(3))
+
+
+def test_a_marked_function_closing_over_a_traced_value_is_staged_per_call():
+    from fungrad.transforms.custom import stage_once_per_signature
+    held = {}
+
+    @stage_once_per_signature
+    @fg.custom_jvp
+    def times_held(x):
+        return x * held["c"]
+
+    @times_held.defjvp
+    def _(primals, tangents):
+        return times_held(*primals), tangents[0] * held["c"]
+
+    def grad_at(c):  # c is vmap's tracer: the function closes over a traced value
+        held["c"] = c
+        return fg.grad(lambda x: fnp.sum(times_held(x)))(np.ones(3))
+    for cs in (np.array([1.0, 2.0]), np.array([5.0, -1.0])):
+        np.testing.assert_allclose(fg.vmap(grad_at)(cs), cs[:, None] * np.ones(3))
+    assert not times_held._rules_by_signature  # (nothing kept: each call read its own c)
+
+
+def test_relu_eager_grad_reuses_its_rule():
+    from fungrad.nn.activations import _relu
+    g = fg.grad(lambda x: fnp.sum(fg.nn.relu(x) ** 2))
+    x = np.array([-1.0, 0.0, 2.0, np.nan])
+    for _ in range(2):
+        np.testing.assert_array_equal(g(x), [0.0, 0.0, 4.0, 0.0])
+    assert len(_relu._rules_by_signature) >= 1

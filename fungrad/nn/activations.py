@@ -17,7 +17,7 @@ from ..lax.convolution import int_scalar
 from ..numpy._base import single_axis
 from ..lax.elementwise import erf
 from ..lax.misc import stop_gradient
-from ..transforms.custom import custom_jvp
+from ..transforms.custom import custom_jvp, stage_once_per_signature
 from ..numpy._base import is_traced as _is_traced
 from ._util import (Array, ArrayLike, Axis, exp_limit, inexact, masked_mean,
                     narrow_floats_computed_in_float32, positive_or_one, shift_for_exp,
@@ -44,6 +44,7 @@ def relu(x: ArrayLike) -> Array:
     return _relu(fnp.asarray(x))
 
 
+@stage_once_per_signature  # (reads only x: its graphs are staged once per shape and dtype)
 @custom_jvp
 def _relu(x):
     # (np.maximum returns a NaN operand: NaN propagates, as JAX's relu)
