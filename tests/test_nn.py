@@ -336,6 +336,9 @@ def test_losses_stable_for_large_logits():
 
 def test_loss_where_masks_classes():
     m = np.array([True, True, False])
+    with pytest.raises(ValueError, match=r"where\[None\]"):  # (optax: a per-example mask)
+        losses.softmax_cross_entropy(LOGITS, PROBS, where=m)
+    m = m[None]  # one class mask for every example
     np.testing.assert_allclose(losses.softmax_cross_entropy(LOGITS, PROBS, where=m),
                                -(PROBS[:, :2] * sp.log_softmax(LOGITS[:, :2], -1)).sum(-1))
     np.testing.assert_allclose(

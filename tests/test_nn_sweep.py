@@ -65,3 +65,43 @@ def test_norm_layers_numpy_scalar_epsilon_keeps_float32(name):
     else:
         mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
     np.testing.assert_allclose(y, (x - mean) / np.sqrt(var + 1e-3), rtol=1e-5, atol=1e-6)
+
+
+# ---- optax's `where` of the cross entropies: one entry per example leaves examples out
+def test_cross_entropy_where_per_example_masks_examples_as_optax():
+    logits = np.array([[1., 2., 3.], [0., 1., 0.], [2., 0., 1.]], np.float32)
+    labels = np.array([0, 1, 2])
+    keep = np.array([True, False, True])  # (3 examples, 3 classes: a class mask would fit too)
+    full = fg.nn.softmax_cross_entropy_with_integer_labels(logits, labels)
+    # optax 0.2.8 gives [2.407606, 0, 1.4076061] for both functions
+    for got in (fg.nn.softmax_cross_entropy_with_integer_labels(logits, labels, where=keep),
+                fg.nn.softmax_cross_entropy(logits, np.eye(3, dtype=np.float32)[labels],
+                                            where=keep)):
+        np.testing.assert_allclose(got, [full[0], 0.0, full[2]], rtol=1e-6)
+        assert got.dtype == np.float32
+    # a mask of the logits' shape still leaves classes out
+    classes = np.array([[True, True, False]] * 3)
+    got = fg.nn.softmax_cross_entropy_with_integer_labels(logits, np.array([0, 1, 0]),
+                                                          where=classes)
+    np.testing.assert_allclose(got, fg.nn.softmax_cross_entropy_with_integer_labels(
+        logits[:, :2], np.array([0, 1, 0])), rtol=1e-6)
+
+
+def test_loss_hyperparameters_as_numpy_scalars_keep_float32():
+    p = np.array([0.5, 3.0], np.float32)
+    assert fg.nn.huber_loss(p, delta=np.float64(1.0)).dtype == np.float32
+    assert fg.nn.cosine_similarity(p, p, epsilon=np.float64(1e-8)).dtype == np.float32
+    assert fg.nn.cosine_distance(p, p, epsilon=np.array(1e-8)).dtype == np.float32
+
+
+def test_layernorm_positive_axes_name_the_same_axes_under_vmap():
+    x = np.random.default_rng(0).standard_normal((4, 3, 5))
+    for axis in (1, (1, 2), 2, -1):
+        init_fn, apply_fn = fg.nn.LayerNorm(axis=axis)
+        _, params = init_fn(fg.random.key(0), (-1, 3, 5))
+        np.testing.assert_allclose(fg.vmap(lambda e: apply_fn(params, e))(x),
+                                   apply_fn(params, x), atol=1e-12)
+    init_fn, apply_fn = fg.nn.LayerNorm(axis=1)
+    _, params = init_fn(fg.random.key(0), (-1, 3, 5))
+    with pytest.raises(ValueError, match="LayerNorm"):
+        apply_fn(params, np.ones(5))

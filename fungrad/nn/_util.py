@@ -14,6 +14,16 @@ ArrayLike = Any                  # anything fnp.asarray accepts
 Axis = Optional[Union[int, Tuple[int, ...]]]
 
 
+def weak_scalar(v):
+    """A NumPy scalar or 0-d array hyperparameter (rate, epsilon, momentum, delta) as a
+    Python scalar: under NumPy's promotion rules a np.float64 one would make a float32
+    layer's output (or state) float64, and a Python float keeps the activations' dtype.
+    Anything else is returned unchanged (so bad values still get the caller's own error)."""
+    if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0:
+        return v.item()
+    return v
+
+
 def inexact(x: ArrayLike) -> Array:
     """`x` as an array of a floating (or complex) dtype: integers and bools become float64,
     as JAX makes them its default float (NumPy's default here)."""

@@ -11,7 +11,7 @@ from .. import numpy as fnp
 from ..core.trace import Tracer
 from ..numpy._base import single_axis
 from ._util import (Array, ArrayLike, Axis, inexact, masked_mean, masked_sum,
-                    narrow_floats_computed_in_float32)
+                    narrow_floats_computed_in_float32, weak_scalar)
 from .activations import log_sigmoid, log_softmax, logsumexp
 
 __all__ = ["softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels",
@@ -53,12 +53,14 @@ def _like(targets: ArrayLike, predictions: Array) -> Array:
 def softmax_cross_entropy(logits: ArrayLike, labels: ArrayLike, axis: Axis = -1,
                           where: Optional[ArrayLike] = None) -> Array:
     """Cross entropy `-sum(labels * log_softmax(logits), axis)` of a distribution `labels`
-    (probabilities along `axis`) and `logits`; `where` leaves classes out.
+    (probabilities along `axis`) and `logits`; `where` (optax's) of the logits' shape leaves
+    classes out, one of the shape without `axis` leaves examples out (loss 0).
 
     Example:
         >>> fg.nn.softmax_cross_entropy(np.array([[0.0, 0.0]]), np.array([[1.0, 0.0]]))
         array([0.69314718])
     """
+    where = _class_mask(where, logits, axis)
     log_probs = log_softmax(logits, axis=axis, where=where)
     # labels take the logits' dtype (as sigmoid_binary_cross_entropy): float64 one_hot
     # labels would otherwise make a float32 model's loss float64
@@ -72,8 +74,9 @@ def softmax_cross_entropy_with_integer_labels(logits: ArrayLike, labels: ArrayLi
                                               axis: int = -1,
                                               where: Optional[ArrayLike] = None) -> Array:
     """Cross entropy of `logits` (classes along `axis`) and integer class `labels` (shape of
-    logits without `axis`): `logsumexp(logits, axis) - logits[label]`; `where` leaves
-    classes out.
+    logits without `axis`): `logsumexp(logits, axis) - logits[label]`; `where` (optax's)
+    of the logits' shape leaves classes out, one of the labels' shape leaves examples out
+    (loss 0).
 
     Example:
         >>> fg.nn.softmax_cross_entropy_with_integer_labels(np.array([[0.0, 0.0]]),
@@ -102,13 +105,35 @@ def softmax_cross_entropy_with_integer_labels(logits: ArrayLike, labels: ArrayLi
                          f"from {int(labels.min())} to {int(labels.max())}; mask out ignored "
                          f"examples with a weight instead of a negative label")
     if where is not None:  # (broadcast against logits before the class axis moves last)
-        where = fnp.moveaxis(fnp.broadcast_to(where, fnp.shape(logits)), axis, -1)
+        where = _class_mask(where, logits, ax)
+        where = fnp.moveaxis(fnp.broadcast_to(where, fnp.shape(logits)), ax, -1)
     logits = fnp.moveaxis(logits, axis, -1)
     label_logits = fnp.take_along_axis(logits, fnp.expand_dims(labels, -1), axis=-1)[..., 0]
     out = logsumexp(logits, axis=-1, where=where) - label_logits
     if where is not None:  # a row with every class masked out has loss 0 (as optax), not -inf
         out = fnp.where(fnp.any(where, axis=-1), out, 0)
     return fnp.asarray(out)
+
+
+def _class_mask(where: Optional[ArrayLike], logits: Array, axis: Axis):
+    """optax's `where` of the cross entropies: of the logits' shape (classes left out), or
+    of fewer dims, one entry per example (the logits' shape without the class `axis`),
+    which then leaves whole examples out (their loss is 0). Broadcasting a per-example mask
+    against the logits as it stands would make it a class mask."""
+    if where is None:
+        return None
+    where = fnp.asarray(where)
+    if fnp.ndim(where) != fnp.ndim(logits):
+        where = fnp.expand_dims(where, axis)
+    try:
+        np.broadcast_shapes(fnp.shape(where), fnp.shape(logits))
+    except ValueError:
+        raise ValueError(f"where of shape {fnp.shape(where)} fits neither the logits "
+                         f"{fnp.shape(logits)} (a class mask: same number of dims) nor one "
+                         f"entry per example (their shape without axis {axis}); for one class "
+                         "mask shared by every example, add the batch axis: where[None]"
+                         ) from None
+    return where
 
 
 def sigmoid_binary_cross_entropy(logits: ArrayLike, labels: ArrayLike) -> Array:
@@ -169,6 +194,7 @@ def huber_loss(predictions: ArrayLike, targets: Optional[ArrayLike] = None,
         >>> fg.nn.huber_loss(np.array([0.5, 3.0]))
         array([0.125, 2.5  ])
     """
+    delta = weak_scalar(delta)  # (a np.float64 delta made a float32 loss float64)
     abs_error = fnp.abs(_error(predictions, targets))
     quadratic = fnp.minimum(abs_error, delta)
     return 0.5 * quadratic * quadratic + delta * (abs_error - quadratic)
@@ -210,6 +236,7 @@ def cosine_similarity(predictions: ArrayLike, targets: ArrayLike, epsilon: float
         array(0.70710678)
     """
     predictions, targets = inexact(predictions), inexact(targets)
+    epsilon = weak_scalar(epsilon)  # (float32 stays float32)
 
     def unit(v):
         norm2 = masked_sum(v * v, axis, where, keepdims=True)

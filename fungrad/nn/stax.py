@@ -46,7 +46,7 @@ from ..lax import convolution as lax_conv
 from ..lax.misc import stop_gradient
 from . import activations as act
 from . import initializers as inits
-from ._util import Array
+from ._util import Array, weak_scalar as _weak
 
 __all__ = ["Layer", "init_state", "serial", "parallel", "FanOut", "FanInSum", "FanInConcat",
            "Identity", "Dense", "Flatten", "BatchNorm", "LayerNorm", "GroupNorm", "Dropout",
@@ -316,16 +316,6 @@ def Embedding(vocab_size: int, features: int,
 
 
 # ------------------------------------------------------------------ normalization
-def _weak(v):
-    """A NumPy scalar or 0-d array hyperparameter (rate, epsilon, momentum) as a Python
-    scalar: under NumPy's promotion rules a np.float64 one would make a float32 layer's
-    output (or state) float64, and a Python float keeps the activations' dtype. Anything
-    else is returned unchanged (so bad values still get the layer's own error)."""
-    if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0:
-        return v.item()
-    return v
-
-
 def _norm_axes(axis, ndim: int, layer: str = "BatchNorm") -> Tuple[int, ...]:
     axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
     try:
@@ -430,9 +420,9 @@ def BatchNorm(axis: Any = None, epsilon: float = 1e-5, momentum: float = 0.99,
 def LayerNorm(axis: Any = -1, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
               beta_init: inits.Initializer = inits.zeros,
               gamma_init: inits.Initializer = inits.ones) -> Layer:
-    """Layer normalization of each example over `axis` (default the last; counted from the
-    end, so it works on one example under `fg.vmap` too); params `(beta, gamma)` of those
-    axes' shape. No state.
+    """Layer normalization of each example over `axis` (default the last; positive axes count
+    in the input shape given to init_fn, so the same axes are normalized on one example
+    under `fg.vmap`); params `(beta, gamma)` of those axes' shape. No state.
 
     Example:
         >>> init_fn, apply_fn = fg.nn.LayerNorm()
@@ -441,17 +431,24 @@ def LayerNorm(axis: Any = -1, epsilon: float = 1e-5, center: bool = True, scale:
         array([[-1.,  1.]])
     """
     epsilon = _weak(epsilon)  # (float32 stays float32)
+    # positive axes count in the input shape init_fn saw (batch axis included): resolved
+    # there, they name the same axes of one example under fg.vmap
+    init_ndim = []
 
     def neg_axes(ndim):
         return tuple(a - ndim for a in _norm_axes(axis, ndim, "LayerNorm"))
 
     def params(key, input_shape):
+        init_ndim[:] = [len(input_shape)]
         fs = tuple(input_shape[a] for a in neg_axes(len(input_shape)))
         return _affine_params(fs, center, scale, beta_init, gamma_init, key)
 
     def apply_fn(params: Params, x: Array, **kw) -> Array:
         nd = fnp.ndim(x)
-        axes = tuple(a + nd for a in neg_axes(nd))
+        axes = tuple(a + nd for a in neg_axes(init_ndim[0] if init_ndim else nd))
+        if not all(0 <= a < nd for a in axes):
+            raise ValueError(f"LayerNorm(axis={axis}): input of shape {fnp.shape(x)} has no "
+                             f"axes {axes}; init_fn was given {init_ndim[0]} dims")
         mean = fnp.mean(x, axis=axes, keepdims=True)
         var = fnp.mean(fnp.square(x - mean), axis=axes, keepdims=True)
         y = (x - mean) / fnp.sqrt(var + epsilon)
