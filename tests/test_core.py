@@ -258,6 +258,18 @@ def test_jacobians_of_mixed_dtype_arguments_and_outputs():
     np.testing.assert_allclose(jr[0], 2 * np.eye(2))
 
 
+def test_jacfwd_of_integer_and_bool_outputs_is_zeros_of_their_dtype():
+    # as JAX's jacfwd (the blocks were float0 placeholder arrays, with no values)
+    f = lambda a: (fnp.round(a).astype(np.int32), a * 2.0, a > 0)  # noqa: E731
+    x = np.array([1.2, 2.7])
+    for jac in (fg.jacfwd(f), fg.jit(fg.jacfwd(f))):
+        ji, jf, jb = jac(x)
+        assert ji.dtype == np.int32 and jb.dtype == np.bool_ and ji.shape == jb.shape == (2, 2)
+        assert not ji.any() and not jb.any()
+        np.testing.assert_allclose(jf, 2 * np.eye(2))
+    assert fg.vmap(fg.jacfwd(f))(np.ones((3, 2)))[0].shape == (3, 2, 2)
+
+
 def test_vjp_of_integer_input_gives_float0():
     _, f_vjp = fg.vjp(lambda n, x: x * n, 3, 2.0)
     ct_n, ct_x = f_vjp(1.0)

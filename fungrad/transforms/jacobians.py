@@ -108,8 +108,9 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             return _split_aux(g, out) if has_aux else (out, None)
 
         def push(*tangents):
-            out_tree, _, t_out, _ = jvp_flat(g_flat, leaves, tangents, "jacfwd")
+            out_tree, p_out, t_out, _ = jvp_flat(g_flat, leaves, tangents, "jacfwd")
             state["out_tree"] = out_tree
+            state["out_dtypes"] = [aval_of(o).dtype for o in p_out]
             return t_out
         basis = _basis(avals)
         if not leaves:  # nothing to push: each output's block is the empty input tree
@@ -120,6 +121,10 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             t_out = _push_basis(push, basis)
         else:
             t_out = vmap(push, out_axes=-1, chunk_size=chunk_size)(*basis)
+        # an integer (or bool) output's block is zeros of its own dtype, as JAX's jacfwd (its
+        # tangents are float0, a placeholder dtype with no values)
+        t_out = [np.zeros(aval_of(o).shape, dt) if aval_of(o).dtype == float0 else o
+                 for o, dt in zip(t_out, state.get("out_dtypes", [None] * len(t_out)))]
         if holomorphic:
             for o in t_out:  # (the tangents carry the basis axis last)
                 a = aval_of(o)
