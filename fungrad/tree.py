@@ -59,19 +59,35 @@ class PyTreeDef:
         >>> td, td.num_leaves, td.unflatten([4, 5, 6])
         (PyTreeDef({'a': *, 'b': (*, *)}), 3, {'a': 4, 'b': (5, 6)})
     """
-    __slots__ = ("_nodes", "num_leaves", "_hash")
+    __slots__ = ("_nodes", "_num_leaves", "_hash")
 
     def __init__(self, nodes: tuple, num_leaves: int):
         self._nodes = nodes
-        self.num_leaves = num_leaves
+        self._num_leaves = num_leaves
         self._hash = None
+
+    @property
+    def num_leaves(self) -> int:
+        """Number of leaves (read-only: a treedef is a hashed cache key, as in JAX)."""
+        return self._num_leaves
+
+    def __reduce__(self):
+        # Leave the cached hash behind: str and type hashes differ between processes, so an
+        # unpickled copy must hash afresh to match the treedefs built where it is loaded.
+        return PyTreeDef, (self._nodes, self._num_leaves)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
         if type(other) is not PyTreeDef:
             return NotImplemented
-        return self.num_leaves == other.num_leaves and self._nodes == other._nodes
+        try:
+            return self._num_leaves == other._num_leaves and self._nodes == other._nodes
+        except (ValueError, TypeError) as e:  # e.g. arrays as aux_data: `==` is elementwise
+            raise ValueError(
+                f"comparing treedefs {self} and {other}: the aux_data (metadata) of a pytree "
+                f"node raised {type(e).__name__}: {e}; aux_data must be hashable with a "
+                "plain `==` (arrays cannot be aux_data / meta_fields)") from None
 
     def __hash__(self) -> int:
         h = self._hash
@@ -194,7 +210,10 @@ def _up_to(spec: Any, x: Any, path: str, out: list) -> None:
         children, x_aux = node.flatten(x)
         children = list(children)
     if len(children) != n or x_aux != aux:
-        if t is dict or t is _OrderedDict or t is _defaultdict:
+        if t is _defaultdict and aux[0] is not x_aux[0]:
+            detail = (f"expected a defaultdict with default_factory {aux[0]!r}, got "
+                      f"{x_aux[0]!r}")
+        elif t is dict or t is _OrderedDict or t is _defaultdict:
             keys = (aux[1], x_aux[1]) if t is _defaultdict else (aux, x_aux)
             detail = (f"expected a {t.__name__} with keys {list(keys[0])!r}, got keys "
                       f"{list(keys[1])!r}")
@@ -230,14 +249,47 @@ def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Ite
     _registry[nodetype] = _dispatch[nodetype] = _Node(nodetype, flatten_func, unflatten_func)
 
 
+def _dataclass_fields(cls: type, data_fields: Sequence[str] | None,
+                      meta_fields: Sequence[str] | None) -> tuple[list, list]:
+    """`(data, meta)` field names of dataclass `cls`; a list not given is the other fields
+    (with neither given, fields marked `field(metadata={"static": True})` are meta, as in
+    JAX)."""
+    fields = dataclasses.fields(cls)
+    names = [f.name for f in fields]
+    if data_fields is None and meta_fields is None:
+        meta = [f.name for f in fields if f.metadata.get("static", False)]
+    else:
+        meta = list(meta_fields or ())
+    data = [n for n in names if n not in meta] if data_fields is None else list(data_fields)
+    if meta_fields is None:
+        meta = [n for n in names if n not in data]
+    unknown = [n for n in data + meta if n not in names]
+    if unknown:
+        raise ValueError(f"register_dataclass: {cls.__name__} has no fields {unknown}")
+    both = set(data) & set(meta)
+    if both:
+        raise ValueError(f"register_dataclass: fields {sorted(both)} of {cls.__name__} "
+                         "are both data and meta fields")
+    missing = [n for n in names if n not in data and n not in meta]
+    if missing:  # (JAX lets init=False fields go unlisted: its unflatten runs __init__)
+        raise ValueError(f"register_dataclass: fields {missing} of {cls.__name__} are "
+                         "neither data nor meta fields; list every field, including "
+                         "init=False ones (unflattening sets fields directly, without "
+                         "__init__, so an unlisted field would be missing)")
+    return data, meta
+
+
 def register_dataclass(cls: type | None = None, data_fields: Sequence[str] | None = None,
                        meta_fields: Sequence[str] | None = None) -> Any:
     """Register a dataclass as a pytree node; works as a call or as a class decorator.
 
     `data_fields` are children (leaves or subtrees); `meta_fields` are static and part of
-    the treedef (they should be hashable). Fields not named are data fields. Unflattening
-    sets the fields directly (neither `__init__` nor `__post_init__` runs), so leaves may be
-    any objects, e.g. tracers.
+    the treedef (they should be hashable). Given one list, the other is the remaining
+    fields; given neither, fields marked `dataclasses.field(metadata={"static": True})` are
+    meta fields and the rest data (as in JAX). A class that is not a dataclass works too,
+    given both lists of attribute names. Unflattening sets the fields directly (neither
+    `__init__` nor `__post_init__` runs, unlike JAX), so leaves may be any objects, e.g.
+    tracers.
 
     Example:
         >>> import dataclasses
@@ -250,24 +302,19 @@ def register_dataclass(cls: type | None = None, data_fields: Sequence[str] | Non
         Linear(w=2.0, b=4.0)
     """
     def register(cls: type) -> type:
-        if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
-            raise TypeError(f"register_dataclass: {cls!r} is not a dataclass type")
-        names = [f.name for f in dataclasses.fields(cls)]
-        meta = list(meta_fields or ())
-        data = [n for n in names if n not in meta] if data_fields is None else list(data_fields)
-        if meta_fields is None:
-            meta = [n for n in names if n not in data]
-        unknown = [n for n in data + meta if n not in names]
-        if unknown:
-            raise ValueError(f"register_dataclass: {cls.__name__} has no fields {unknown}")
-        both = set(data) & set(meta)
-        if both:
-            raise ValueError(f"register_dataclass: fields {sorted(both)} of {cls.__name__} "
-                             "are both data and meta fields")
-        missing = [n for n in names if n not in data and n not in meta]
-        if missing:
-            raise ValueError(f"register_dataclass: fields {missing} of {cls.__name__} are "
-                             "neither data nor meta fields")
+        if not isinstance(cls, type):
+            raise TypeError(f"register_dataclass: expected a class, got {cls!r}")
+        if not dataclasses.is_dataclass(cls):  # any class, given both lists of attributes
+            if data_fields is None or meta_fields is None:
+                raise TypeError(f"register_dataclass: {cls!r} is not a dataclass type; give "
+                                "both data_fields and meta_fields for other classes")
+            data, meta = list(data_fields), list(meta_fields)
+            both = set(data) & set(meta)
+            if both:
+                raise ValueError(f"register_dataclass: attributes {sorted(both)} of "
+                                 f"{cls.__name__} are both data and meta fields")
+        else:
+            data, meta = _dataclass_fields(cls, data_fields, meta_fields)
         data_t, meta_t = tuple(data), tuple(meta)
 
         def flatten(x):
@@ -317,8 +364,13 @@ def _sorted_keys(d: dict) -> tuple:
             "order), or a registered pytree node") from None
 
 
+class _BadFlattenError(TypeError, ValueError):
+    """A registered flatten function returned no (children, aux_data) pair (JAX raises
+    ValueError; earlier fungrad TypeError)."""
+
+
 def _bad_flatten(t: type, out: Any) -> TypeError:
-    return TypeError(f"tree_flatten: the flatten function registered for {t.__qualname__} "
+    return _BadFlattenError(f"tree_flatten: the flatten function registered for {t.__qualname__} "
                      f"must return (children, aux_data), got {out!r:.200}")
 
 
@@ -413,8 +465,8 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
         raise TypeError(f"tree_unflatten: expected a PyTreeDef, got {type(treedef).__name__}")
     if type(leaves) is not list and type(leaves) is not tuple:
         leaves = list(leaves)
-    if len(leaves) != treedef.num_leaves:
-        raise ValueError(f"tree_unflatten: {treedef} expects {treedef.num_leaves} leaves, "
+    if len(leaves) != treedef._num_leaves:
+        raise ValueError(f"tree_unflatten: {treedef} expects {treedef._num_leaves} leaves, "
                          f"got {len(leaves)}")
     stack: list = []
     push = stack.append
@@ -438,8 +490,8 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
             push(dict(zip(aux, kids)))
         elif t is _NoneType:
             push(None)
-        else:
-            push(_dispatch[t].unflatten(aux, kids))
+        else:  # registered unflatten functions get a tuple of children, as in JAX
+            push(_dispatch[t].unflatten(aux, tuple(kids)))
     return stack[0]
 
 
@@ -485,15 +537,19 @@ def tree_map(f: Callable, tree: Any, *rest: Any,
         return tree_unflatten(treedef, [f(x) for x in leaves])
     all_leaves = [leaves]
     for i, r in enumerate(rest, 1):
-        r_leaves, r_def = tree_flatten(r, is_leaf)
-        if r_def != treedef:  # (the first tree may be a prefix of `r`, as in JAX)
-            try:
-                r_leaves = treedef.flatten_up_to(r)
-            except _StructureMismatch as e:
-                raise ValueError(f"tree_map: argument {i} has structure {r_def} but the first "
-                                 f"tree has {treedef}: {e}; every tree must have the first "
-                                 "tree's structure (or have it as a prefix)") from None
-        all_leaves.append(r_leaves)
+        if is_leaf is None:  # fast path: `r` usually has exactly the first tree's structure
+            r_leaves, r_def = tree_flatten(r)
+            if r_def == treedef:
+                all_leaves.append(r_leaves)
+                continue
+        # The first tree may be a prefix of `r` (JAX); is_leaf applies to the first tree
+        # only, so `r` is cut at the first tree's leaves without calling it.
+        try:
+            all_leaves.append(treedef.flatten_up_to(r))
+        except _StructureMismatch as e:
+            raise ValueError(f"tree_map: argument {i} has structure {tree_structure(r)} but "
+                             f"the first tree has {treedef}: {e}; every tree must have the "
+                             "first tree's structure (or have it as a prefix)") from None
     return tree_unflatten(treedef, [f(*xs) for xs in zip(*all_leaves)])
 
 
