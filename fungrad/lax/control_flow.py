@@ -522,20 +522,29 @@ def switch(index, branches: Sequence[Callable], *operands):
     return _bind_cond(index, bs, leaves, out_tree)
 
 
-def cond(pred, true_fn: Callable, false_fn: Callable, *operands):
+_NO_OPERAND = object()
+
+
+def cond(pred, true_fn: Callable, false_fn: Callable, *operands, operand=_NO_OPERAND):
     """`true_fn(*operands) if pred else false_fn(*operands)`, with `pred` possibly traced:
     JAX's `lax.cond`.
 
     `pred` is a scalar (bool, or a number: nonzero is true). Both branches are traced and
     must return the same pytree structure, shapes and dtypes; only the taken one runs
     (under `vmap` with a batched `pred`, both run and `select_n` picks per example).
-    Works under `jit`, `grad`, `jvp`, `vmap` and nested in itself.
+    Works under `jit`, `grad`, `jvp`, `vmap` and nested in itself. JAX's older spelling
+    `cond(pred, true_fn, false_fn, operand=x)` passes one operand by keyword.
 
     Example:
         >>> f = fg.jit(lambda x: fg.lax.cond(x > 0, fnp.sin, lambda x: -x, x))
         >>> f(np.array(-2.0))
         array(2.)
     """
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError("cond: pass the operands either positionally or as operand=, not "
+                            "both")
+        operands = (operand,)
     a = _scalar_index("pred", pred, "cond")
     if a.dtype.kind not in "biuf":
         raise TypeError(f"cond: pred must be a bool or number scalar, got {a.str_short()}")

@@ -869,6 +869,17 @@ def _weak_fits(value, dtype) -> bool:
     return dtypes.result_type(dtype, value) == dtype
 
 
+def _cast_weak_init(leaves, weak, out_avals, cast):
+    """The init leaves after `_check_carry` asked for `cast`: the Python-scalar leaves whose
+    dtype the body changed take the promoted dtype and are strong from then on; the other
+    weak leaves stay weak (as JAX promotes only the weak leaves that differ: a weak float
+    leaf multiplying a float32 one must keep it float32 when the body is traced again)."""
+    to = iter(cast)
+    changed = [w and aval_of(x).dtype != o.dtype for x, w, o in zip(leaves, weak, out_avals)]
+    leaves = [np.asarray(x, next(to)) if c else x for x, c in zip(leaves, changed)]
+    return leaves, [w and not c for w, c in zip(weak, changed)]
+
+
 def _trace_body(f, f_name, init_leaves, init_tree, x_avals, xs_tree, init_weak):
     """(graph: carry + x + lifted -> carry + y, lifted values, y tree, carry out avals)."""
     nh = len(init_leaves)
@@ -917,29 +928,40 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
         >>> fg.grad(lambda xs: fg.lax.scan(step, 0.0, xs)[1].sum())(np.array([1.0, 2.0, 3.0]))
         array([6., 4., 2.])
     """
+    return _scan(f, init, xs, length, reverse, unroll)
+
+
+def _scan(f, init, xs, length, reverse, unroll, init_weak=None) -> tuple:
+    """`scan`; `init_weak` (one flag per init leaf) marks leaves weakly typed, as a Python
+    scalar init is (fori_loop's counter: JAX's is a Python int)."""
     if not callable(f):
         raise TypeError(f"scan: f must be callable, got {type(f).__name__}")
+    if not (isinstance(unroll, (bool, np.bool_))
+            or isinstance(unroll, (int, np.integer)) and unroll >= 0):
+        raise ValueError(f"scan: unroll must be a bool or a non-negative int (iterations per "
+                         f"compiled step), got {unroll!r}")
+    # (np.bool_(True) unrolls fully as True does; a NumPy int is the int)
+    unroll = bool(unroll) if isinstance(unroll, (bool, np.bool_)) else int(unroll)
     f_name = getattr(f, "__name__", "f")
     xs_leaves, xs_tree = _tree.tree_flatten(xs)
     xs_leaves = [_as_leaf(x) for x in xs_leaves]
     n = _scan_length(xs_leaves, xs, length)
     init_leaves, init_tree = _tree.tree_flatten(init)
-    init_weak = [type(x) in (int, float, bool, complex) for x in init_leaves]
+    if init_weak is None:
+        init_weak = [type(x) in (int, float, bool, complex) for x in init_leaves]
     init_leaves = [_as_leaf(x) for x in init_leaves]
     x_avals = [ShapedArray(aval_of(x).shape[1:], aval_of(x).dtype) for x in xs_leaves]
     paths = _leaf_paths(init)
-    for _ in range(2):  # a second time after casting a Python-scalar init to the body's dtype
+    nh = len(init_leaves)
+    while True:  # again after casting Python-scalar init leaves to the body's dtypes
         graph, lifted, y_tree = _trace_body(f, f_name, init_leaves, init_tree, x_avals, xs_tree,
                                             init_weak)
-        nh = len(init_leaves)
+        out_avals = [v.aval for v in graph.outvars[:nh]]
         cast = _check_carry(f"scan: {f_name}", paths, [aval_of(x) for x in init_leaves],
-                            [v.aval for v in graph.outvars[:nh]], init_weak)
-        if not cast:
+                            out_avals, init_weak)
+        if not cast:  # (each cast makes a weak leaf strong: this ends)
             break
-        to = iter(cast)
-        init_leaves = [np.asarray(x, next(to)) if w and aval_of(x).dtype != o.aval.dtype
-                       else x for x, w, o in zip(init_leaves, init_weak, graph.outvars[:nh])]
-        init_weak = [False] * nh
+        init_leaves, init_weak = _cast_weak_init(init_leaves, init_weak, out_avals, cast)
     n_in = nh + len(x_avals)
     body = Body(_with_io(graph, graph.invars[n_in:] + graph.invars[:n_in]), len(lifted), nh)
     outs = scan_p.bind(*lifted, *init_leaves, *xs_leaves, body=body, length=n,
@@ -954,7 +976,8 @@ def fori_loop(lower, upper, body_fun: Callable, init_val: Any, unroll: int | Non
     With concrete bounds (Python or NumPy integers) it is a `scan` of `upper - lower`
     iterations, differentiable in reverse mode everywhere; with traced bounds it is a
     `while_loop` (reverse mode records a tape; see `while_loop`). `i` is a scalar array of
-    the bounds' integer dtype (int64 for Python ints).
+    the bounds' integer dtype (int64 for Python ints), weakly typed when the bounds are
+    concrete (as JAX's: `x + i` keeps a float32 `x` float32).
 
     Example:
         >>> fg.lax.fori_loop(0, 5, lambda i, x: x * 2.0, np.array(1.0))
@@ -976,8 +999,11 @@ def fori_loop(lower, upper, body_fun: Callable, init_val: Any, unroll: int | Non
     def step(carry, _):
         i, val = carry
         return (i + np.asarray(1, dtype), body_fun(i, val)), None
-    (_, val), _ = scan(step, (np.asarray(lo, dtype), init_val), None, length=max(hi - lo, 0),
-                       unroll=1 if unroll is None else unroll)
+    # with concrete bounds `i` is weakly typed (JAX's is a Python int), so `x + i` keeps a
+    # float32 or int16 carry's dtype instead of widening it to the counter's
+    weak = [True] + [type(x) in (int, float, bool, complex) for x in _tree.tree_leaves(init_val)]
+    (_, val), _ = _scan(step, (np.asarray(lo, dtype), init_val), None, max(hi - lo, 0), False,
+                        1 if unroll is None else unroll, init_weak=weak)
     return val
 
 
@@ -1032,8 +1058,11 @@ def map(f: Callable, xs: Any, batch_size: int | None = None):
     if batch_size is None:
         return scan(lambda c, x: (c, f(x)), None, xs)[1]
     from ..transforms.batching import vmap
-    if not isinstance(batch_size, int) or batch_size < 1:
+    # (NumPy integers too, as JAX takes them; a bool is not a size)
+    if (not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool)
+            or batch_size < 1):
         raise ValueError(f"map: batch_size must be a positive int, got {batch_size!r}")
+    batch_size = int(batch_size)
     leaves, tree = _tree.tree_flatten(xs)
     n = _scan_length([_as_leaf(x) for x in leaves], xs, None)
     full = n - n % batch_size
@@ -1048,6 +1077,8 @@ def map(f: Callable, xs: Any, batch_size: int | None = None):
     if n - full:
         rest = _tree.tree_unflatten(tree, [_as_leaf(x)[full:] for x in leaves])
         parts.append(vmap(f)(rest))
+    if not parts:  # no element: the plain loop of 0 iterations gives the ys' shapes
+        return scan(lambda c, x: (c, f(x)), None, xs)[1]
     if len(parts) == 1:
         return parts[0]
     return _tree.tree_map(lambda a, b: concatenate([a, b], 0), parts[0], parts[1])
@@ -1120,21 +1151,19 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any, *,
     weak = [type(x) in (int, float, bool, complex) for x in leaves]
     leaves = [_as_leaf(x) for x in leaves]
     paths = _leaf_paths(init_val)
-    for _ in range(2):  # again after casting a Python-scalar init to the body's dtype
+    while True:  # again after casting Python-scalar init leaves to the body's dtypes
         avals = [ShapedArray(aval_of(x).shape, aval_of(x).dtype, w) for x, w in zip(leaves, weak)]
         body, b_lifted, out_tree = _trace_fn(body_fun, "body_fun", in_tree, avals, carry=True)
         if out_tree != in_tree:
             raise TypeError(f"while_loop: body_fun must return a value with the same pytree "
                             f"structure as init_val, but init_val is {in_tree} and body_fun "
                             f"returns {out_tree}. Return the same containers.")
+        out_avals = [v.aval for v in body.outvars]
         cast = _check_carry("while_loop: body_fun", paths, [aval_of(x) for x in leaves],
-                            [v.aval for v in body.outvars], weak)
-        if not cast:
+                            out_avals, weak)
+        if not cast:  # (each cast makes a weak leaf strong: this ends)
             break
-        to = iter(cast)
-        leaves = [np.asarray(x, next(to)) if w and aval_of(x).dtype != o.aval.dtype else x
-                  for x, w, o in zip(leaves, weak, body.outvars)]
-        weak = [False] * len(leaves)
+        leaves, weak = _cast_weak_init(leaves, weak, out_avals, cast)
     avals = [ShapedArray(aval_of(x).shape, aval_of(x).dtype, w) for x, w in zip(leaves, weak)]
     cond, c_lifted, c_tree = _trace_fn(cond_fun, "cond_fun", in_tree, avals)
     pred = [v.aval for v in cond.outvars]

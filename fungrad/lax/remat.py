@@ -239,7 +239,7 @@ def save_only_these_names(*names: str) -> _Policy:
         >>> def layer(w, x):
         ...     return fnp.tanh(fg.checkpoint_name(x @ w, "proj"))
         >>> policy = fg.checkpoint_policies.save_only_these_names("proj")
-        >>> f = fg.checkpoint(layer, policy=policy)   # keeps x @ w; recomputes tanh
+        >>> f = fg.checkpoint(layer, policy=policy)   # every residual but "act" saved
         >>> fg.grad(lambda w: f(w, np.ones(2)).sum())(np.zeros((2, 2)))
         array([[1., 1.],
                [1., 1.]])
@@ -261,6 +261,37 @@ def save_any_names_but_these(*names: str) -> _Policy:
                [2., 2.]])
     """
     return _Names(names, False)
+
+
+class _AnythingBut(_Policy):
+    """Every value is saved except those tagged by `checkpoint_name` with one of `names`
+    (untagged values are saved too, unlike `_Names`)."""
+    __slots__ = ("names",)
+
+    def __init__(self, names):
+        self.names = _Names(names, True).names  # (same str check)
+
+    def _key(self):
+        return (tuple(sorted(self.names)),)
+
+    def __call__(self, prim, *avals, **params):
+        return prim is not name_p or params["name"] not in self.names
+
+
+def save_anything_except_these_names(*names: str) -> _Policy:
+    """Save every value, tagged or not, except those tagged by `checkpoint_name` with one of
+    `names`: these are recomputed in the backward pass.
+
+    Example:
+        >>> def layer(w, x):
+        ...     return fg.checkpoint_name(fnp.tanh(x @ w), "act") * 2.0
+        >>> policy = fg.checkpoint_policies.save_anything_except_these_names("act")
+        >>> f = fg.checkpoint(layer, policy=policy)   # every residual but "act" saved
+        >>> fg.grad(lambda w: f(w, np.ones(2)).sum())(np.zeros((2, 2)))
+        array([[2., 2.],
+               [2., 2.]])
+    """
+    return _AnythingBut(names)
 
 
 def save_from_both_policies(a: Callable, b: Callable) -> _Policy:
@@ -288,6 +319,7 @@ class _Policies:
     dots_with_no_batch_dims_saveable = checkpoint_dots_with_no_batch_dims = _Dots(True)
     save_only_these_names = staticmethod(save_only_these_names)
     save_any_names_but_these = staticmethod(save_any_names_but_these)
+    save_anything_except_these_names = staticmethod(save_anything_except_these_names)
     save_from_both_policies = staticmethod(save_from_both_policies)
 
     def __repr__(self):
