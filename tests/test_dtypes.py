@@ -261,3 +261,17 @@ def test_power_operator_with_a_python_scalar_follows_ndarrays_shortcuts():
             assert got.dtype == want.dtype, (a.dtype, p)
             np.testing.assert_array_equal(got, want)
     assert fg.grad(lambda x: x ** -1)(2.0) == -0.25 and fg.grad(lambda x: x ** 0.5)(4.0) == 0.25
+
+
+def test_weak_values_promoted_together_stay_weak_under_jit():
+    # a traced Python int times a Python float is a weak float, as 1 * 0.5 is eagerly: a
+    # float32 array times it stays float32 (it was strong float64 under jit)
+    f = lambda a, x: x * (a * 0.5)  # noqa: E731
+    x = np.ones(2, np.float32)
+    assert f(1, x).dtype == fg.jit(f)(1, x).dtype == np.float32
+    assert fg.jit(fg.grad(lambda x, a: fnp.sum(f(a, x))))(x, 1).dtype == np.float32
+    # fori_loop's weak counter: c + i * 0.5 keeps a float32 carry (JAX's result)
+    out = fg.lax.fori_loop(0, 3, lambda i, c: c + i * 0.5, np.float32(0))
+    assert out.dtype == np.float32 and out == 1.5
+    # a weak value meeting a strong array still takes the array's dtype; x.astype is strong
+    assert fg.jit(lambda a: (a * 0.5).astype(np.float64) * x)(1).dtype == np.float64

@@ -565,16 +565,21 @@ select_p.transpose = lambda ct, p, a, b: [
 
 
 # --------------------------------------------------------------------------- dtype conversion
-def _convert_impl(x, new_dtype):
+def _convert_impl(x, new_dtype, weak_type=False):
     return x.astype(new_dtype) if hasattr(x, "astype") else np.asarray(x, new_dtype)
 
 
 convert_element_type_p = _make(
     "convert_element_type", _convert_impl,
-    lambda x, new_dtype: ShapedArray(x.shape, np.dtype(new_dtype)))
+    lambda x, new_dtype, weak_type=False: ShapedArray(x.shape, np.dtype(new_dtype), weak_type))
 
 
-def convert_element_type(x, new_dtype):
+def convert_element_type(x, new_dtype, weak_type: bool = False):
+    """`x` as `new_dtype`; `weak_type=True` keeps the result weakly typed, for a weak value
+    cast by promotion with another weak one (a traced Python int times 0.5 is a weak
+    float, as the Python float 0.5 is: it must not make a float32 array float64)."""
+    if weak_type:
+        return convert_element_type_p.bind(x, new_dtype=np.dtype(new_dtype), weak_type=True)
     return convert_element_type_p.bind(x, new_dtype=np.dtype(new_dtype))
 
 
@@ -586,10 +591,10 @@ def _convert_linear(t, new_dtype):
     return t if _dtype_of(t) == new_dtype else convert_element_type(t, new_dtype)
 
 
-def _convert_jvp(primals, tangents, new_dtype):
+def _convert_jvp(primals, tangents, new_dtype, weak_type=False):
     x, = primals
     t, = tangents
-    out = convert_element_type(x, new_dtype)
+    out = convert_element_type(x, new_dtype, weak_type)
     if not is_inexact(new_dtype) or not is_inexact(_dtype_of(x)):
         return out, ZERO
     return out, _convert_linear(t, new_dtype)
@@ -597,7 +602,7 @@ def _convert_jvp(primals, tangents, new_dtype):
 
 convert_element_type_p.jvp = _convert_jvp
 # real -> complex (t -> t + 0i) transposes to the real part of the cotangent
-convert_element_type_p.transpose = lambda ct, x, new_dtype: [
+convert_element_type_p.transpose = lambda ct, x, new_dtype, weak_type=False: [
     _convert_linear(ct, x.aval.dtype)]
 
 
@@ -895,7 +900,7 @@ select_p.emit = _select_emit
 select_p.accepts_out = True  # the bitwise path writes into a dead or kept buffer
 
 
-def _convert_emit(ctx, ins, out, new_dtype):
+def _convert_emit(ctx, ins, out, new_dtype, weak_type=False):
     a = ctx.in_avals[0]
     if a.weak_type and a.dtype.kind == "i" and not a.shape and new_dtype.kind in "iu":
         # a Python int argument (a 0-d int64 here) converted as the int itself: NumPy

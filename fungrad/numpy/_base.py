@@ -146,8 +146,9 @@ def _describe(x) -> str:
     return f"{article} {name} ({text if len(text) <= 40 else text[:37] + '...'})"
 
 
-def cast(x, dtype):
-    """`x` as `dtype`; Python scalars stay weak scalars (NumPy casts them at use)."""
+def cast(x, dtype, weak: bool = False):
+    """`x` as `dtype`; Python scalars stay weak scalars (NumPy casts them at use), and with
+    `weak` a traced weak value stays weak (promotion among weak operands)."""
     if is_weak(x):
         # keep it a weak Python scalar, but of the computing kind (True * 1.5 -> 1.0 * 1.5),
         # so derivative rules never apply bool arithmetic to it
@@ -155,7 +156,9 @@ def cast(x, dtype):
         return float(x) if kind == "f" else complex(x) if kind == "c" else (
             int(x) if kind in "iu" else x)
     if isinstance(x, Tracer):
-        return x if x.aval.dtype == dtype else convert_element_type(x, dtype)
+        if x.aval.dtype == dtype:
+            return x
+        return convert_element_type(x, dtype, weak and x.aval.weak_type)
     x = _asarray(x)  # (a CuPy array stays one)
     return x if x.dtype == dtype else x.astype(dtype)
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..backend import array_module
 from ..core.trace import Tracer
+from ..lax.elementwise import convert_element_type
 import operator
 
 from ._base import (SEQUENCES, cast, has_tracer as _has_tracer, is_traced, lift, result_type,
@@ -36,7 +37,12 @@ def array(object, dtype=None, copy=True, *, order="K", ndmin: int = 0):
     else:
         from ._shape import stack
         out = stack([array(o) for o in object])
-    out = out if dtype is None else cast(out, np.dtype(dtype))
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        if isinstance(out, Tracer) and out.aval.weak_type:  # (an explicit dtype is strong,
+            out = convert_element_type(out, dtype)          # as NumPy's 0-d array of it)
+        else:
+            out = cast(out, dtype)
     missing = ndmin - len(shape_of(out))
     return out.reshape((1,) * missing + shape_of(out)) if missing > 0 else out
 

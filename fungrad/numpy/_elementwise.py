@@ -201,10 +201,13 @@ def _make_binary(name, np_fn, prim):
         if cdt.kind in "fc" and ax is not None and ay is not None and ax.dtype != ay.dtype \
                 and not (ax.weak_type or ay.weak_type):
             cdt = mixed_integer_dtype(np_fn, ax.dtype, ay.dtype) or cdt
+        # every operand weak (a traced Python scalar and a Python scalar or another): the
+        # result is weak too, as the Python arithmetic's result would be
+        weak = (ax is None or ax.weak_type) and (ay is None or ay.weak_type)
         if ax is None or ax.dtype != cdt:
-            x = cast(x, cdt)
+            x = cast(x, cdt, weak)
         if ay is None or ay.dtype != cdt:
-            y = cast(y, cdt)
+            y = cast(y, cdt, weak)
         if ax is not None and ay is not None and ax.shape != ay.shape:
             shape = broadcast_shapes(name, ("x", ax.shape), ("y", ay.shape))
             x = broadcast_to_shape(x, shape)
