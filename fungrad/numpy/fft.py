@@ -28,6 +28,8 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
            "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _dtype_cache: dict = {}
+# the functions of one axis and an `n`: NumPy's "s[i] = -1 keeps the input length" is not theirs
+_ONE_AXIS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
 
 
 def _numpy_dtype(np_fn, dtype) -> np.dtype:
@@ -55,28 +57,36 @@ def _norm(fname, norm):
 def _axes_and_lengths(fname, shape, s, axes, halved_input=False):
     """NumPy's reading of `s` / `axes` (axes default to the last len(s) axes, or all), as
     non-negative axes and the transform lengths; `halved_input` (irfft): the default length
-    of the last axis is 2 * (m - 1)."""
+    of the last axis is 2 * (m - 1). An entry -1 in `s` keeps the input's length along its
+    axis (NumPy 2) and None the 1-D function's default (NumPy 2 deprecates it, but obeys)."""
     nd = len(shape)
     if axes is None:
-        axes = range(nd) if s is None else range(nd - len(s), nd)
+        # (the last len(s) axes counted from the end, as NumPy does: an `s` longer than
+        # the array is then refused as out of bounds, not read as repeated axes)
+        axes = range(nd) if s is None else range(-len(s), 0)
     axes = _ints(fname, "axes are" if len(axes) != 1 else "axis is", axes)
     for a in axes:
         if not -nd <= a < nd:
-            raise ValueError(f"fft.{fname}: axis {a} is out of bounds for an array of shape "
-                             f"{shape}")
+            raise np.exceptions.AxisError(  # (NumPy's: a ValueError and an IndexError)
+                f"fft.{fname}: axis {a} is out of bounds for an array of shape {shape}")
     axes = tuple(a % nd for a in axes)
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"fft.{fname}: repeated axes {axes} are not supported on traced values "
-                         "(transform twice instead)")
+    defaults = [shape[a] for a in axes]
+    if halved_input and axes:
+        defaults[-1] = 2 * (shape[axes[-1]] - 1)
     if s is None:
-        lengths = [shape[a] for a in axes]
-        if halved_input and axes:
-            lengths[-1] = 2 * (shape[axes[-1]] - 1)
+        lengths = defaults
     else:
         if len(s) != len(axes):
             raise ValueError(f"fft.{fname}: s={tuple(s)} and axes={axes} must have the same "
                              "length")
-        lengths = _ints(fname, "s is" if len(s) != 1 else "n is", s)
+        if None in s and len(set(axes)) < len(axes):
+            # (NumPy reads such a None as the length left by the transforms before it)
+            raise ValueError(f"fft.{fname}: s={tuple(s)} with a None and repeated axes {axes} "
+                             "is not supported on traced values; give every length")
+        lengths = _ints(fname, "s is" if len(s) != 1 else "n is",
+                        [d if n is None else n for n, d in zip(s, defaults)])
+        if fname not in _ONE_AXIS:  # (a 1-D function's n=-1 is an invalid length)
+            lengths = [shape[a] if n == -1 else n for n, a in zip(lengths, axes)]
     for n in lengths:
         if n < 1:
             raise ValueError(f"fft.{fname}: invalid number of data points ({n}) specified; "
@@ -105,6 +115,36 @@ def _traced(a):
     return a if isinstance(a, Tracer) else None
 
 
+def _transform(x, fft_type, axes, lengths, norm):
+    """`x` padded or truncated to `lengths` along `axes` and transformed over them (one
+    `fft` primitive); where an axis repeats, NumPy transforms it once per mention, one axis
+    at a time (fftn / rfftn from the last axis back, irfftn from the first, with its real
+    inverse last), so do the same."""
+    def operand_length(kind, n):
+        return n // 2 + 1 if kind == "irfft" else n
+    if len(set(axes)) == len(axes):
+        for ax, n in zip(axes[:-1], lengths[:-1]):
+            x = _fit(x, ax, n)
+        x = _fit(x, axes[-1], operand_length(fft_type, lengths[-1]))
+        return _bind_fft(x, fft_type, axes, lengths, norm)
+    others = list(zip(axes[:-1], lengths[:-1]))
+    if fft_type == "irfft":
+        steps = [("ifft", ax, n) for ax, n in others] + [("irfft", axes[-1], lengths[-1])]
+    else:
+        rest = "fft" if fft_type == "rfft" else fft_type
+        steps = [(fft_type, axes[-1], lengths[-1])] + [(rest, ax, n) for ax, n in others[::-1]]
+    for kind, ax, n in steps:
+        x = _bind_fft(_fit(x, ax, operand_length(kind, n)), kind, (ax,), (n,), norm)
+    return x
+
+
+def _needs_an_axis(fname, axes):
+    # (the real transforms halve the last of `axes`: NumPy fails on none with an IndexError)
+    if not axes:
+        raise IndexError(f"fft.{fname}: axes=() transforms nothing; the real transforms need "
+                         "at least one axis (the last one is halved)")
+
+
 def _c2c(fname, a, s, axes, norm, inverse):
     """fft / ifft / fftn / ifftn / fft2 / ifft2 on a traced `a`."""
     norm = _norm(fname, norm)
@@ -112,9 +152,7 @@ def _c2c(fname, a, s, axes, norm, inverse):
     if not axes:  # (axes=() or a 0-d input: NumPy returns `a` itself, in its own dtype)
         return a
     x = _cast(a, _numpy_dtype(np.fft.fft, _dtype_of(a)))
-    for ax, n in zip(axes, lengths):
-        x = _fit(x, ax, n)
-    return _bind_fft(x, "ifft" if inverse else "fft", axes, lengths, norm)
+    return _transform(x, "ifft" if inverse else "fft", axes, lengths, norm)
 
 
 def _r2c(fname, a, s, axes, norm):
@@ -125,10 +163,9 @@ def _r2c(fname, a, s, axes, norm):
         raise TypeError(f"fft.{fname}: the input must be real, got {dt}; use fnp.fft.fft / "
                         "fftn for complex input")
     axes, lengths = _axes_and_lengths(fname, _shape_of(a), s, axes)
+    _needs_an_axis(fname, axes)
     x = a if _kind(dt) == "f" else _cast(a, np.float64)
-    for ax, n in zip(axes, lengths):
-        x = _fit(x, ax, n)
-    return _bind_fft(x, "rfft", axes, lengths, norm)
+    return _transform(x, "rfft", axes, lengths, norm)
 
 
 def _c2r(fname, a, s, axes, norm, probe=np.fft.irfft):
@@ -136,15 +173,12 @@ def _c2r(fname, a, s, axes, norm, probe=np.fft.irfft):
     on a traced `a`: the half spectrum along the last axis."""
     norm = _norm(fname, norm)
     axes, lengths = _axes_and_lengths(fname, _shape_of(a), s, axes, halved_input=True)
+    _needs_an_axis(fname, axes)
     # NumPy keeps a real float16 input's dtype through one real inverse, but the complex
     # transforms over the other axes come first and make it complex64
     out_dtype = _numpy_dtype(probe if len(axes) == 1 else _irfft_2d, _dtype_of(a))
     x = _cast(a, np.complex64 if out_dtype.itemsize <= 4 else np.complex128)
-    for ax, n in zip(axes[:-1], lengths[:-1]):
-        x = _fit(x, ax, n)
-    x = _fit(x, axes[-1], lengths[-1] // 2 + 1)
-    out = _bind_fft(x, "irfft", axes, lengths, norm)
-    return _cast(out, out_dtype)
+    return _cast(_transform(x, "irfft", axes, lengths, norm), out_dtype)
 
 
 def _irfft_2d(x):
@@ -413,6 +447,15 @@ def _frequency_scale(results, n, d):
     return multiply(_like(d, results), divide(1.0, multiply(n, d)))
 
 
+def _check_length(fname, n):
+    """NumPy's check on the signal length `n` of fftfreq / rfftfreq: an integer (a float is
+    refused, not used); fftfreq also refuses a negative one (rfftfreq's is an empty result)."""
+    if not isinstance(n, (int, np.integer)):
+        raise ValueError(f"fft.{fname}: n should be an integer, got {n!r}")
+    if fname == "fftfreq" and n < 0:
+        raise ValueError(f"fft.{fname}: n={n}: negative dimensions are not allowed")
+
+
 def fftfreq(n: int, d=1.0, device=None):
     """`numpy.fft.fftfreq`: the sample frequencies of an `fft` of length `n`, spacing `d`
     (differentiable in `d`).
@@ -427,6 +470,7 @@ def fftfreq(n: int, d=1.0, device=None):
     """
     if not isinstance(d, Tracer) and not _is_cupy(d):  # (NumPy's would mix in NumPy arrays)
         return np.fft.fftfreq(n, d, device=device)
+    _check_length("fftfreq", n)
     half = (n - 1) // 2 + 1
     ints = np.concatenate([np.arange(half), np.arange(-(n // 2), 0)])
     return _frequency_scale(ints, n, d)
@@ -443,6 +487,7 @@ def rfftfreq(n: int, d=1.0, device=None):
     """
     if not isinstance(d, Tracer) and not _is_cupy(d):
         return np.fft.rfftfreq(n, d, device=device)
+    _check_length("rfftfreq", n)
     return _frequency_scale(np.arange(n // 2 + 1), n, d)
 
 
@@ -456,7 +501,11 @@ def _roll_halves(fname, x, axes, first_half):
     elif isinstance(axes, (int, np.integer)):
         axes = (axes,)
     for ax in axes:
-        ax = int(ax) % len(shape)
+        ax = operator.index(ax)  # (a float axis is refused, as NumPy does, not truncated)
+        if not -len(shape) <= ax < len(shape):  # (wrapping it would shift another axis)
+            raise np.exceptions.AxisError(
+                f"fft.{fname}: axis {ax} is out of bounds for an array of shape {shape}")
+        ax %= len(shape)
         k = first_half(shape[ax])
         if k:
             x = concatenate([_slice_along(x, ax, k, shape[ax]), _slice_along(x, ax, 0, k)], ax)
