@@ -92,6 +92,9 @@ def ix_(*args):
     out = []
     nd = len(args)
     for k, a in enumerate(args):
+        if not isinstance(a, Tracer) and array_module(a) is np and not isinstance(a, np.ndarray):
+            a = np.asarray(a)  # (NumPy's: an empty list is an empty index, not float64)
+            a = a.astype(np.intp) if a.size == 0 else a
         if len(shape_of(a)) != 1:
             raise ValueError(f"ix_: cross index must be 1 dimensional, got shape {shape_of(a)}")
         if isinstance(a, Tracer) and a.aval.dtype == np.bool_:

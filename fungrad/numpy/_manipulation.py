@@ -50,6 +50,11 @@ def _ndim(x) -> int:
 
 
 def _axis(fname, axis, ndim) -> int:
+    """One axis as a non-negative int; a 0-d array has none (NumPy's AxisError, where
+    `single_axis`, which reads 0-d as 1-d for reductions, would give no axis at all)."""
+    if not ndim and isinstance(axis, (int, np.integer)):
+        raise np.exceptions.AxisError(f"{fname}: axis {axis} is out of bounds for array of "
+                                      "dimension 0")
     return single_axis(fname, axis, ndim)
 
 
@@ -105,14 +110,29 @@ def _gather_axis(x, idx, axis):
 
 
 def _scalar(value, dtype):
-    """A 0-d padding value of `dtype`: traced values cast, others as NumPy scalars (NumPy
-    casts assigned values unsafely, e.g. 1.7 into an int array is 1)."""
+    """A 0-d padding value of `dtype`: traced values cast, others converted as NumPy's pad
+    assigns them (`padded[...] = value`): 1.7 into an int array is 1, but NaN, infinity or an
+    integer out of the dtype's range raise, as they do there."""
     if isinstance(value, Tracer):
         value = reshape(value, ()) if value.aval.shape != () else value
         return cast(value, dtype)
+    out = np.empty((), dtype)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
-        return np.asarray(value).astype(dtype).reshape(())
+        out[...] = value
+    return out
+
+
+def _assigned(values, dtype):
+    """Concrete `values` as the array NumPy's put / place / putmask / fill_diagonal write into
+    an array of `dtype`: Python numbers and lists of them are converted with range checks
+    (300 into int8, NaN into an int array and a complex into a real array raise), NumPy arrays
+    and scalars cast unsafely (np.int64(300) into int8 wraps), as NumPy's own conversion."""
+    if isinstance(values, (np.ndarray, np.generic)) or array_module(values) is not np:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            return values.astype(dtype)
+    return np.array(values, dtype=dtype)
 
 
 def _pad_axis_const(x, axis, before, after, value):
@@ -210,7 +230,8 @@ def roll(a, shift, axis=None):
     shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
     total = [0] * nd
     for s, ax in zip(shifts.ravel(), axes.ravel()):
-        total[_axis("roll", operator.index(ax), nd)] += operator.index(s)
+        # (NumPy's int(): a float shift is truncated, an axis must be an integer)
+        total[_axis("roll", operator.index(ax), nd)] += int(s)
     x = a
     for ax, s in enumerate(total):
         n = shape_of(x)[ax]
@@ -268,8 +289,10 @@ def rot90(m, k=1, axes=(0, 1)):
     nd = m.ndim
     if axes[0] == axes[1] or abs(axes[0] - axes[1]) == nd:
         raise ValueError(f"rot90: the two axes must be different, got axes={axes}")
+    if not all(-nd <= ax < nd for ax in axes):  # (NumPy's error, a 0-d array included)
+        raise ValueError(f"rot90: Axes={axes} out of range for array of ndim={nd}")
     i, j = _axis("rot90", axes[0], nd), _axis("rot90", axes[1], nd)
-    k = int(k) % 4
+    k = k % 4  # (NumPy's reading of a float k: 1.5 is none of 0, 1, 2, so it turns as 3)
     if k == 0:
         return m
     if k == 2:
@@ -450,11 +473,13 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     step, stop = _diagonal_positions(shape, wrap)
     size = int(np.prod(shape))
     count = len(range(0, stop, step))
-    if type(val) is int or (type(val) in (list, tuple) and all(type(v) is int for v in val)):
-        val = np.asarray(val, dtype_of(a))  # NumPy's OverflowError for out-of-range ints
-    vals = _cycled(ravel(_arr(val)), count, dtype_of(a))
+    if not has_tracer(val):
+        val = _assigned(val, dtype_of(a))  # (NumPy's errors: 300 into int8, NaN into ints)
+        if val.size == 0:  # (NumPy's flat assignment of no values writes nothing)
+            return a
     if count == 0:
         return a
+    vals = _cycled(ravel(_arr(val)), count, dtype_of(a))
     hi = size - ((count - 1) * step + 1)
     placed = S.pad_p.bind(vals, np.zeros((), dtype_of(a)), padding_config=((0, hi, step - 1),))
     mask = np.zeros(size, bool)
@@ -605,12 +630,12 @@ def atleast_3d(*arys):
 
 
 def _joined(fname, tup):
-    if isinstance(tup, Tracer) or not isinstance(tup, (list, tuple)):
-        if not isinstance(tup, Tracer):
-            raise TypeError(f"{fname}: arrays to stack must be passed as a sequence (a list or "
-                            "tuple), e.g. fnp.{fname}([x, y])")
+    if not hasattr(tup, "__getitem__"):  # (NumPy's check: a generator or a set has no order)
+        raise TypeError(f"{fname}: arrays to stack must be passed as a sequence (a list or "
+                        f"tuple), e.g. fnp.{fname}([x, y]), got a {type(tup).__name__}")
+    if isinstance(tup, Tracer):
         return list(tup)  # a traced array: its rows
-    return [_arr(a) for a in tup]
+    return [_arr(a) for a in tup]  # (a NumPy array: its rows too)
 
 
 def _concat_as(fname, arrays, axis, dtype, casting):
@@ -1027,7 +1052,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if not isinstance(array, Tracer):
         array = np.asarray(array)
     nd = _ndim(array)
-    widths = [(int(b), int(a)) for b, a in _pairs("pad", pad_width, nd, as_index=True)]
+    widths = [(int(b), int(a)) for b, a in _pairs("pad", _pad_widths(pad_width, nd), nd,
+                                                  as_index=True)]
     if mode in ("constant", "empty"):
         return _pad_constant(array, widths, kwargs.get("constant_values", 0))
     shape = shape_of(array)
@@ -1059,6 +1085,29 @@ def pad(array, pad_width, mode="constant", **kwargs):
             else:
                 x = _gather_axis(x, np.pad(np.arange(n), (b, a), mode=mode), ax)
     return x
+
+
+def _pad_widths(pad_width, nd):
+    """NumPy's reading of `pad_width` before broadcasting it to pairs: a dict maps axes to a
+    width or a (before, after) pair (the other axes get none), and the widths must be
+    integers (1.5 or an empty tuple raise a TypeError, they are not rounded)."""
+    if has_tracer(pad_width):
+        return pad_width
+    if isinstance(pad_width, dict):
+        seq = [(0, 0)] * nd
+        for axis, width in pad_width.items():
+            if type(width) is int:
+                seq[axis] = (width, width)
+            elif (type(width) is tuple and len(width) == 2
+                  and all(type(w) is int for w in width)):
+                seq[axis] = width
+            else:
+                raise TypeError(f"pad: a pad_width dict maps an axis to an int or a pair of "
+                                f"ints, got {width!r} for axis {axis}")
+        pad_width = seq
+    if np.asarray(pad_width).dtype.kind != "i":
+        raise TypeError(f"pad: `pad_width` must be of integral type, got {pad_width!r}")
+    return pad_width
 
 
 def _pad_constant(x, widths, values):
@@ -1102,7 +1151,7 @@ def _pad_ramp(x, ax, b, a, e0, e1):
         if not left:
             k = np.flip(k, ax)
         ramp = add(multiply(k, _ramp_step(edge_v, end_v, width)), end_v)
-        if dt.kind in "iub":
+        if dt.kind in "iu":  # (NumPy's linspace floors for integer dtypes, not for bool)
             from ._elementwise import floor
             ramp = floor(ramp)
         ramp = broadcast_to_shape(cast(ramp, dt), shape[:ax] + (width,) + shape[ax + 1:])
@@ -1163,13 +1212,25 @@ def _pad_linear_map(x, ax, b, a, mode):
     """Odd reflection: linear in `x` along `ax`, so the padded parts are NumPy's own
     `pad(eye(n))` matrix applied along that axis."""
     from ._contract import tensordot
-    n = shape_of(x)[ax]
-    m = np.pad(np.eye(n, dtype=dtype_of(x) if dtype_of(x).kind != "b" else np.int64),
-               ((b, a), (0, 0)), mode=mode, reflect_type="odd")
-    parts = [moveaxis(tensordot(m[:b], x, axes=([1], [ax])), 0, ax)] if b else []
+    n, dt = shape_of(x)[ax], dtype_of(x)
+    if dt.kind == "b":
+        # NumPy's odd reflection of bools, `2 * edge - chunk` written back as a bool, is
+        # `edge or chunk`, chunk by chunk: each padded value is the OR of the elements whose
+        # unit vectors NumPy's own pad lights up there (a count > 0 of a 0/1 matrix product)
+        m = np.pad(np.eye(n, dtype=bool), ((b, a), (0, 0)), mode=mode,
+                   reflect_type="odd").astype(np.int64)
+        x_in = cast(x, np.dtype(np.int64))
+    else:
+        m = np.pad(np.eye(n, dtype=dt), ((b, a), (0, 0)), mode=mode, reflect_type="odd")
+        x_in = x
+
+    def side(rows):
+        out = moveaxis(tensordot(rows, x_in, axes=([1], [ax])), 0, ax)
+        return cast(out, dt) if dt.kind == "b" else out
+    parts = [side(m[:b])] if b else []
     parts.append(x)
     if a:
-        parts.append(moveaxis(tensordot(m[b + n:], x, axes=([1], [ax])), 0, ax))
+        parts.append(side(m[b + n:]))
     return concatenate(parts, axis=ax)
 
 
@@ -1231,8 +1292,9 @@ def piecewise(x, condlist, funclist, *args, **kw):
     if not _traced(x, condlist) and xp is np:
         return np.piecewise(x, condlist, funclist, *args, **kw)
     nd = _ndim(x)
-    if isinstance(condlist, Tracer):
-        conds = [condlist] if (condlist.ndim <= 1 and nd != 0) else list(condlist)
+    if isinstance(condlist, Tracer):  # (a 0-d one is a scalar condition, as NumPy's bool)
+        conds = [condlist] if (condlist.ndim == 0 or (condlist.ndim == 1 and nd != 0)) \
+            else list(condlist)
     elif np.isscalar(condlist) or (not isinstance(condlist[0], (list, np.ndarray, Tracer))
                                    and not is_cupy(condlist[0]) and nd != 0):
         conds = [condlist]
@@ -1240,6 +1302,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
         conds = list(condlist)
     conds = [_arr(c) for c in conds]
     conds = [c if is_traced(c) else _asarray(c, np.bool_) for c in conds]
+    conds = [_condition_mask(c, shape_of(x)) for c in conds]
     n, n2 = len(conds), len(funclist)
     if n == n2 - 1:
         from ._reductions import any as _any
@@ -1254,8 +1317,21 @@ def piecewise(x, condlist, funclist, *args, **kw):
     for c, f in zip(conds, funclist):
         val = f(x, *args, **kw) if callable(f) else f
         val = xp.asarray(val, dt) if is_weak(val) else cast(_arr(val), dt)
-        out = where(broadcast_to_shape(c, shape_of(x)), val, out)
+        out = where(c, val, out)
     return broadcast_to_shape(out, shape_of(x))
+
+
+def _condition_mask(c, shape):
+    """A piecewise condition as a mask of `x`'s shape. NumPy indexes `x[c]` with it, so a
+    condition of fewer dims selects along the leading axes of `x` (a (3,) condition picks
+    rows of a (3, 3) x); it is not broadcast from the right."""
+    cs = shape_of(c)
+    if cs != shape[:len(cs)]:
+        raise IndexError(f"piecewise: boolean index did not match indexed array: a condition "
+                         f"of shape {cs} selects the leading axes of x, of shape {shape}")
+    if len(cs) < len(shape):
+        c = reshape(c, cs + (1,) * (len(shape) - len(cs)))
+    return broadcast_to_shape(c, shape)
 
 
 def _stack_conds(conds, shape):
@@ -1366,6 +1442,10 @@ def put(a, ind, v, mode="raise", *, inplace=True):
     a = _arr(a)
     if not _traced(a, ind, v):
         return _eager_update(np.put, a, ind, v, mode=mode)
+    if not has_tracer(v):
+        v = _assigned(v, dtype_of(a))
+        if v.size == 0:  # (NumPy's put of no values writes nothing, checks no index)
+            return a
     n = int(np.prod(shape_of(a)))
     ind = _arr(ind)
     if isinstance(ind, Tracer):
@@ -1433,9 +1513,26 @@ def put_along_axis(arr, indices, values, axis, inplace=True):
         term = multiply(part, int(strides[d]))
         flat = term if flat is None else add(flat, term)
     flat = ravel(broadcast_to(flat, full))
-    vals = ravel(broadcast_to(cast(_arr(values), dtype_of(arr)) if not is_weak(values)
-                              else np.asarray(values, dtype_of(arr)), full))
+    values = cast(_arr(values), dtype_of(arr)) if has_tracer(values) else _assigned(
+        values, dtype_of(arr))
+    vals = ravel(_setitem_broadcast("put_along_axis", values, full))
     return reshape(_flat_set(ravel(arr), flat, vals), shape)
+
+
+def _setitem_broadcast(fname, values, shape):
+    """`values` broadcast to `shape` as NumPy's `arr[index] = values` does: leading length-1
+    axes beyond the indexed shape are dropped first ((1, 2) values fill 2 positions)."""
+    vs = shape_of(values)
+    drop = 0
+    while len(vs) - drop > len(shape) and vs[drop] == 1:
+        drop += 1
+    if drop:
+        values = reshape(values, vs[drop:])
+    try:
+        return broadcast_to(values, shape)
+    except ValueError:
+        raise ValueError(f"{fname}: shape mismatch: value array of shape {vs} could not be "
+                         f"broadcast to indexing result of shape {shape}") from None
 
 
 def place(arr, mask, vals, *, inplace=True):
@@ -1449,9 +1546,10 @@ def place(arr, mask, vals, *, inplace=True):
         array([7., 2., 8., 7.])
     """
     _check_inplace("place", inplace, "arr = fnp.place(arr, mask, vals, inplace=False)")
-    arr, mask, vals = _arr(arr), _arr(mask), _arr(vals)
-    if not _traced(arr, mask, vals):
+    arr, mask = _arr(arr), _arr(mask)
+    if not _traced(arr, mask, vals):  # (`vals` as given: NumPy converts a list unlike an array)
         return _eager_update(np.place, arr, mask, vals)
+    vals = _masked_values("place", vals, dtype_of(arr))
     flat = ravel(arr)
     vals = ravel(vals)
     m = shape_of(vals)[0]
@@ -1471,6 +1569,23 @@ def place(arr, mask, vals, *, inplace=True):
     return reshape(where(mflat, picked, flat), shape_of(arr))
 
 
+def _masked_values(fname, values, dtype):
+    """place / putmask values written into an array of `dtype`: an array (traced or not) must
+    cast safely, as NumPy's check (a float64 array into a float32 one raises); Python numbers
+    and lists convert with NumPy's range checks (`_assigned`)."""
+    values = lift(values)
+    if isinstance(values, Tracer) or (isinstance(values, np.ndarray) and values.ndim):
+        src = dtype_of(values)
+        if not np.can_cast(src, dtype, "safe"):
+            raise TypeError(f"{fname}: Cannot cast array data from {src!r} to {dtype!r} "
+                            "according to the rule 'safe'")
+        return cast(values, dtype) if isinstance(values, Tracer) else values.astype(dtype)
+    if isinstance(values, np.ndarray) and not np.can_cast(values.dtype, dtype, "safe"):
+        raise TypeError(f"{fname}: Cannot cast scalar from {values.dtype!r} to {dtype!r} "
+                        "according to the rule 'safe'")
+    return _assigned(values, dtype)
+
+
 def putmask(a, mask, values, *, inplace=True):
     """`numpy.putmask`, functional: a new array with `a.flat[i] = values.flat[i % len]` where
     `mask` is true. Pass `inplace=False`.
@@ -1488,7 +1603,7 @@ def putmask(a, mask, values, *, inplace=True):
     if shape_of(mask) != shape:
         raise ValueError(f"putmask: mask and data must be the same size, got mask shape "
                          f"{shape_of(mask)} and data shape {shape}")
-    vals = ravel(_arr(values)) if not is_weak(values) else np.asarray([values])
+    vals = ravel(_masked_values("putmask", values, dtype_of(a)))
     if shape_of(vals)[0] == 0:
         return a
     full = reshape(_cycled(vals, int(np.prod(shape)), dtype_of(a)), shape)

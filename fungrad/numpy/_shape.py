@@ -36,32 +36,75 @@ def _resolve_shape(fname, shape, size, old_shape):
     return shape
 
 
-def reshape(a, shape, order="C"):
-    """`numpy.reshape` (C order), one dimension may be -1.
+def _strict_axis(fname, axis, ndim):
+    """One axis of an `ndim`-dim array as a non-negative int; unlike `normalize_axis` (which
+    lets reductions read a 0-d array as 1-d) a 0-d array has no axis, as in NumPy's
+    moveaxis, split, roll... (an AxisError, not an IndexError from an empty tuple)."""
+    if not ndim and isinstance(axis, (int, np.integer)):
+        raise np.exceptions.AxisError(f"{fname}: axis {axis} is out of bounds for array of "
+                                      "dimension 0")
+    return single_axis(fname, axis, ndim)
+
+
+def _traced_order(fname, order):
+    """The element order 'C' or 'F' of a traced reshape / ravel. A traced value has no memory
+    layout, so 'A' and 'K' (the order of the input's memory) have no meaning there: they
+    raise rather than silently read the array in C order where NumPy would not."""
+    if order is None or order == "C":
+        return "C"
+    if order == "F":
+        return "F"
+    if order in ("A", "K"):
+        raise NotImplementedError(f"{fname}: order={order!r} follows the memory layout of the "
+                                  "input, which a traced value does not have; pass order='C' "
+                                  "or order='F'")
+    raise ValueError(f"{fname}: order must be one of 'C', 'F', 'A' or 'K', got {order!r}")
+
+
+def reshape(a, shape=None, order="C", *, copy=None):
+    """`numpy.reshape` in C or Fortran (`order='F'`) order; one dimension may be -1.
+    `copy` applies to concrete arrays (a traced value is immutable).
 
     Example:
         >>> fnp.reshape(np.arange(6.0), (2, -1))
         array([[0., 1., 2.],
                [3., 4., 5.]])
+        >>> fnp.reshape(np.arange(6.0), (2, 3), order="F")
+        array([[0., 2., 4.],
+               [1., 3., 5.]])
     """
     a = lift(a)
-    if order != "C":
-        raise NotImplementedError("reshape: only order='C' is supported")
+    if shape is None:
+        raise TypeError("reshape: the new shape is required, e.g. fnp.reshape(a, (2, 3))")
     if not is_traced(a):
-        return np.reshape(a, shape)
+        return np.reshape(a, shape, order=order) if copy is None else np.reshape(
+            a, shape, order=order, copy=copy)
+    if order == "K":  # (NumPy's own error: there is no memory order to reshape in)
+        raise ValueError("reshape: order 'K' is not permitted for reshaping")
     old = a.aval.shape
     new = _resolve_shape("reshape", shape, a.aval.size, old)
+    if _traced_order("reshape", order) == "F":
+        # Fortran order reads and writes with the first index fastest: C order on the
+        # reversed axes
+        flat = a if len(old) < 2 else S.transpose(a, tuple(range(len(old) - 1, -1, -1)))
+        out = flat if new[::-1] == shape_of(flat) else S.reshape(flat, new[::-1])
+        return out if len(new) < 2 else S.transpose(out, tuple(range(len(new) - 1, -1, -1)))
     return a if new == old else S.reshape(a, new)
 
 
-def ravel(a):
-    """`numpy.ravel`: the flattened array.
+def ravel(a, order="C"):
+    """`numpy.ravel`: the flattened array (C or Fortran order).
 
     Example:
         >>> fnp.ravel(np.array([[1.0, 2.0], [3.0, 4.0]]))
         array([1., 2., 3., 4.])
+        >>> fnp.ravel(np.array([[1.0, 2.0], [3.0, 4.0]]), order="F")
+        array([1., 3., 2., 4.])
     """
-    return reshape(a, (-1,))
+    a = lift(a)
+    if not is_traced(a):
+        return np.ravel(a, order=order)
+    return reshape(a, (-1,), order=_traced_order("ravel", order))
 
 
 def transpose(a, axes=None):
@@ -104,8 +147,8 @@ def moveaxis(a, source, destination):
     if len(src) != len(dst):
         raise ValueError("moveaxis: source and destination must have the same number of "
                          f"elements, got {src} and {dst}")
-    src = [single_axis("moveaxis", s, nd) for s in src]
-    dst = [single_axis("moveaxis", d, nd) for d in dst]
+    src = [_strict_axis("moveaxis", s, nd) for s in src]
+    dst = [_strict_axis("moveaxis", d, nd) for d in dst]
     order = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -167,6 +210,9 @@ def squeeze(a, axis=None):
     shape = a.shape
     if axis is None:
         axes = tuple(i for i, d in enumerate(shape) if d == 1)
+    elif not isinstance(axis, (int, np.integer, tuple)):  # (NumPy's: a list is no axis)
+        raise TypeError(f"squeeze: axis must be an int or a tuple of ints, got "
+                        f"{type(axis).__name__} {axis!r}")
     else:
         axes = normalize_axis("squeeze", axis, len(shape))
         bad = [i for i in axes if shape[i] != 1]
@@ -199,8 +245,28 @@ def broadcast_to(array, shape):
     return broadcast_to_shape(array, shape)
 
 
-def concatenate(arrays, axis=0):
-    """`numpy.concatenate` along `axis` (None flattens first).
+def _reject_out(fname, out):
+    if out is not None:
+        raise TypeError(f"{fname}: out= is not supported on traced values (arrays are "
+                        f"immutable); write `y = fnp.{fname}(...)` instead")
+
+
+def cast_for_join(fname, arrays, dtype, casting):
+    """`arrays` cast to `dtype` (None: unchanged) under NumPy's `casting` rule: joining float
+    arrays as integers raises under the default "same_kind", as NumPy's does."""
+    if dtype is None:
+        return arrays
+    dtype = np.dtype(dtype)
+    for a in arrays:
+        if not np.can_cast(np.dtype(result_type(a)), dtype, casting):
+            raise TypeError(f"{fname}: Cannot cast array data from {np.dtype(result_type(a))!r} "
+                            f"to {dtype!r} according to the rule {casting!r}")
+    return [cast(np.asarray(a) if isinstance(a, (int, float, bool, complex)) else a, dtype)
+            for a in arrays]
+
+
+def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """`numpy.concatenate` along `axis` (None flattens first); `dtype` / `casting` as NumPy's.
 
     Example:
         >>> fnp.concatenate([np.array([1.0, 2.0]), np.array([3.0])])
@@ -213,10 +279,16 @@ def concatenate(arrays, axis=0):
     if not arrays:
         raise ValueError("concatenate: need at least one array to concatenate")
     if not is_traced(*arrays):
-        return call_on_one_device(np.concatenate, arrays, axis=axis)
+        # (the keywords passed only when given: CuPy's concatenate has no casting=)
+        kw = {k: v for k, v in (("out", out), ("dtype", dtype)) if v is not None}
+        if casting != "same_kind":
+            kw["casting"] = casting
+        return call_on_one_device(np.concatenate, arrays, axis=axis, **kw)
+    _reject_out("concatenate", out)
     if axis is None:
         arrays = [ravel(a) for a in arrays]
         axis = 0
+    arrays = cast_for_join("concatenate", arrays, dtype, casting)
     dt = result_type(*arrays)
     arrays = [cast(np.asarray(a) if isinstance(a, (int, float, bool, complex)) else a, dt)
               for a in arrays]
@@ -241,8 +313,8 @@ def concatenate(arrays, axis=0):
     return S.concatenate(arrays, ax)
 
 
-def stack(arrays, axis=0):
-    """`numpy.stack`: join along a new axis.
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """`numpy.stack`: join along a new axis; `dtype` / `casting` as NumPy's.
 
     Example:
         >>> fnp.stack([np.array([1.0, 2.0]), np.array([3.0, 4.0])], axis=1)
@@ -256,13 +328,18 @@ def stack(arrays, axis=0):
     if not arrays:
         raise ValueError("stack: need at least one array to stack")
     if not is_traced(*arrays):
-        return np.stack(arrays, axis=axis)
+        kw = {k: v for k, v in (("out", out), ("dtype", dtype)) if v is not None}
+        if casting != "same_kind":
+            kw["casting"] = casting
+        return np.stack(arrays, axis=axis, **kw)
+    _reject_out("stack", out)
     shapes = {shape_of(a) for a in arrays}
     if len(shapes) != 1:
         raise ValueError(f"stack: all input arrays must have the same shape, got "
                          f"{[shape_of(a) for a in arrays]}")
     nd = len(shapes.pop()) + 1
-    ax, = normalize_axis("stack", axis, nd)
+    ax = _strict_axis("stack", axis, nd)
+    arrays = cast_for_join("stack", arrays, dtype, casting)
     return concatenate([expand_dims(_asarray(a) if not is_traced(a) else a, ax)
                         for a in arrays], axis=ax)
 
@@ -280,13 +357,16 @@ def split(ary, indices_or_sections, axis=0):
     if not is_traced(ary):
         return np.split(ary, indices_or_sections, axis)
     shape = ary.shape
-    ax, = normalize_axis("split", axis, len(shape))
+    ax = _strict_axis("split", axis, len(shape))
     n = shape[ax]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        k = int(indices_or_sections)
-        if k <= 0 or n % k:
+    if np.ndim(indices_or_sections) == 0:  # a count (NumPy's: anything without a len())
+        sections = indices_or_sections
+        if sections == 0 or n % sections:
             raise ValueError(f"split: array split does not result in an equal division: axis "
-                             f"{ax} of shape {shape} has size {n}, sections={k}")
+                             f"{ax} of shape {shape} has size {n}, sections={sections}")
+        k = int(sections)  # (as NumPy's array_split: 2.0 sections are 2)
+        if k <= 0:
+            raise ValueError(f"split: the number of sections must be larger than 0, got {k}")
         points = [n // k * i for i in range(1, k)]
     else:
         points = [operator.index(p) for p in indices_or_sections]
@@ -311,7 +391,8 @@ def flip(m, axis=None):
     if not is_traced(m):
         return np.flip(m, axis)
     nd = m.ndim
-    if not nd and axis is not None:  # (normalize_axis lets reductions read 0-d as 1-d)
+    if not nd and axis is not None and not (type(axis) is tuple and not axis):
+        # (normalize_axis lets reductions read 0-d as 1-d; an empty tuple flips nothing)
         raise np.exceptions.AxisError(f"flip: axis {axis} is out of bounds for array of "
                                       "dimension 0")
     axes = normalize_axis("flip", axis, nd)
