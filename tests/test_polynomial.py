@@ -198,3 +198,13 @@ def test_polymul_trims_leading_zeros_where_the_values_are_known():
     np.testing.assert_allclose(got, np.concatenate([[0.0], want]))
     _agree(fnp.polymul, np.polymul, a, b[1:])
     check_grads(fnp.polymul, (a, b[1:]), order=2)
+
+
+def test_traced_vander_refuses_a_negative_n_as_numpy():
+    import fungrad as fg
+    import fungrad.numpy as fnp
+    x = np.arange(4.0)
+    with pytest.raises(ValueError, match="negative"):
+        np.vander(x, -1)
+    with pytest.raises(ValueError, match="negative"):
+        fg.jit(lambda x: fnp.vander(x, -1))(x)

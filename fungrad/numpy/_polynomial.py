@@ -300,6 +300,8 @@ def vander(x, N: int | None = None, increasing: bool = False):
         raise ValueError(f"vander: x must be a one-dimensional array or sequence, got shape "
                          f"{shape_of(x)}")
     n = shape_of(x)[0] if N is None else operator.index(N)
+    if n < 0:
+        raise ValueError(f"vander: N={n}: negative dimensions are not allowed")
     # NumPy's promote_types(x.dtype, int): float32 x gives float64 (bfloat16 as float16)
     dt = promote_types(x.aval.dtype, np.int64)
     x = cast(x, dt)
