@@ -349,3 +349,18 @@ def test_ix_with_an_empty_list():
     got = fg.jit(lambda i: fnp.ix_(i, []))(np.array([0, 1]))
     for g, w in zip(got, want):
         _same(g, w)
+
+
+# ---- take / repeat on traced 0-d arrays and Python-float counts, as NumPy
+def test_traced_take_and_repeat_of_0d_arrays_and_float_counts():
+    x0 = np.array(3.0)
+    cases = [(lambda m, x: m.repeat(x, 2, axis=0), x0), (lambda m, x: m.take(x, 0, axis=0), x0),
+             (lambda m, x: m.take(x, 0, axis=-1), x0),
+             (lambda m, x: m.repeat(x, 2.0), np.arange(3.0))]
+    for f, x in cases:
+        want = f(np, x)
+        got = fg.jit(lambda x: f(fnp, x))(x)
+        assert np.shape(got) == np.shape(want)
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(np.exceptions.AxisError):
+        fg.jit(lambda x: fnp.take(x, 0, axis=1))(x0)

@@ -193,8 +193,9 @@ def take(a, indices, axis=None, out=None, mode="raise"):
                         "returned array")
     if indices is None or isinstance(indices, (slice, type(Ellipsis))):  # (not an index array)
         raise TypeError(f"take: indices must be an integer array, got {indices!r}")
-    if axis is None:
-        a, axis = _flat(a), 0
+    if axis is None or not np.ndim(a):  # (NumPy takes a 0-d array's axis 0 / -1 as 1-d's)
+        a = _flat(a)
+        axis = 0 if axis is None else axis
     shape = np.shape(a) if not isinstance(a, Tracer) else a.aval.shape
     ax = _axis("take", axis, len(shape))
     if mode != "raise":
@@ -274,11 +275,14 @@ def repeat(a, repeats, axis=None):
         if is_cupy(a) and hasattr(repeats, "shape"):  # (CuPy takes ints, lists, tuples)
             repeats = to_host(repeats).tolist()
         return np.repeat(a, repeats, axis)
-    if axis is None:
-        a, axis = _flat(a), 0
+    if axis is None or not a.aval.ndim:  # (NumPy repeats a 0-d array as a 1-d one)
+        a = _flat(a)
+        axis = 0 if axis is None else axis
     ax = _axis("repeat", axis, a.aval.ndim)
-    # a traced `repeats` raises ConcretizationError (the shape needs its value)
-    idx = np.repeat(np.arange(a.aval.shape[ax]), to_host(repeats))
+    # a traced `repeats` raises ConcretizationError (the shape needs its value); a Python
+    # scalar stays one (NumPy truncates 2.0 as a count, but refuses a float array)
+    counts = repeats if type(repeats) in (int, float, bool) else to_host(repeats)
+    idx = np.repeat(np.arange(a.aval.shape[ax]), counts)
     return take(a, idx, ax)
 
 
