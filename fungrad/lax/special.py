@@ -125,6 +125,15 @@ def _i1e_slope_series(x):
     return add(sub(0.5, a), mul(x2, sub(15.0 / 16.0, mul(a, 7.0 / 12.0))))
 
 
+def _integer_order(*args):
+    # polygamma is defined at integer orders only (SciPy's value elsewhere is nan): a tangent
+    # in n has no derivative to meet (it was silently 0; JAX rejects a float n)
+    raise NotImplementedError(
+        "scipy.special.polygamma: the order `n` is an integer and has no derivative; "
+        "polygamma is differentiable in `x` only: close over `n` as a constant, e.g. "
+        "fg.grad(lambda x: fg.scipy.special.polygamma(2, x))")
+
+
 def _special(name, derivatives):
     p = elementwise_primitive(name, _scipy_impl(name), derivatives)
     SPECIAL_PRIMITIVES.append(p)
@@ -137,11 +146,32 @@ SPECIAL_PRIMITIVES: list = []
 gammaln_p, gammaln = _special("gammaln", [lambda x, y: digamma(x)])
 digamma_p, digamma = _special("digamma", [lambda x, y: polygamma(1.0, x)])
 polygamma_p, polygamma = _special("polygamma", [
-    None, lambda n, x, y: polygamma(_plus_one(n), x)])
+    _integer_order, lambda n, x, y: polygamma(_plus_one(n), x)])
 gamma_p, gamma = _special("gamma", [lambda x, y: mul(y, digamma(x))])
 erfc_p, erfc = _special("erfc", [lambda x, y: mul(exp(neg(mul(x, x))), -2.0 / _SQRT_PI)])
 erfinv_p, erfinv = _special("erfinv", [lambda x, y: mul(exp(mul(y, y)), _SQRT_PI / 2.0)])
-erfcx_p, erfcx = _special("erfcx", [lambda x, y: sub(mul(mul(x, y), 2.0), 2.0 / _SQRT_PI)])
+# above this x, erfcx' = 2x erfcx(x) - 2/sqrt(pi) cancels (its two terms agree to ~1/x^2
+# relative: the slope was off by 1.6e-6 relative at x = 1e5 and 0 at 1e8, the second
+# derivative 1.8e-11 for 1.1e-15 at 1e5, and log_ndtr'' inherits it for very negative x);
+# the asymptotic series there, -(1/sqrt(pi)) sum_n c_n / x^(2n+2) with
+# c_n = (-1)^n (2n-1)!! (2n+1) / 2^n, to n = 12 (the first term left out is 3e-16 relative
+# at x = 10, where the cancellation is ~1e-14)
+_ERFCX_SERIES_EDGE = 10.0
+_ERFCX_SLOPE_SERIES = [(-1.0) ** n * math.prod(range(1, 2 * n, 2)) * (2 * n + 1) / 2.0 ** n
+                       for n in range(13)]
+
+
+def _erfcx_slope(x, y):
+    far = gt(x, _ERFCX_SERIES_EDGE)
+    u = div(1.0, mul(select(far, x, _ERFCX_SERIES_EDGE), select(far, x, _ERFCX_SERIES_EDGE)))
+    total = _ERFCX_SLOPE_SERIES[-1]
+    for c in reversed(_ERFCX_SLOPE_SERIES[:-1]):
+        total = add(mul(total, u), c)
+    series = mul(mul(u, total), -1.0 / _SQRT_PI)
+    return select(far, series, sub(mul(mul(x, y), 2.0), 2.0 / _SQRT_PI))
+
+
+erfcx_p, erfcx = _special("erfcx", [_erfcx_slope])
 ndtr_p, ndtr = _special("ndtr", [lambda x, y: mul(exp(mul(mul(x, x), -0.5)), 1.0 / _SQRT_2PI)])
 # pdf / cdf = sqrt(2/pi) / erfcx(-x/sqrt 2) (ndtr(x) = erfcx(-x/sqrt 2) exp(-x^2/2) / 2):
 # no exp(-x^2/2 - log_ndtr(x)), whose two ~x^2/2 terms cancel (in float32 at x = -1e4 the
@@ -168,8 +198,24 @@ def _gamma_density(a, x):
     """x^(a-1) e^-x / Gamma(a): d gammainc(a, x) / dx. x^0 is 1 also at x = 0 (a == 1, the
     exponential distribution): log x is read at 1 there, not as 0 * log 0 = NaN."""
     a_minus_one = _minus_one(a)
-    log_power = mul(a_minus_one, log(select(eq(a_minus_one, 0.0), 1.0, x)))
+    # (a negative x keeps its nan log: gammainc is nan there, and its slope was e^-x)
+    safe = select(eq(a_minus_one, 0.0), select(lt(x, 0.0), x, 1.0), x)
+    log_power = mul(a_minus_one, log(safe))
     return exp(sub(sub(log_power, x), gammaln(a)))
+
+
+def _power_log(exponent, operand, log_fn, pole):
+    """exponent * log_fn(operand), 0 where the exponent is 0 and operand is log_fn's pole
+    (log_fn read at 1/2 there, not 0 * -inf = nan: the uniform density's 1 at x = 0 and 1
+    was nan); a nan log_fn elsewhere (x outside [0, 1], betainc's nan) stays nan."""
+    at_pole = select(eq(exponent, 0.0), eq(operand, pole), False)
+    return mul(exponent, log_fn(select(at_pole, 0.5, operand)))
+
+
+def _beta_density(a, b, x):
+    """x^(a-1) (1-x)^(b-1) / B(a, b): d betainc(a, b, x) / dx."""
+    return exp(sub(add(_power_log(_minus_one(a), x, log, 0.0),
+                       _power_log(_minus_one(b), neg(x), log1p, -1.0)), betaln(a, b)))
 
 
 gammainc_p, gammainc = _special("gammainc", [
@@ -185,5 +231,4 @@ beta_p, beta = _special("beta", [
 # d betainc(a, b, x) / dx = x^(a-1) (1-x)^(b-1) / B(a, b)
 betainc_p, betainc = _special("betainc", [
     _no_derivative("betainc", "a", "x", "a, b, x"), _no_derivative("betainc", "b", "x", "a, b, x"),
-    lambda a, b, x, y: exp(sub(add(mul(_minus_one(a), log(x)), mul(_minus_one(b), log1p(neg(x)))),
-                               betaln(a, b)))])
+    lambda a, b, x, y: _beta_density(a, b, x)])

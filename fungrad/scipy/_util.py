@@ -33,3 +33,13 @@ def inexact(fname, *args):
     xp = array_module(*args)
     return [a if is_weak(a) else fnp.asarray(a).astype(dt) if has_tracer(a)
             else xp.asarray(a, dt) for a in args]
+
+
+def inexact_arrays(fname, *args):
+    """`inexact`, with Python scalars too made arrays of the promoted dtype: a function whose
+    masks select between its operands (fnp.where(mask, y, 1.0)) would otherwise get a
+    float64 array from a Python y and a float32 x (where of two Python floats is float64)."""
+    args = inexact(fname, *args)
+    dt = np.dtype(result_type(*args))
+    xp = array_module(*args)
+    return [xp.asarray(a, dt) if is_weak(a) else a for a in args]

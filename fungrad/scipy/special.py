@@ -32,6 +32,7 @@ from ..numpy._base import (broadcast_shapes as _broadcast_shapes,
                            has_tracer as _has_tracer, is_weak as _is_weak, lift as _lift,
                            result_type as _result_type, shape_of as _shape_of)
 from ._util import float_dtype as _float_dtype, inexact as _inexact
+from ._util import inexact_arrays as _inexact_arrays
 
 Array = Any                      # an np.ndarray, or a traced value under a transform
 ArrayLike = Any                  # anything fnp.asarray accepts
@@ -92,6 +93,15 @@ def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
         >>> fg.scipy.special.polygamma(1, np.array([1.0, 2.0]))   # [pi**2/6, pi**2/6 - 1]
         array([1.64493407, 0.64493407])
     """
+    n = _lift(n)
+    if not _is_weak(n) and np.dtype(_result_type(n)).kind in "biu":
+        # an integer order is an index, not a value: it takes x's dtype (JAX's float32 for
+        # a float32 x; NumPy's int64 + float32 promotion made it float64)
+        x = _lift(x)
+        if not _is_weak(x):
+            x_dt = np.dtype(_result_type(x if _has_tracer(x) else _asarray(x)))
+            if x_dt.kind in "fV":   # (a float x; "V": bfloat16)
+                n = _cast(n, x_dt)
     return _apply("special.polygamma", S.polygamma_p, n, x)
 
 
@@ -346,7 +356,7 @@ def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
         >>> fg.grad(fg.scipy.special.xlogy, argnums=1)(2.0, 4.0)   # x / y
         array(0.5)
     """
-    x, y = _inexact("special.xlogy", x, y)
+    x, y = _inexact_arrays("special.xlogy", x, y)
     return x * fnp.log(_safe_where(x, fnp.logical_and(y > 0, y < np.inf), y, 1.0))
 
 
@@ -357,12 +367,8 @@ def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
         >>> fg.scipy.special.xlog1py(np.array([0.0, 2.0]), np.array([-1.0, 0.0]))
         array([0., 0.])
     """
-    x, y = _inexact("special.xlog1py", x, y)
+    x, y = _inexact_arrays("special.xlog1py", x, y)
     return x * fnp.log1p(_safe_where(x, fnp.logical_and(y > -1, y < np.inf), y, 0.0))
-
-
-def _positive_or_one(x):
-    return fnp.where(x > 0, x, 1.0)
 
 
 def _log_ratio_impl(x, y):
@@ -419,9 +425,13 @@ def entr(x: ArrayLike) -> Array:
         array(-1.)
     """
     x, = _inexact("special.entr", x)
-    inside = -_custom("xlogx")(_positive_or_one(x))
-    # (x < 0 is -inf; a nan x stays nan, as SciPy's)
-    return fnp.where(x > 0, inside, fnp.where(x == 0, 0.0, fnp.where(x < 0, -np.inf, x)))
+    # a nan x goes through x log x too: nan, with a nan slope (JAX's; passing x itself
+    # through gave the slope 1)
+    computed = fnp.logical_or(x > 0, fnp.isnan(x))
+    inside = -_custom("xlogx")(fnp.where(computed, x, 1.0))
+    # (x < 0 is -inf; the constants take x's dtype: a where of two Python floats is float64)
+    return fnp.where(computed, inside,
+                     fnp.where(x == 0, fnp.zeros_like(x), fnp.full_like(x, -np.inf)))
 
 
 def _safe_pair(x, y):
@@ -440,34 +450,43 @@ def rel_entr(x: ArrayLike, y: ArrayLike) -> Array:
         >>> fg.scipy.special.rel_entr(np.array([0.0, 1.0, 1.0]), np.array([1.0, 1.0, 0.0]))
         array([ 0.,  0., inf])
     """
-    x, y = _inexact("special.rel_entr", x, y)
+    x, y = _inexact_arrays("special.rel_entr", x, y)
     both, sx, sy = _safe_pair(x, y)
     inside = _x_log_x_over_y(sx, sy)
     zero = fnp.logical_and(x == 0, y >= 0)
-    return _nan_if_either(x, y, fnp.where(both, inside, fnp.where(zero, 0.0, np.inf)))
+    # (constants of the operands' dtype: a where of two Python floats is a float64 array)
+    return _nan_if_either(x, y, fnp.where(both, inside, fnp.where(
+        zero, fnp.zeros_like(inside), fnp.full_like(inside, np.inf))))
 
 
 def _nan_if_either(x, y, out):
     # SciPy's rel_entr / kl_div are nan for a nan argument (the masks above read it as
     # "otherwise": inf)
-    return fnp.where(fnp.logical_or(fnp.isnan(x), fnp.isnan(y)), np.nan, out)
+    return fnp.where(fnp.logical_or(fnp.isnan(x), fnp.isnan(y)), fnp.full_like(out, np.nan),
+                     out)
 
 
 def kl_div(x: ArrayLike, y: ArrayLike) -> Array:
     """`x log(x / y) - x + y` for x, y > 0; y for x == 0 and y >= 0; inf otherwise. Slopes
-    are rel_entr's plus (-1, 1) where the value is finite or x == 0 (JAX's: `(-1, 1)` at
-    x == 0, also for y == inf), 0 where it is inf otherwise.
+    are rel_entr's plus (-1, 1) (JAX's: `(-1, 1)` at x == 0, also for y == inf, and in the
+    +inf region with finite operands); 0 in the +inf region with an infinite operand and at
+    a nan operand (JAX's are (-1, 1) there too).
 
     Example:
         >>> fg.scipy.special.kl_div(np.array([0.0, 1.0, 1.0]), np.array([2.0, 1.0, 0.0]))
         array([ 2.,  0., inf])
     """
-    x, y = _inexact("special.kl_div", x, y)
+    x, y = _inexact_arrays("special.kl_div", x, y)
     both, sx, sy = _safe_pair(x, y)
     inside = _x_log_x_over_y(sx, sy) - sx + sy
     zero = fnp.logical_and(x == 0, y >= 0)
-    # y - x is y there (x is 0), with JAX's slopes (-1, 1)
-    return _nan_if_either(x, y, fnp.where(both, inside, fnp.where(zero, y - x, np.inf)))
+    # y - x is y there (x is 0), with JAX's slopes (-1, 1); in the +inf region with finite
+    # operands too, JAX's (-1, 1): inf + (y - x), where a constant inf had slopes 0 (with
+    # an infinite operand the slopes stay 0: no inf - inf; JAX's are (-1, 1) there too)
+    finite = fnp.logical_and(fnp.isfinite(x), fnp.isfinite(y))
+    beyond = fnp.full_like(inside, np.inf) + (fnp.where(finite, y, 0.0)
+                                              - fnp.where(finite, x, 0.0))
+    return _nan_if_either(x, y, fnp.where(both, inside, fnp.where(zero, y - x, beyond)))
 
 
 def multigammaln(a: ArrayLike, d: int) -> Array:
@@ -484,9 +503,13 @@ def multigammaln(a: ArrayLike, d: int) -> Array:
     if not isinstance(d, (int, np.integer)) or d < 1:
         raise ValueError(f"multigammaln: d must be a positive Python int, got {d!r}")
     a, = _inexact("special.multigammaln", a)
-    out = d * (d - 1) / 4.0 * math.log(math.pi)
+    # the constants as arrays of a's dtype: NumPy promotes bfloat16 with a Python float to
+    # float32 (a bfloat16 `a` gave a float32 result)
+    # (NumPy scalars of that dtype, which CuPy arrays take as well)
+    dt = np.dtype(_result_type(a))
+    out = dt.type(d * (d - 1) / 4.0 * math.log(math.pi))
     for j in range(int(d)):
-        out = out + gammaln(a - j / 2.0)
+        out = out + gammaln(a - dt.type(j / 2.0))
     return out
 
 
@@ -508,11 +531,13 @@ def _zero_weights_out(a, b, axis):
 
 
 def logsumexp(a: ArrayLike, axis: _Axis = None, b: _Optional[ArrayLike] = None,
-              keepdims: bool = False,
-              return_sign: bool = False) -> _Union[Array, _Tuple[Array, Array]]:
+              keepdims: bool = False, return_sign: bool = False,
+              where: _Optional[ArrayLike] = None) -> _Union[Array, _Tuple[Array, Array]]:
     """`log(sum(b * exp(a), axis))`, stable for any size of `a` (SciPy's signature and
     values: nan where a slice holds nan, -inf for an empty one). A negative sum gives nan
     unless `return_sign`, which returns `(log|sum|, sign(sum))`. Complex `a` is rejected.
+    `where` (JAX's; a boolean array broadcasting against `a`) leaves the elements where it
+    is False out of the sum (their values and weights, nan or inf too, do not reach it).
 
     Example:
         >>> fg.scipy.special.logsumexp(np.array([1e4, 1e4]))   # 1e4 + log 2, no overflow
@@ -525,6 +550,11 @@ def logsumexp(a: ArrayLike, axis: _Axis = None, b: _Optional[ArrayLike] = None,
     # float64, not exp in float16)
     a, *b = _inexact("special.logsumexp", a, *([] if b is None else [b]))
     a, b = fnp.asarray(a), b[0] if b else None
+    if where is not None:
+        # (left out as a weight-0 element: exp(-inf) * 0, and slopes 0 there)
+        a = fnp.where(where, a, -np.inf)
+        if b is not None:
+            b = fnp.where(where, b, 0.0)
     if b is None:
         m = _max_shift(a, axis, finite=True)
     else:

@@ -8,14 +8,14 @@ from typing import Any
 import numpy as np
 
 from ... import numpy as fnp
-from .._util import inexact
+from .._util import inexact, inexact_arrays
 
 Array = Any                      # an np.ndarray, or a traced value under a transform
 ArrayLike = Any                  # anything fnp.asarray accepts
 
-__all__ = ["Array", "ArrayLike", "inexact", "standardize", "outside", "log_or_minus_inf",
-           "log_probability", "log_scale", "integer_support", "domain", "positive", "nonnegative",
-           "probability"]
+__all__ = ["Array", "ArrayLike", "inexact", "inexact_arrays", "standardize", "outside",
+           "log_or_minus_inf", "log_probability", "log_scale", "integer_support", "domain",
+           "positive", "nonnegative", "probability"]
 
 
 def standardize(fname, x, loc, scale):

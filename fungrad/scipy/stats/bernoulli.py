@@ -13,6 +13,7 @@ import numpy as np
 from ... import numpy as fnp
 from .. import special as fsp
 from ._util import Array, ArrayLike, inexact as _inexact
+from ._util import inexact_arrays as _inexact_arrays
 from ._util import domain as _domain, probability as _probability
 
 __all__ = ["logpmf", "pmf", "cdf", "ppf"]
@@ -55,7 +56,7 @@ def cdf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Array:
         >>> fg.scipy.stats.bernoulli.cdf(np.array([-1.0, 0.0, 0.5, 1.0]), 0.25)
         array([0.  , 0.75, 0.75, 1.  ])
     """
-    k, p, loc = _inexact("stats.bernoulli.cdf", k, p, loc)
+    k, p, loc = _inexact_arrays("stats.bernoulli.cdf", k, p, loc)
     k = k - loc
     return fnp.where(k < 0, 0.0, fnp.where(k < 1, 1.0 - p, 1.0))
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy as fnp
+from ...lax.misc import stop_gradient as _stop_gradient
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact as _inexact, log_probability as _log_probability
+from ._util import Array, ArrayLike, log_probability as _log_probability
+from ._util import inexact_arrays as _inexact_arrays
 from ._util import log_scale as _log_scale
 from ._util import domain as _domain, positive as _positive
 
@@ -21,7 +23,7 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def _standard(fname, x, a, b, loc, scale):
-    x, a, b, loc, scale = _inexact(fname, x, a, b, loc, scale)
+    x, a, b, loc, scale = _inexact_arrays(fname, x, a, b, loc, scale)
     return (x - loc) / scale, a, b, scale
 
 
@@ -38,9 +40,18 @@ def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
         array(2.)
     """
     y, a, b, scale = _standard("stats.beta.logpdf", x, a, b, loc, scale)
+    return _logpdf(y, a, b, scale)
+
+
+def _logpdf(y, a, b, scale):
     inside = fnp.logical_and(y >= 0, y <= 1)
     ys = fnp.where(inside, y, 0.5)   # (finite logs on the untaken side)
-    val = fsp.xlogy(a - 1.0, ys) + fsp.xlog1py(b - 1.0, -ys) - fsp.betaln(a, b) - _log_scale(scale)
+    # the density's pole at an end with a shape parameter < 1 is +inf also where betaln
+    # overflows (a, b < 1e-308: SciPy's betaln is inf there, and inf - inf was nan; SciPy's
+    # pdf is inf): betaln is left out there (the slopes stay those of the pole's xlogy)
+    pole = fnp.logical_or(fnp.logical_and(y == 0, a < 1), fnp.logical_and(y == 1, b < 1))
+    norm = fnp.where(pole, 0.0, fsp.betaln(a, b))
+    val = fsp.xlogy(a - 1.0, ys) + fsp.xlog1py(b - 1.0, -ys) - norm - _log_scale(scale)
     return fnp.where(inside, val, -np.inf)
 
 
@@ -91,8 +102,26 @@ def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0.0,
         >>> fg.scipy.stats.beta.sf(np.array([0.25, 0.5]), 2.0, 1.0)   # 1 - x**2
         array([0.9375, 0.75  ])
     """
-    y, a, b, _ = _standard("stats.beta.sf", x, a, b, loc, scale)
-    return fsp.betainc(b, a, fnp.clip(1.0 - y, 0.0, 1.0))
+    y, a, b, scale = _standard("stats.beta.sf", x, a, b, loc, scale)
+    return _sf(y, a, b, scale)
+
+
+def _sf(y, a, b, scale):
+    """betainc(b, a, 1 - y) for y >= 1/2. Below, 1 - y drops y's digits (an absolute error
+    ~ density * eps: sf(1e-20, 0.1, 1) was 1, not 0.99, and the slope at 1e-8 was off by
+    1e-8 relative): there the slope is always that of 1 - cdf, and the value 1 - cdf where
+    the density is above 1 (an absolute error ~ eps), else betainc(b, a, 1 - y) (accurate
+    for a small sf). (SciPy's betaincc, exact there, is not a primitive here.)"""
+    yc = fnp.clip(y, 0.0, 1.0)
+    lower = y < 0.5
+    # (each branch on a safe operand: the other's slope can be inf, times a zero cotangent)
+    complement = 1.0 - fsp.betainc(a, b, fnp.where(lower, yc, 0.0))
+    direct = fsp.betainc(b, a, 1.0 - fnp.where(lower, 0.5, yc))
+    y_lower = _stop_gradient(fnp.where(lower, yc, 0.0))
+    direct_below = fsp.betainc(b, a, 1.0 - y_lower)
+    steep = _logpdf(y, a, b, 1.0) > 0.0
+    correction = _stop_gradient(fnp.where(steep, 0.0, direct_below - complement))
+    return fnp.where(lower, complement + correction, direct)
 
 
 @_domain(a=_positive, b=_positive, scale=_positive)

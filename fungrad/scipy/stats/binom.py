@@ -12,7 +12,8 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact as _inexact, integer_support as _integer_support
+from ._util import Array, ArrayLike, integer_support as _integer_support
+from ._util import inexact_arrays as _inexact_arrays
 from ._util import domain as _domain, nonnegative as _nonnegative, probability as _probability
 
 __all__ = ["logpmf", "pmf"]
@@ -30,7 +31,7 @@ def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0.0) -> Ar
         >>> fg.grad(lambda p: fg.scipy.stats.binom.logpmf(1.0, 2.0, p))(0.25)   # 1/p - 1/(1 - p)
         array(2.66666667)
     """
-    k, n, p, loc = _inexact("stats.binom.logpmf", k, n, p, loc)
+    k, n, p, loc = _inexact_arrays("stats.binom.logpmf", k, n, p, loc)
     k = k - loc
     ok = fnp.logical_and(_integer_support(k, 0), k <= n)
     ks = fnp.where(ok, k, 0.0)

@@ -14,7 +14,8 @@ import numpy as np
 
 from ... import numpy as fnp
 from ._util import Array, ArrayLike, inexact as _inexact, standardize as _standardize
-from ._util import domain as _domain, positive as _positive
+from ._util import domain as _domain, log_probability as _log_probability
+from ._util import positive as _positive
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 _LOG_PI = math.log(math.pi)
@@ -31,7 +32,18 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
         array(-1.)
     """
     z, log_scale = _standardize("stats.cauchy.logpdf", x, loc, scale)
-    return -_LOG_PI - log_scale - fnp.log1p(z * z)
+    return -_LOG_PI - log_scale - _log1p_square(z)
+
+
+def _log1p_square(z):
+    """log(1 + z^2), as 2 log|z| + log1p(1 / z^2) for |z| > 1: z * z overflows from
+    |z| = 1.4e154 on (the log density was -inf at z = 1e300, SciPy's -1382.7)."""
+    big = fnp.abs(z) > 1.0
+    zb = fnp.where(big, z, 2.0)
+    zs = fnp.where(big, 0.0, z)
+    inverse = 1.0 / zb   # (squared after the division: zb * zb would overflow)
+    return fnp.where(big, 2.0 * fnp.log(fnp.abs(zb)) + fnp.log1p(inverse * inverse),
+                     fnp.log1p(zs * zs))
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
@@ -55,18 +67,27 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
         array(0.31830989)
     """
     z, _ = _standardize("stats.cauchy.cdf", x, loc, scale)
-    return 0.5 + fnp.arctan(z) / math.pi
+    return _standard_cdf(z)
+
+
+def _standard_cdf(z):
+    """1/2 + arctan(z) / pi, as arctan(-1/z) / pi for z < -1: there 1/2 + arctan(z) / pi
+    cancels (3.183098230e-11 for 3.183098862e-11 at z = -1e10, 0 from z = -1e16 on)."""
+    tail = z < -1.0
+    far = fnp.arctan(-1.0 / fnp.where(tail, z, -1.0)) / math.pi
+    return fnp.where(tail, far, 0.5 + fnp.arctan(fnp.where(tail, 0.0, z)) / math.pi)
 
 
 @_domain(scale=_positive)
 def logcdf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
-    """`log(cdf)`.
+    """`log(cdf)` (`log1p(-sf)` where cdf > 1/2: finite, accurate tails on both sides).
 
     Example:
         >>> fg.scipy.stats.cauchy.logcdf(np.array([0.0, 1.0]))   # [log 1/2, log 3/4]
         array([-0.69314718, -0.28768207])
     """
-    return fnp.log(cdf(x, loc, scale))
+    z, _ = _standardize("stats.cauchy.logcdf", x, loc, scale)
+    return _log_probability(_standard_cdf(z), _standard_cdf(-z))
 
 
 @_domain(scale=_positive)
@@ -78,18 +99,19 @@ def sf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
         array([0.75, 0.5 , 0.25])
     """
     z, _ = _standardize("stats.cauchy.sf", x, loc, scale)
-    return 0.5 - fnp.arctan(z) / math.pi
+    return _standard_cdf(-z)
 
 
 @_domain(scale=_positive)
 def logsf(x: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0) -> Array:
-    """`log(sf)`.
+    """`log(sf)` (`log1p(-cdf)` where sf > 1/2).
 
     Example:
         >>> fg.scipy.stats.cauchy.logsf(np.array([0.0, -1.0]))   # [log 1/2, log 3/4]
         array([-0.69314718, -0.28768207])
     """
-    return fnp.log(sf(x, loc, scale))
+    z, _ = _standardize("stats.cauchy.logsf", x, loc, scale)
+    return _log_probability(_standard_cdf(-z), _standard_cdf(z))
 
 
 @_domain(scale=_positive)

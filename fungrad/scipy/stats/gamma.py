@@ -13,7 +13,8 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact as _inexact, log_probability as _log_probability
+from ._util import Array, ArrayLike, log_probability as _log_probability
+from ._util import inexact_arrays as _inexact_arrays
 from ._util import log_scale as _log_scale
 from ._util import domain as _domain, positive as _positive
 
@@ -21,7 +22,7 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def _standard(fname, x, a, loc, scale):
-    x, a, loc, scale = _inexact(fname, x, a, loc, scale)
+    x, a, loc, scale = _inexact_arrays(fname, x, a, loc, scale)
     return (x - loc) / scale, a, scale
 
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special as fsp
-from ._util import Array, ArrayLike, inexact as _inexact
+from ._util import Array, ArrayLike
+from ._util import inexact_arrays as _inexact_arrays
 from ._util import log_scale as _log_scale
 from ._util import domain as _domain, positive as _positive
 
@@ -32,7 +33,7 @@ def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0.0, scale: ArrayLike =
         >>> fg.grad(lambda x: fg.scipy.stats.t.logpdf(x, 1.0))(1.0)   # -(df + 1) x / (df + x**2)
         array(-1.)
     """
-    x, df, loc, scale = _inexact("stats.t.logpdf", x, df, loc, scale)
+    x, df, loc, scale = _inexact_arrays("stats.t.logpdf", x, df, loc, scale)
     z = (x - loc) / scale
     # gammaln((df+1)/2) - gammaln(df/2) cancels catastrophically for large df (wrong from
     # df ~ 1e10, -18.99 instead of -0.92 at df = 1e16, nan at inf): above df = 100 use its
