@@ -105,3 +105,15 @@ def test_layernorm_positive_axes_name_the_same_axes_under_vmap():
     _, params = init_fn(fg.random.key(0), (-1, 3, 5))
     with pytest.raises(ValueError, match="LayerNorm"):
         apply_fn(params, np.ones(5))
+
+
+def test_logsumexp_masked_weights_and_empty_slices():
+    # a masked-out inf or nan weight gave nan (0 * inf); scipy.special's (now this one)
+    # gave the sum of the kept elements
+    a = np.zeros(2)
+    for b in (np.array([1.0, np.inf]), np.array([1.0, np.nan])):
+        for lse in (fg.nn.logsumexp, fg.scipy.special.logsumexp):
+            assert lse(a, b=b, where=np.array([True, False])) == 0.0
+            np.testing.assert_array_equal(
+                fg.grad(lambda a: lse(a, b=b, where=np.array([True, False])))(a), [1.0, 0.0])
+    assert fg.nn.logsumexp(np.zeros(0)) == -np.inf  # (raised: max of an empty array)

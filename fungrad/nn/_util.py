@@ -52,7 +52,11 @@ def shift_for_exp(x: Array, axis: Axis, where: Optional[ArrayLike]) -> Array:
     """The (masked) maximum along `axis`, kept as length-1 axes, as a constant for the
     derivative (the shift cancels mathematically); 0 where it is not finite (an all-masked
     or all -inf slice), so that subtracting it never makes a nan of its own."""
-    m = fnp.max(x if where is None else fnp.where(where, x, -np.inf), axis=axis, keepdims=True)
+    # (an empty slice's max is -inf, then 0; the initial only where x is empty, so that the
+    # common case stays one reduction)
+    kw = {"initial": -np.inf} if fnp.size(x) == 0 else {}
+    m = fnp.max(x if where is None else fnp.where(where, x, -np.inf), axis=axis, keepdims=True,
+                **kw)
     return stop_gradient(fnp.where(fnp.isfinite(m), m, 0))
 
 

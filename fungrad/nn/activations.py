@@ -322,6 +322,8 @@ def logsumexp(a: ArrayLike, axis: Axis = None, b: Optional[ArrayLike] = None,
         array(10000.69314718)
     """
     a = inexact(a)
+    if b is not None and where is not None:  # (a left-out inf or nan weight: not 0 * inf)
+        b = fnp.where(where, b, 0)
     if b is None:
         m = shift_for_exp(a, axis, where)
     else:

@@ -25,8 +25,7 @@ from ..backend import asarray as _asarray
 from ..lax import special as S
 from ..lax.elementwise import erf_p
 from ..lax.misc import stop_gradient as _stop_gradient
-from ..nn.activations import sigmoid as _sigmoid
-from ..nn._util import exp_limit as _exp_limit
+from ..nn.activations import logsumexp as _nn_logsumexp, sigmoid as _sigmoid
 from ..numpy._base import (broadcast_shapes as _broadcast_shapes,
                            broadcast_to_shape as _broadcast_to_shape, cast as _cast,
                            has_tracer as _has_tracer, is_weak as _is_weak, lift as _lift,
@@ -520,16 +519,6 @@ def _max_shift(a, axis, finite):
     return _stop_gradient(fnp.where(fnp.isfinite(m), m, 0.0) if finite else m)
 
 
-def _zero_weights_out(a, b, axis):
-    """(shift, a) for weights `b`: SciPy leaves the elements of weight 0 out (an inf or nan
-    there must not reach the sum, nor a large one the shift); a finite one no larger than
-    the shift stays, so the slope in b there is still exp(a) / sum (JAX's 0 is not) unless
-    exp(a - shift) overflows: such an a, inf or nan is -inf (slopes 0, JAX's)."""
-    zero = fnp.asarray(b) == 0
-    m = _max_shift(fnp.where(zero, -np.inf, a), axis, finite=True)
-    return m, fnp.where(fnp.logical_and(zero, ~(a - m <= _exp_limit(a))), -np.inf, a)
-
-
 def logsumexp(a: ArrayLike, axis: _Axis = None, b: _Optional[ArrayLike] = None,
               keepdims: bool = False, return_sign: bool = False,
               where: _Optional[ArrayLike] = None) -> _Union[Array, _Tuple[Array, Array]]:
@@ -545,38 +534,11 @@ def logsumexp(a: ArrayLike, axis: _Axis = None, b: _Optional[ArrayLike] = None,
         >>> fg.grad(fg.scipy.special.logsumexp)(np.array([0.0, 0.0]))   # softmax
         array([0.5, 0.5])
     """
-    # (written here, not with fg.nn.logsumexp, whose masks read a nan sum as an empty one)
     # a and b promoted together first (SciPy's: a float16 `a` with float64 weights computes in
-    # float64, not exp in float16)
+    # float64, not exp in float16); the rest is fg.nn's (weight-0 and masked elements left out)
     a, *b = _inexact("special.logsumexp", a, *([] if b is None else [b]))
-    a, b = fnp.asarray(a), b[0] if b else None
-    if where is not None:
-        # (left out as a weight-0 element: exp(-inf) * 0, and slopes 0 there)
-        a = fnp.where(where, a, -np.inf)
-        if b is not None:
-            b = fnp.where(where, b, 0.0)
-    if b is None:
-        m = _max_shift(a, axis, finite=True)
-    else:
-        m, a = _zero_weights_out(a, b, axis)
-    e = fnp.exp(a - m)
-    if b is not None:
-        e = e * b
-    s = fnp.sum(e, axis=axis, keepdims=True)
-    sign = fnp.sign(s)
-    magnitude = fnp.abs(s)
-    # log of a safe operand where the sum is 0 (log's slope there is inf); nan stays nan
-    zero = magnitude == 0
-    out = fnp.where(zero, -np.inf, fnp.log(fnp.where(zero, 1.0, magnitude))) + m
-    if not return_sign and b is not None:
-        out = fnp.where(sign < 0, np.nan, out)
-    if not keepdims:
-        out, sign = _squeeze_axes(out, axis), _squeeze_axes(sign, axis)
-    return (out, sign) if return_sign else out
-
-
-def _squeeze_axes(x, axis):
-    return fnp.squeeze(x) if axis is None else fnp.squeeze(x, axis=axis)
+    return _nn_logsumexp(fnp.asarray(a), axis, b[0] if b else None, keepdims, return_sign,
+                         where)
 
 
 def softmax(x: ArrayLike, axis: _Axis = None) -> Array:
