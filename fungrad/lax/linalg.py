@@ -37,8 +37,8 @@ from ..core.ir import ShapedArray, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
 from .dot import dot_general
-from .elementwise import (add, conj, convert_element_type, div, eq, imag, le, mul, neg, real,
-                          reciprocal, select, sub, abs as _abs)
+from .elementwise import (add, conj, convert_element_type, div, eq, imag, le, mul, ne, neg,
+                          real, reciprocal, select, sub, abs as _abs)
 from .reduce import prod_others, reduce_max, reduce_sum
 from .shape import bdim_at_front, broadcast_in_dim, concatenate, transpose
 from .indexing import slice_along
@@ -428,8 +428,9 @@ cholesky_p = _primitive("cholesky", lambda a: np.linalg.cholesky(a), _cholesky_a
 
 # --------------------------------------------------------------------------- det / slogdet
 def _logdet_tangent(a, da):
-    """tr(a^-1 da)."""
-    return diag_sum(solve(a, _to(da, _aval(a).dtype)))
+    """tr(a^-1 da); NaN for an exactly singular a (log|det| = -inf has no slope), where the
+    solve raised LinAlgError from slogdet's derivative."""
+    return diag_sum(solve(a, _to(da, _aval(a).dtype), singular="nan"))
 
 
 def diag_sum(x):
@@ -695,16 +696,34 @@ def _qr_aval(a, mode):
 def _qr_tall_jvp(q, r, da):
     """Reduced QR of a tall (m >= n) a = q r: with M = q^H dA r^-1, dq^H q = Omega is
     skew-Hermitian, its strict lower triangle that of M, its diagonal i Im(diag M) (r has a
-    real diagonal); dr = (M - Omega) r, dq = dA r^-1 - q (M - Omega)."""
-    dar = solve_right_upper(_to(da, _aval(q).dtype), r)           # dA r^-1
+    real diagonal); dr = q^H dA - Omega r, dq = dA r^-1 - q (M - Omega).
+
+    Column j of r^-1 reads only r's leading (j+1) x (j+1) block, and so do column j of dq
+    and row j of dr written this way ((M - Omega) r, the same in exact arithmetic, mixes
+    every column of r^-1 into each row). So for a rank-deficient a, whose first exactly
+    zero pivot r_kk marks a column in the span of the earlier ones, q's first k columns and
+    r's first k rows (what a determines) get their exact derivative; the solve sees the
+    zero pivots as 1 (`_unit_zero_pivots`): it raised LinAlgError, and inf there would make
+    every cotangent NaN through 0 * inf. The columns from k on (q_k is any unit vector
+    orthogonal to the earlier ones: no derivative) get a finite, arbitrary tangent."""
+    dt = _aval(q).dtype
+    da = _to(da, dt)
+    dar = solve_right_upper(da, _unit_zero_pivots(r))            # dA r^-1
     M = mm(mH(q), dar)
     low = tril(M, -1)
     omega = sub(low, mH(low))
     if _is_complex(M):
         omega = add(omega, diag_embed(mul(convert_element_type(imag(diag(M)),
                                                                _aval(M).dtype), 1j)))
-    mo = sub(M, omega)
-    return sub(dar, mm(q, mo)), triu(mm(mo, r))
+    return sub(dar, mm(q, sub(M, omega))), triu(sub(mm(mH(q), da), mm(omega, r)))
+
+
+def _unit_zero_pivots(r):
+    """Triangular r with each exactly zero diagonal entry replaced by 1: a nonsingular
+    matrix whose inverse has r^-1's leading columns up to the first zero pivot."""
+    d = diag(r)
+    zeros = np.zeros(_aval(d).shape, _aval(d).dtype)
+    return add(r, diag_embed(select(eq(d, zeros), np.ones_like(zeros), zeros)))
 
 
 def _qr_complete_jvp(q, r, da):
@@ -714,23 +733,37 @@ def _qr_complete_jvp(q, r, da):
     [Q_nn - I; Q_pn], which gives Q_mp = E_mp + (Q_mn - E_mn) Z^H with
     Z = Q_pn (Q_nn - I)^-1 (E: the identity's columns). Its derivative, with dQ_mn that of
     the reduced QR: dQ_mp = dQ_mn Z^H + (Q_mn - E_mn) dZ^H, dZ = (dQ_pn - Z dQ_nn)
-    (Q_nn - I)^-1. (Q_nn - I is singular only where a Householder reflector is the identity,
-    e.g. a column already upper triangular: there LAPACK's Q is not differentiable.)"""
+    (Q_nn - I)^-1.
+
+    Q_nn - I is exactly singular where a Householder reflector is the identity (a column
+    already zero below the diagonal, e.g. a triangular a: LAPACK's Q jumps there, so Q_mp
+    has no derivative). The solve raised LinAlgError, failing even the derivative of R;
+    such matrices now take the smallest rotation keeping Q unitary (`_completion_tangent`,
+    svd's choice for its extra columns), the solve seeing the identity in their place so
+    that no NaN reaches the cotangents."""
     nd = _aval(q).ndim
     m, n = _aval(q).shape[-1], _aval(r).shape[-1]
     q_mn = slice_along(q, nd - 1, 0, n)
     dq_mn, dr_nn = _qr_tall_jvp(q_mn, slice_along(r, nd - 2, 0, n), da)
     shift = mH(sub(slice_along(q_mn, nd - 2, 0, n), _eye_like(q, n)))     # (Q_nn - I)^H
     q_pn = slice_along(q_mn, nd - 2, n, m)
-    z_h = solve(shift, mH(q_pn))                                           # Z^H (n x p)
+    z_h = solve(shift, mH(q_pn), singular="nan")                           # Z^H (n x p)
+    nan = ne(z_h, z_h)
+    householder = eq(reduce_sum(_to(nan, np.dtype(np.float32)), axes=(nd - 2, nd - 1)), 0.0)
+    keep = broadcast_in_dim(householder, _aval(shift).shape, tuple(range(nd - 2)))
+    shift = select(keep, shift, _eye_like(shift))
+    z_h = solve(shift, mH(q_pn))
     dq_nn, dq_pn = slice_along(dq_mn, nd - 2, 0, n), slice_along(dq_mn, nd - 2, n, m)
     dz_rows = sub(dq_pn, mm(mH(z_h), dq_nn))                               # dQ_pn - Z dQ_nn
     dz_h = solve(shift, mH(dz_rows))                                       # dZ^H
     e_mn = np.broadcast_to(np.eye(m, n, dtype=_aval(q).dtype), _aval(q_mn).shape)
-    dq_mp = add(mm(dq_mn, z_h), mm(sub(q_mn, e_mn), dz_h))
+    dq_mp = _to(add(mm(dq_mn, z_h), mm(sub(q_mn, e_mn), dz_h)), _aval(dq_mn).dtype)
+    q_mp = slice_along(q, nd - 1, n, m)
+    rotation = _to(_completion_tangent(q_mn, dq_mn, q_mp), _aval(dq_mn).dtype)
+    dq_mp = select(broadcast_in_dim(householder, _aval(dq_mp).shape, tuple(range(nd - 2))),
+                   dq_mp, rotation)
     zeros = np.zeros(_aval(r).shape[:-2] + (m - n, n), _aval(dr_nn).dtype)
-    return (concatenate([dq_mn, _to(dq_mp, _aval(dq_mn).dtype)], nd - 1),
-            concatenate([dr_nn, zeros], nd - 2))
+    return (concatenate([dq_mn, dq_mp], nd - 1), concatenate([dr_nn, zeros], nd - 2))
 
 
 def _qr_jvp(primals, tangents, mode):
@@ -777,6 +810,8 @@ def _eig_coefficients(a, da, v):
 def _eig_jvp(primals, tangents):
     (a,), (da,) = primals, tangents
     w, v = eig_p.bind(a)
+    if _aval(v).shape[-1] == 0:  # (0 x 0: the gauge's max over no components would raise)
+        return [w, v], [ZERO, ZERO]
     c = _eig_coefficients(a, da, v)
     dw = diag(c)
     dv = mm(v, mul(c, inverse_gaps(w)))
@@ -1016,19 +1051,18 @@ def _lu_aval(a):
 
 
 def _lu_jvp(primals, tangents):
-    """p a = L U: with M = L^-1 p dA U^-1, dL = L tril(M, -1), dU = triu(M) U."""
+    """p a = L U: with M = L^-1 p dA U^-1, dL = L tril(M, -1), dU = L^-1 p dA - tril(M, -1) U
+    (the same as triu(M) U, since p dA = dL U + L dU). Column j of tril(M, -1) reads only
+    U's leading (j+1) x (j+1) block, so an exactly zero pivot (a singular a: LAPACK's
+    factors stay defined, e.g. a zero last pivot) is seen as 1 in the solve
+    (`_unit_zero_pivots`), where it raised LinAlgError: the columns before the first zero
+    pivot, and a zero last pivot's whole factorization, get their exact derivative."""
     (a,), (da,) = primals, tangents
     lu, piv, p = outs = lu_p.bind(a)
     y = triangular_solve(lu, mm(p, da), lower=True, unit_diagonal=True)   # L^-1 p dA
-    M = solve_right_upper(y, lu)                                            # ... U^-1
-    dlu = add(_lu_dl(lu, M), mm(triu(M), triu(lu)))
+    low = tril(solve_right_upper(y, _unit_zero_pivots(triu(lu))), -1)   # tril(M, -1)
+    dlu = add(add(low, mm(tril(lu, -1), low)), triu(sub(y, mm(low, triu(lu)))))
     return outs, [dlu, ZERO, ZERO]
-
-
-def _lu_dl(lu, M):
-    """L tril(M, -1) with L = I + tril(lu, -1) (strictly lower)."""
-    lm = tril(M, -1)
-    return add(lm, mm(tril(lu, -1), lm))
 
 
 lu_p = _primitive("lu", _lu_impl, _lu_aval, _lu_jvp, multiple_results=True)

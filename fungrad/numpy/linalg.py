@@ -572,7 +572,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 def _vector_norm(x, axis, ord, keepdims=False):
     a = _abs(x)
     if ord == np.inf:
-        return _amax(a, axis=axis, keepdims=keepdims)
+        return _max_or_zero(a, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
         return _amin(a, axis=axis, keepdims=keepdims)
     if ord == 0:
@@ -583,6 +583,17 @@ def _vector_norm(x, axis, ord, keepdims=False):
         return _sqrt_zero_slope_at_zero(_sum(_abs2(x), axis=axis, keepdims=keepdims))
     p = float(ord)
     return _power(_sum(_power(a, p), axis=axis, keepdims=keepdims), 1.0 / p)
+
+
+def _max_or_zero(a, axis, keepdims=False):
+    """amax of the non-negative `a` over `axis`, 0 over no entries (NumPy's norms of an
+    empty matrix or vector: max alone raised). The initial only where the axis is empty:
+    as a candidate it would take a share of the derivative at a == 0."""
+    shape = _shape_of(a)
+    axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
+    if any(shape[k] == 0 for k in axes):
+        return _amax(a, axis=axis, keepdims=keepdims, initial=0.0)
+    return _amax(a, axis=axis, keepdims=keepdims)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -609,18 +620,18 @@ def _matrix_norm(x, ord, row, col):
     """Matrix norm of axes (row, col) (non-negative, distinct), reduced away."""
     if ord in (2, -2, "nuc"):
         s = svdvals(_float_operand("norm", _moveaxis(x, (row, col), (-2, -1))))
-        return {2: lambda: _amax(s, axis=-1), -2: lambda: _amin(s, axis=-1),
+        return {2: lambda: _max_or_zero(s, axis=-1), -2: lambda: _amin(s, axis=-1),
                 "nuc": lambda: _sum(s, axis=-1)}[ord]()
     if ord in ("fro", "f"):
         return _sqrt_zero_slope_at_zero(_sum(_abs2(x), axis=(row, col)))
     if ord in (1, -1):
         s = _sum(_abs(x), axis=row)
         c = col - 1 if col > row else col
-        return _amax(s, axis=c) if ord == 1 else _amin(s, axis=c)
+        return _max_or_zero(s, axis=c) if ord == 1 else _amin(s, axis=c)
     if ord in (np.inf, -np.inf):
         s = _sum(_abs(x), axis=col)
         r = row - 1 if row > col else row
-        return _amax(s, axis=r) if ord == np.inf else _amin(s, axis=r)
+        return _max_or_zero(s, axis=r) if ord == np.inf else _amin(s, axis=r)
     raise ValueError(f"linalg.norm: invalid norm order {ord!r} for matrices (use None, "
                      "'fro', 'nuc', inf, -inf, 1, -1, 2 or -2)")
 
@@ -688,6 +699,9 @@ def cond(x, p=None):
     if not _is_traced(x):
         return np.linalg.cond(x, p)
     x = _float_operand("cond", x)
+    if 0 in _shape_of(x)[-2:]:  # (NumPy's check: 'fro' / 'nuc' of no entries gave 0)
+        raise LinAlgError(f"linalg.cond: cond is not defined on empty arrays (shape "
+                          f"{_shape_of(x)})")
     if p is None or p in (2, -2):
         s = svdvals(x)
         r = _divide(s[..., 0], s[..., -1])
