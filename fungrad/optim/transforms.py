@@ -10,10 +10,21 @@ import numpy as np
 
 from .. import numpy as fnp
 from .. import random
+from ..backend import array_module
 from ..tree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
 from .base import (GradientTransformation, ScalarOrSchedule, Schedule, cast_like,
                    safe_increment, zeros_count, zeros_like_tree, full_like_tree, global_norm,
                    stateless)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _abs_sq(g):
+    """`|g|**2`, real for complex `g` (optax's second moments, norms and rms are of the
+    modulus; `g * g` would be a complex square)."""
+    if np.issubdtype(fnp.asarray(g).dtype, np.complexfloating):
+        return fnp.real(g * fnp.conj(g))
+    return g * g
 
 
 # ----------------------------------------------------------------------------- scaling
@@ -187,7 +198,19 @@ def adam_update(updates, state, b1, b2, eps, eps_root=0.0, nesterov=False, step_
     scale, eps_scaled = step_size * root / (1 - b1 ** count), eps * root
     no_root = isinstance(eps_root, (int, float)) and eps_root == 0  # (an array when injected)
 
+    unit_step = isinstance(step_size, float) and step_size == 1.0
+
     def direction(m, v):
+        if fnp.asarray(v).dtype == np.float16:
+            # float16's narrow exponent range flushes the folded eps_root * c2 and
+            # eps * sqrt(c2) to zero where eps_root and eps themselves are not (0 / 0 for a
+            # zero gradient): the unfolded formula, in optax's order, there
+            m_hat = m / cast_like(1 - b1 ** count, m)
+            v_hat = v / cast_like(c2, v)
+            if not no_root:
+                v_hat = v_hat + cast_like(eps_root, v)
+            out = m_hat / (fnp.sqrt(v_hat) + cast_like(eps, v))
+            return out if unit_step else out * cast_like(step_size, out)
         if not no_root:
             v = v + cast_like(eps_root * c2, v)
         return m * cast_like(scale, m) / (fnp.sqrt(v) + cast_like(eps_scaled, v))
@@ -236,7 +259,7 @@ def scale_by_rms(decay: float = 0.9, eps: float = 1e-8, initial_scale: float = 0
         return ScaleByRmsState(full_like_tree(params, initial_scale))
 
     def update(updates, state, params=None):
-        nu = tree_map(lambda g, v: (1 - decay) * g * g + decay * v, updates, state.nu)
+        nu = tree_map(lambda g, v: (1 - decay) * _abs_sq(g) + decay * v, updates, state.nu)
         out = tree_map(lambda g, v: g / _rms_denominator(v, eps, eps_in_sqrt), updates, nu)
         return out, ScaleByRmsState(nu)
     return GradientTransformation(init, update)
@@ -267,8 +290,8 @@ def scale_by_stddev(decay: float = 0.9, eps: float = 1e-8, initial_scale: float 
 
     def update(updates, state, params=None):
         mu = tree_map(lambda g, m: (1 - decay) * g + decay * m, updates, state.mu)
-        nu = tree_map(lambda g, v: (1 - decay) * g * g + decay * v, updates, state.nu)
-        out = tree_map(lambda g, m, v: g / _rms_denominator(v - m * m, eps, eps_in_sqrt),
+        nu = tree_map(lambda g, v: (1 - decay) * _abs_sq(g) + decay * v, updates, state.nu)
+        out = tree_map(lambda g, m, v: g / _rms_denominator(v - _abs_sq(m), eps, eps_in_sqrt),
                        updates, mu, nu)
         return out, ScaleByRStdDevState(mu, nu)
     return GradientTransformation(init, update)
@@ -293,10 +316,18 @@ def scale_by_rss(initial_accumulator_value: float = 0.1,
         return ScaleByRssState(full_like_tree(params, initial_accumulator_value))
 
     def update(updates, state, params=None):
-        s = tree_map(lambda g, a: a + g * g, updates, state.sum_of_squares)
-        out = tree_map(lambda g, a: fnp.where(a > 0, g / fnp.sqrt(a + eps), fnp.zeros_like(g)), updates, s)
+        s = tree_map(lambda g, a: a + _abs_sq(g), updates, state.sum_of_squares)
+        out = tree_map(lambda g, a: g * _rss_inverse_root(a, eps), updates, s)
         return out, ScaleByRssState(s)
     return GradientTransformation(init, update)
+
+
+def _rss_inverse_root(s, eps):
+    """`1 / sqrt(s + eps)` where `s > 0`, else 0; the gradient multiplies it afterwards, so a
+    NaN gradient (whose `s` is NaN, not > 0) still gives a NaN update, as in optax, instead
+    of a silent 0. The sqrt sees 1 where unused (no 1 / 0 warning for s = eps = 0)."""
+    positive = s > 0
+    return fnp.where(positive, 1 / fnp.sqrt(fnp.where(positive, s, 1) + eps), 0)
 
 
 class ScaleByLionState(NamedTuple):
@@ -446,7 +477,7 @@ def _factored_leaf(g, v_row, v_col, v, dtype, dims, decay, epsilon):
     `g**2 + epsilon`: kept whole (`dims` None) or as its row and column means, whose outer
     product over their common mean estimates it (Shazeer & Stern 2018)."""
     beta = fnp.asarray(decay, dtype=dtype)
-    g2 = g * g + epsilon
+    g2 = _abs_sq(g) + epsilon
 
     def average(old, new):
         return fnp.asarray(beta * old + (1 - beta) * new, dtype=dtype)
@@ -520,8 +551,8 @@ def scale_by_trust_ratio(min_norm: float = 0.0, trust_coefficient: float = 1.0,
         array([0., 5.])
     """
     def one(u, p):
-        p_norm = fnp.sqrt(fnp.sum(p * p))
-        u_norm = fnp.sqrt(fnp.sum(u * u))
+        p_norm = fnp.sqrt(fnp.sum(_abs_sq(p)))
+        u_norm = fnp.sqrt(fnp.sum(_abs_sq(u)))
         # optax: norms below min_norm count as min_norm, and the ratio is 1 only where a
         # norm is still 0 (never, for min_norm > 0); 1 / 1 there in the unused branch
         p_norm = fnp.where(p_norm <= min_norm, min_norm, p_norm)
@@ -561,10 +592,10 @@ def _safe_rms(x, min_rms: float):
     in the taken branch is of ones there (the sqrt's slope at 0 is infinite, and a `where`
     multiplies the untaken branch's slope by a zero cotangent), and the test compares the
     mean square, with no sqrt to differentiate."""
-    small = fnp.mean(x * x) <= min_rms * min_rms
+    small = fnp.mean(_abs_sq(x)) <= min_rms * min_rms
     safe = fnp.where(small, fnp.ones_like(x), x)
     return fnp.where(small, fnp.asarray(min_rms, dtype=safe.dtype),
-                     fnp.sqrt(fnp.mean(safe * safe)))
+                     fnp.sqrt(fnp.mean(_abs_sq(safe))))
 
 
 class AddNoiseState(NamedTuple):
@@ -636,21 +667,35 @@ def clip_by_block_rms(threshold: float) -> GradientTransformation:
         array([ 1., -1.])
     """
     def one(g):
-        rms = fnp.sqrt(fnp.mean(g * g))
+        rms = fnp.sqrt(fnp.mean(_abs_sq(g)))
         return g / cast_like(fnp.maximum(1.0, rms / threshold), g)
     return stateless(lambda updates, params: tree_map(one, updates))
 
 
+class ZeroNansState(NamedTuple):
+    found_nan: Any   # per leaf, a 0-d bool: whether the last update had a NaN there
+
+
 def zero_nans() -> GradientTransformation:
-    """Replace NaNs in the updates by zeros.
+    """Replace NaNs in the updates by zeros; the state records, per leaf, whether the last
+    update had a NaN there (optax's `ZeroNansState.found_nan`, for monitoring).
 
     Example:
         >>> import fungrad as fg, numpy as np
-        >>> fg.optim.zero_nans().update(np.array([np.nan, 1.0]), ())[0]
-        array([0., 1.])
+        >>> t = fg.optim.zero_nans()
+        >>> u, state = t.update(np.array([np.nan, 1.0]), t.init(np.zeros(2)))
+        >>> u, bool(state.found_nan)
+        (array([0., 1.]), True)
     """
-    return stateless(lambda updates, params: tree_map(
-        lambda g: fnp.where(fnp.isnan(g), fnp.zeros_like(g), g), updates))
+    def init(params):
+        # (each flag on its parameter's device)
+        return ZeroNansState(tree_map(lambda p: array_module(p).asarray(False), params))
+
+    def update(updates, state, params=None):
+        found = tree_map(lambda g: fnp.asarray(fnp.any(fnp.isnan(g))), updates)
+        out = tree_map(lambda g: fnp.where(fnp.isnan(g), fnp.zeros_like(g), g), updates)
+        return out, ZeroNansState(found)
+    return GradientTransformation(init, update)
 
 
 # ----------------------------------------------------------------------------- weight decay

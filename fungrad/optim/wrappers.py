@@ -48,7 +48,10 @@ class MultiSteps:
     consecutive calls and apply `opt` once to them; the calls in between return zero updates.
     `every_k_schedule` is an int or a function of the number of applied steps.
     `should_skip_update_fn(updates, gradient_step, params) -> (skip, skip_state)` may drop a
-    mini-step (e.g. a non-finite one).
+    mini-step (e.g. a non-finite one). The running sum or mean is stored in
+    `accumulator_dtype` (float32 by default, as optax: wider than bfloat16 gradients; None
+    keeps each parameter's dtype, e.g. for float64 accuracy; complex leaves stay complex)
+    and cast back to the gradients' dtype before `opt` sees it.
 
     Example:
         >>> import fungrad as fg, numpy as np
@@ -63,7 +66,8 @@ class MultiSteps:
 
     def __init__(self, opt: GradientTransformation, every_k_schedule: int | Callable,
                  use_grad_mean: bool = True,
-                 should_skip_update_fn: Callable | None = None):
+                 should_skip_update_fn: Callable | None = None,
+                 accumulator_dtype: Any = np.float32):
         if not callable(every_k_schedule) and (
                 isinstance(every_k_schedule, (bool, np.bool_))
                 or not isinstance(every_k_schedule, (int, np.integer)) or every_k_schedule < 1):
@@ -74,25 +78,43 @@ class MultiSteps:
         self._every_k = every_k_schedule
         self._use_grad_mean = use_grad_mean
         self._should_skip = should_skip_update_fn
+        self._acc_dtype = None if accumulator_dtype is None else np.dtype(accumulator_dtype)
+
+    def _acc_dtype_of(self, leaf) -> Any:
+        """The dtype `leaf`'s accumulated gradient is stored in."""
+        dtype = fnp.asarray(leaf).dtype
+        if self._acc_dtype is None or np.issubdtype(dtype, np.complexfloating):
+            return dtype  # (a real accumulator would drop the imaginary part)
+        return self._acc_dtype
+
+    def _store(self, acc: Any) -> Any:
+        return tree_map(lambda a: fnp.asarray(a, dtype=self._acc_dtype_of(a)), acc)
 
     def init(self, params: Any) -> MultiStepsState:
         """The initial state: counters at 0, zero accumulated gradients, `opt`'s state."""
         skip_state = ()
         if self._should_skip is not None:
             skip_state = self._should_skip(zeros_like_tree(params), zeros_count(params), params)[1]
+        acc = tree_map(lambda p: fnp.zeros_like(p, dtype=self._acc_dtype_of(p)), params)
         return MultiStepsState(zeros_count(params), zeros_count(params), self._opt.init(params),
-                               zeros_like_tree(params), skip_state)
+                               acc, skip_state)
 
     def update(self, updates: Any, state: MultiStepsState, params: Any = None):
         """Accumulate `updates`; on every k-th call return `opt`'s update of the mean."""
         k = value_at(self._every_k, state.gradient_step)
-        if self._use_grad_mean:
-            acc = tree_map(lambda g, a: a + (g - a) / cast_like(state.mini_step + 1, a),
-                           updates, state.acc_grads)
-        else:
-            acc = tree_map(lambda g, a: a + g, updates, state.acc_grads)
+        def accumulate(g, a):
+            # in the wider of the gradient's and the accumulator's dtypes (bfloat16
+            # gradients add into float32), stored back in the accumulator's below
+            a = self._widen(a, g)
+            if self._use_grad_mean:
+                return a + (g - a) / cast_like(state.mini_step + 1, a)
+            return a + g
+        acc = tree_map(accumulate, updates, state.acc_grads)
         emit = state.mini_step >= k - 1
-        inner_updates, inner_state = self._opt.update(acc, state.inner_opt_state, params)
+        inner_updates, inner_state = self._opt.update(
+            tree_map(lambda a, g: fnp.asarray(a, dtype=fnp.asarray(g).dtype), acc, updates),
+            state.inner_opt_state, params)
+        acc = self._store(acc)
         zeros = zeros_like_tree(inner_updates)
         new = MultiStepsState(
             fnp.where(emit, 0, state.mini_step + 1).astype(np.int32),
@@ -107,6 +129,12 @@ class MultiSteps:
         new = _select(skip, state, new)._replace(skip_state=skip_state)
         return _select(skip, zeros, out), new
 
+    @staticmethod
+    def _widen(acc, grad):
+        """`acc` in the promoted dtype of `acc` and `grad` (ml_dtypes' bfloat16 included)."""
+        wide = np.promote_types(fnp.asarray(acc).dtype, fnp.asarray(grad).dtype)
+        return fnp.asarray(acc, dtype=wide)
+
     def has_updated(self, state: MultiStepsState) -> Any:
         """True when the last `update` applied `opt` (its counter was just reset)."""
         return fnp.logical_and(state.mini_step == 0, state.gradient_step > 0)
@@ -118,14 +146,21 @@ class MultiSteps:
 
 def skip_not_finite(updates: Any, gradient_step: Any, params: Any) -> tuple:
     """A `should_skip_update_fn` for `MultiSteps`: skip a mini-step whose gradients are not all
-    finite.
+    finite. The skip state (kept in `MultiStepsState.skip_state`, as optax's) is
+    `{"should_skip": bool, "num_not_finite": count of non-finite elements}`.
 
     Example:
         >>> import fungrad as fg, numpy as np
-        >>> bool(fg.optim.skip_not_finite(np.array([np.nan]), 0, None)[0])
-        True
+        >>> skip, info = fg.optim.skip_not_finite(np.array([np.nan, 1.0, np.inf]), 0, None)
+        >>> bool(skip), int(info["num_not_finite"])
+        (True, 2)
     """
-    return fnp.logical_not(all_finite(updates)), ()
+    num_not_finite = fnp.asarray(0)
+    for x in tree_leaves(updates):
+        num_not_finite = num_not_finite + fnp.sum(fnp.logical_not(fnp.isfinite(x)))
+    num_not_finite = fnp.asarray(num_not_finite)   # (0-d arrays eagerly too: one jit key)
+    should_skip = fnp.asarray(num_not_finite > 0)
+    return should_skip, {"should_skip": should_skip, "num_not_finite": num_not_finite}
 
 
 class ApplyIfFiniteState(NamedTuple):
@@ -172,11 +207,14 @@ class InjectHyperparamsState(NamedTuple):
 
 
 def _float_dtype(params) -> Any:
+    """The widest inexact dtype among the leaves (optax's 'highest'): a float32 model with a
+    float64 leaf keeps float64 hyperparameters, whichever leaf comes first."""
+    found = None
     for x in tree_leaves(params):
         dt = np.asarray(x).dtype if not hasattr(x, "dtype") else x.dtype
         if is_inexact(dt):  # (np.issubdtype misses ml_dtypes' bfloat16)
-            return dt
-    return np.float64
+            found = dt if found is None else np.promote_types(found, dt)
+    return np.float64 if found is None else found
 
 
 def _hyperparam(value, dtype) -> Any:
@@ -187,11 +225,14 @@ def _hyperparam(value, dtype) -> Any:
 
 
 def inject_hyperparams(inner_factory: Callable[..., GradientTransformation],
-                       static_args: tuple = ()) -> Callable[..., GradientTransformation]:
+                       static_args: str | tuple = (),
+                       hyperparam_dtype: Any = None) -> Callable[..., GradientTransformation]:
     """Wrap an optimizer factory so that its numeric hyperparameters, given or defaulted,
     live in the state (`state.hyperparams["learning_rate"]`, `["b1"]`, ..., changeable
     between steps without a retrace; floats in the params' dtype, integers kept) and
     schedules among them are evaluated at the step count, as optax's wrapper does.
+    `static_args` names the arguments kept out of the state (one name or several);
+    `hyperparam_dtype`, if given, is the dtype of the float hyperparameters.
 
     Example:
         >>> import fungrad as fg, numpy as np
@@ -201,9 +242,18 @@ def inject_hyperparams(inner_factory: Callable[..., GradientTransformation],
         >>> opt.update(np.ones(1), s)[0]
         array([-0.5])
     """
+    import inspect
+    # one name is one name: `"eps_root"` must not also make `eps` static by substring
+    static_args = {static_args} if isinstance(static_args, str) else set(static_args)
+    signature = inspect.signature(inner_factory)
+    unknown = static_args - set(signature.parameters)
+    if unknown:
+        raise ValueError(f"inject_hyperparams: static_args {sorted(unknown)} are not "
+                         f"parameters of {getattr(inner_factory, '__name__', inner_factory)}"
+                         f" (it takes {list(signature.parameters)})")
+
     def factory(*args, **kwargs) -> GradientTransformation:
-        import inspect
-        bound = inspect.signature(inner_factory).bind(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()  # defaults are hyperparameters too (optax: b1, eps, ...)
         bound = bound.arguments
         numeric = {k: v for k, v in bound.items() if k not in static_args
@@ -217,16 +267,22 @@ def inject_hyperparams(inner_factory: Callable[..., GradientTransformation],
             return dict(hyperparams, **{k: s(count) for k, s in scheduled.items()})
 
         def init(params):
-            dt = _float_dtype(params)
+            dt = _float_dtype(params) if hyperparam_dtype is None else hyperparam_dtype
             hps = hyper_values(zeros_count(params), numeric)
             hps = {k: _hyperparam(v, dt) for k, v in hps.items()}
             return InjectHyperparamsState(zeros_count(params), hps,
                                           inner_factory(**static, **hps).init(params))
 
         def update(updates, state, params=None):
-            # the dtype init chose from the params: float64 gradients of a float32 model
-            # must not turn the state float64
-            dt = _float_dtype(state.hyperparams) if state.hyperparams else _float_dtype(updates)
+            # the params' dtype, as init chose (optax): float64 gradients of a float32 model
+            # must not turn the state float64; without params, the state's own
+            if hyperparam_dtype is not None:
+                dt = hyperparam_dtype
+            elif params is not None and tree_leaves(params):
+                dt = _float_dtype(params)
+            else:
+                dt = _float_dtype(state.hyperparams) if state.hyperparams else \
+                    _float_dtype(updates)
             hps = {k: _hyperparam(v, dt)
                    for k, v in hyper_values(state.count, state.hyperparams).items()}
             new_updates, inner_state = inner_factory(**static, **hps).update(
