@@ -13,7 +13,10 @@ the differentiated algorithm:
   degenerate eigenvalues (`w_i`, `w_j` within 16 n ulps of the largest: LAPACK returns a
   repeated eigenvalue a few ulps apart) get `F_ij = 0`, the derivative of any function
   invariant within the degenerate eigenspace (eigenvalues, projections onto the whole
-  space; first order only: a second derivative there misses how the eigenspace splits);
+  space; first order only: a second derivative there misses how the eigenspace splits,
+  e.g. the Hessian of sum(eigvalsh(A)**2) at A = I lacks its mixed entries, and
+  `V g(w) V^H` with g varying across the repeated eigenvalue is wrong even at first order:
+  the right answer needs g'' of the user's g, which no rule of eigh alone can know);
   the eigenvectors themselves have no derivative there.
 - `det`: `d det = tr(adj(a) da)` with the adjugate a primitive of its own (det(a) a^-1, or
   its SVD form at exactly singular matrices), so rank-deficient matrices get finite first
