@@ -9,16 +9,10 @@ import pytest
 import fungrad as fg
 import fungrad.numpy as fnp
 from fungrad.test_util import check_grads
+from test_manipulation import _same  # (shape, dtype and values equal)
 
 RNG = np.random.default_rng(0)
 X34 = RNG.standard_normal((3, 4))
-
-
-def _same(got, want):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype,
-                                                                 want.shape, want.dtype)
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
 def _jit_matches_numpy(f, *args):
