@@ -349,10 +349,13 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
                         "lstsq); convert y first: y.astype(fnp.float32)")
     if rcond is None:   # NumPy's default, from x's own float dtype
         xdt = np.dtype(result_type(x))
-        rcond = shape_of(x)[0] * float(np.finfo(xdt if xdt.kind == "f" else np.float64).eps)
+        # (a NumPy scalar of x's float dtype, as full=True returns it: float32 for float32 x)
+        rcond = shape_of(x)[0] * np.finfo(xdt if xdt.kind == "f" else np.float64).eps
     A, b, scale = _polyfit_system(x, y, w, deg)
     coef_scaled, residual = _lstsq(A, b, rcond)
     coef = coef_scaled / (scale[:, None] if len(shape_of(b)) == 2 else scale)
+    if not full:
+        _warn_if_rank_deficient(A, rcond, deg + 1)
     if full:
         return (coef,) + _polyfit_diagnostics(A, residual, rcond, deg)
     if cov:
@@ -365,12 +368,16 @@ def _polyfit_system(x, y, w, deg):
     float64 (NumPy's lstsq computes in double)."""
     from ._elementwise import sqrt
     from ._reductions import sum as _sum
-    dt = result_type(x, y, np.zeros((), np.float64))
-    x, y = cast(x, dt) + 0.0, cast(y, dt) + 0.0
+    # NumPy's x + 0.0 and y + 0.0: A takes x's float dtype alone (real for a complex y, so
+    # the covariance and the singular values stay real), the right-hand side y's and x's
+    float64 = np.zeros((), np.float64)
+    adt, bdt = result_type(x, float64), result_type(x, y, float64)
+    x, y = cast(x, adt), cast(y, bdt)
     A = vander(x, deg + 1)
     if w is not None:
-        w = cast(_np(w), dt)
-        A = A * w[:, None]
+        w = _np(w)
+        A = A * cast(w, adt)[:, None]   # (NumPy's lhs *= w: A keeps its dtype)
+        w = cast(w, result_type(w, float64))
         y = y * (w if len(shape_of(y)) == 1 else w[:, None])
     scale = sqrt(_sum(A * A, axis=0))
     return A / scale, y, scale
@@ -385,11 +392,31 @@ def _lstsq(A, b, rcond):
     return c, b - A @ c
 
 
+def _warn_if_rank_deficient(A, rcond, order):
+    """NumPy's RankWarning when the scaled system's numerical rank is below `order`: always
+    when there are fewer points than coefficients; otherwise where A's values are known
+    (eagerly and under grad/jvp), not under jit/vmap (the rank depends on the values)."""
+    import warnings
+    if shape_of(A)[0] >= order:
+        try:
+            Ac = A.to_concrete("fnp.polyfit's rank warning") if isinstance(A, Tracer) else A
+        except ConcretizationError:
+            return
+        s = np.linalg.svd(np.asarray(to_host(Ac)), compute_uv=False)
+        if int(np.sum(s > s.max() * rcond)) == order:
+            return
+    warnings.warn("Polyfit may be poorly conditioned", np.exceptions.RankWarning, stacklevel=3)
+
+
 def _residual_sums(residual):
-    """NumPy lstsq's residuals: squared norms per right-hand side, (1,) for a vector b."""
+    """NumPy lstsq's residuals: squared norms per right-hand side, (1,) for a vector b;
+    real for a complex b (|r|**2, not r**2)."""
+    from ._elementwise import imag, real
     from ._reductions import sum as _sum
     from ._shape import reshape
-    sums = _sum(residual * residual, axis=0)
+    squares = (real(residual) ** 2 + imag(residual) ** 2 if result_type(residual).kind == "c"
+               else residual * residual)
+    sums = _sum(squares, axis=0)
     return reshape(sums, (1,)) if len(shape_of(residual)) == 1 else sums
 
 

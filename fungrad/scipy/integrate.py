@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Optional as _Optional
 
+import numpy as np
+
 from .. import numpy as fnp
 from ..numpy._base import shape_of as _shape_of, single_axis as _single_axis
-from ._util import inexact as _inexact
 
 Array = Any                      # an np.ndarray, or a traced value under a transform
 ArrayLike = Any                  # anything fnp.asarray accepts
@@ -20,24 +21,40 @@ ArrayLike = Any                  # anything fnp.asarray accepts
 __all__ = ["trapezoid", "cumulative_trapezoid"]
 
 
+def _numeric(fname, a):
+    a = fnp.asarray(a)
+    if np.dtype(a.dtype).kind not in "biufc":
+        raise TypeError(f"integrate.{fname}: samples of dtype {a.dtype} are not numbers; pass "
+                        "bool, integer, float or complex arrays")
+    return a
+
+
 def _pieces(fname, y, x, dx, axis):
     """The trapezoids' areas along `axis`: `d * (y[1:] + y[:-1]) / 2`, with the axis moved
-    last; d = diff(x) (x 1-d along `axis`, or y's shape) or `dx`."""
-    y, = _inexact(fname, y)
+    last; d = diff(x) (x 1-d along `axis`, or y's shape) or `dx`. Their dtype is SciPy's
+    (NumPy's promotion of d and y, then a float: float32 y with bool x stays float32;
+    complex y integrates as complex)."""
+    y = _numeric(fname, y)
     nd = len(_shape_of(y))
     ax = _single_axis(fname, axis, nd)
     y = fnp.moveaxis(y, ax, -1)
     if x is None:
         d = dx
     else:
-        x, = _inexact(fname, x)
+        x = _numeric(fname, x)
         if len(_shape_of(x)) == 1:
             if _shape_of(x)[0] != _shape_of(y)[-1]:
                 raise ValueError(f"integrate.{fname}: x has length {_shape_of(x)[0]} but y has "
                                  f"{_shape_of(y)[-1]} samples along axis {axis}")
         else:
             x = fnp.moveaxis(x, ax, -1)
-        d = x[..., 1:] - x[..., :-1]
+        d = fnp.diff(x, axis=-1)   # (bool x: NumPy's not_equal, as SciPy's diff)
+    dt = np.dtype(fnp.result_type(d, y))
+    dt = dt if dt.kind in "fc" else np.dtype(np.float64)   # (the division by 2.0)
+    if not isinstance(d, (int, float)):
+        d = fnp.asarray(d).astype(dt)
+    # (bool y is summed as numbers, not as NumPy's logical or: True + True counts 2)
+    y = y.astype(dt)
     return d * (y[..., 1:] + y[..., :-1]) * 0.5, ax
 
 
@@ -53,7 +70,10 @@ def trapezoid(y: ArrayLike, x: _Optional[ArrayLike] = None, dx: float = 1.0,
         array([0.5, 1. , 0.5])
     """
     pieces, _ = _pieces("trapezoid", y, x, dx, axis)
-    return fnp.sum(pieces, axis=-1)
+    # SciPy sums in y's own float dtype (float32 y with float64 x gives float32; integer
+    # and bool y give float64)
+    ydt = np.dtype(fnp.asarray(y).dtype)
+    return fnp.sum(pieces.astype(ydt if ydt.kind in "fc" else np.float64), axis=-1)
 
 
 def cumulative_trapezoid(y: ArrayLike, x: _Optional[ArrayLike] = None, dx: float = 1.0,
