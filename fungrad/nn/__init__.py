@@ -2,8 +2,9 @@
 (jax.nn's and optax's names and semantics), pure functions written with fungrad.numpy, so
 grad, jit and vmap compose with them; parameter initializers (`fg.nn.initializers`, whose
 fan-based factories are also here: `fg.nn.glorot_uniform`, ...; `zeros`, `ones`, `normal`,
-`uniform`, `constant`, `truncated_normal` and `orthogonal` only as `fg.nn.initializers.*`,
-so that they are not mistaken for array constructors or samplers); and stax-style layers
+`uniform`, `constant`, `truncated_normal`, `orthogonal` and `delta_orthogonal` only as
+`fg.nn.initializers.*`, so that they are not mistaken for array constructors or samplers);
+and stax-style layers
 (`fungrad/nn/stax.py`: `fg.nn.serial(fg.nn.Dense(10), fg.nn.Relu)`).
 
     >>> import fungrad as fg, numpy as np
