@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..core.dtypes import is_inexact
-from ..core.ir import Graph, Literal, Var, aval_of
+from ..core.ir import PY_SCALARS as _PY_SCALARS, Graph, Literal, ShapedArray, Var, aval_of
 from ..core.check import check_graph
 from ..core import nan_checks
 from ..core.ad_util import ZERO, add_any, float0
@@ -62,13 +62,16 @@ class JVPTrace(Trace):
     def process_primitive(self, prim, args, params):
         primals = []
         tangents = []
+        weak = True  # every operand weak: a differentiated Python float and Python scalars
         for a in args:
             if type(a) is JVPTracer and a._trace is self:
                 primals.append(a.primal)
                 tangents.append(a.tangent)
+                weak = weak and _known_weak(a)
             else:
                 primals.append(a)
                 tangents.append(ZERO)
+                weak = weak and type(a) in _PY_SCALARS
         rule = prim.jvp
         if rule is None:
             raise NotImplementedError(f"Differentiation rule for '{prim.name}' not implemented")
@@ -77,7 +80,7 @@ class JVPTrace(Trace):
             return [o if t is ZERO else JVPTracer(self, o, t) for o, t in zip(out, t_out)]
         if t_out is ZERO:
             return out
-        return JVPTracer(self, out, t_out)
+        return _weakened(JVPTracer(self, out, t_out)) if weak else JVPTracer(self, out, t_out)
 
 
 class LinearizeTrace(JVPTrace):
@@ -102,6 +105,7 @@ class LinearizeTrace(JVPTrace):
         lin = self.lin
         primals = []
         tvars = []
+        weak = True  # (as JVPTrace's)
         for a in args:
             if type(a) is JVPTracer and a._trace is self:
                 t = a.tangent
@@ -109,11 +113,32 @@ class LinearizeTrace(JVPTrace):
                     return JVPTrace.process_primitive(self, prim, args, params)
                 primals.append(a.primal)
                 tvars.append(t.graph_var)
+                weak = weak and _known_weak(a)
             else:
                 primals.append(a)
                 tvars.append(None)
+                weak = weak and type(a) in _PY_SCALARS
         z, v = rule(lin.eqns, primals, tvars, **params)
-        return z if v is None else JVPTracer(self, z, StagingTracer(lin, v))
+        if v is None:
+            return z
+        out = JVPTracer(self, z, StagingTracer(lin, v))
+        return _weakened(out) if weak else out
+
+
+def _known_weak(tracer) -> bool:
+    """Whether a JVP tracer is weakly typed, read without computing its aval (only tracers
+    of differentiated Python scalars, and what is computed from them alone, have one set)."""
+    a = tracer._aval
+    return a is not None and a.weak_type
+
+
+def _weakened(tracer):
+    """`tracer` with a weak aval: a value computed from weak operands alone is weak, as a
+    Python scalar computed from Python scalars is (`b * b` of a differentiated Python float
+    times a float32 array stays float32)."""
+    a = aval_of(tracer.primal)
+    tracer._aval = ShapedArray(a.shape, a.dtype, True)
+    return tracer
 
 
 class SourcedLinearizeTrace(LinearizeTrace):
@@ -149,6 +174,26 @@ def _as_array(x):
     if isinstance(x, (list, tuple)):
         return np.asarray(x)
     return x  # e.g. a CuPy array
+
+
+# Python floats and complexes are weak (NEP 50) operands: `x32 * 2.0` is float32. A
+# differentiated Python scalar stays weak (its tracer's aval says so, as under jit), so the
+# transformed function computes in the dtypes the untransformed one does.
+_WEAK_INEXACT = (float, complex)
+
+
+def _weak_primal(trace, p, tangent):
+    """The tracer of a differentiated Python float or complex `p`: a 0-d array primal whose
+    aval is weak."""
+    t = JVPTracer(trace, np.asarray(p), tangent)
+    t._aval = aval_of(p)
+    return t
+
+
+def _as_primal(x):
+    """A primal leaf as the transforms take it: `_as_array`, except that Python scalars stay
+    as they are (weak operands; see `_WEAK_INEXACT`)."""
+    return x if type(x) in _PY_SCALARS else _as_array(x)
 
 
 def _zeros_for(aval, like=None):
@@ -236,15 +281,17 @@ def jvp_flat(fun, p_leaves, t_leaves, name):
     with new_trace(trace):
         ins = []
         for i, (p, t) in enumerate(zip(p_leaves, t_leaves)):
-            p = _as_array(p)
+            weak = type(p) in _WEAK_INEXACT
+            if type(p) not in _PY_SCALARS:  # (Python ints and bools reach `fun` as they are)
+                p = _as_array(p)
             t = _as_array(t)
-            pa, ta = aval_of(p), aval_of(t)
+            pa, ta = aval_of(np.asarray(p) if weak else p), aval_of(t)
             if is_float(pa.dtype):
                 if pa.shape != ta.shape or pa.dtype != ta.dtype:
                     raise ValueError(
                         f"jvp({name}): tangent {i} must match its primal's shape and "
                         f"dtype: primal is {pa.str_short()}, tangent is {ta.str_short()}")
-                ins.append(JVPTracer(trace, p, t))
+                ins.append(_weak_primal(trace, p, t) if weak else JVPTracer(trace, p, t))
             else:
                 ins.append(p)
         out, aux = fun(ins)
@@ -288,7 +335,8 @@ def _strip(tree, trace):
     """Aux outputs carry no derivative: replace our tracers by their primal values."""
     def strip(x):
         if not isinstance(x, Tracer):
-            return _as_array(_constant_output(x))
+            # (Python and NumPy scalars come back as they are, as JAX returns them)
+            return _constant_output(x)
         while isinstance(x, JVPTracer) and x._trace is trace:
             x = x.primal
         return _as_array(x) if not isinstance(x, Tracer) else x
@@ -309,9 +357,14 @@ def linearize_flat(fun, primals, has_aux=False):
         invars = []
         ins = []
         for p in primals:
-            v = Var(aval_of(p))
+            if type(p) in _WEAK_INEXACT:
+                v = Var(aval_of(np.asarray(p)))
+                ins.append(_weak_primal(jt, p, StagingTracer(lin, v)))
+            else:  # (a Python int or bool, not differentiated, reaches `fun` as it is)
+                v = Var(aval_of(p))
+                ins.append(JVPTracer(jt, p, StagingTracer(lin, v)) if is_float(v.aval.dtype)
+                           else p)
             invars.append(v)
-            ins.append(JVPTracer(jt, p, StagingTracer(lin, v)) if is_float(v.aval.dtype) else p)
         outs, aux = fun(ins)
         p_out = []
         outvars = []
@@ -394,7 +447,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         (array(1.),)
     """
     leaves, in_tree = _tree.tree_flatten(primals)
-    leaves = [_as_array(x) for x in leaves]
+    leaves = [_as_primal(x) for x in leaves]
     state = {}
 
     def flat_fun(ins):
@@ -439,7 +492,7 @@ def linearize(f: Callable, *primals: Any) -> tuple:
         array(2.)
     """
     leaves, in_tree = _tree.tree_flatten(primals)
-    leaves = [_as_array(x) for x in leaves]
+    leaves = [_as_primal(x) for x in leaves]
     state = {}
 
     def flat_fun(ins):
@@ -470,14 +523,21 @@ def linearize(f: Callable, *primals: Any) -> tuple:
     return _tree.tree_unflatten(out_tree, p_out), f_jvp
 
 
-def _normalize_argnums(f, argnums, nargs):
-    single = isinstance(argnums, int)
+class ArgnumsOutOfRangeError(TypeError, ValueError):
+    """argnums names a positional argument the call did not pass. A TypeError as JAX raises
+    for too few positional arguments (a call-signature error), and a ValueError as fungrad
+    raised before."""
+
+
+def _normalize_argnums(f, argnums, nargs, transform="grad"):
+    single = isinstance(argnums, (int, np.integer))
     nums = (argnums,) if single else tuple(argnums)
     for n in nums:
-        if not isinstance(n, int) or not -nargs <= n < nargs:
-            raise ValueError(f"grad({_fun_name(f)}): argnums={argnums!r} is out of range for "
-                             f"a call with {nargs} positional argument(s)")
-    return single, tuple(n % nargs for n in nums)
+        if not isinstance(n, (int, np.integer)) or not -nargs <= n < nargs:
+            raise ArgnumsOutOfRangeError(
+                f"{transform}({_fun_name(f)}): argnums={argnums!r} is out of range for a "
+                f"call with {nargs} positional argument(s)")
+    return single, tuple(int(n) % nargs for n in nums)
 
 
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
@@ -559,9 +619,9 @@ def diff_leaves(transform, f, args, argnums):
     Returns (single, nums, leaves, in_tree); an integer leaf raises an error naming the
     transform, the function and the argument.
     """
-    single, nums = _normalize_argnums(f, argnums, len(args))
+    single, nums = _normalize_argnums(f, argnums, len(args), transform)
     leaves, in_tree = _tree.tree_flatten(tuple(args[i] for i in nums))
-    leaves = [_as_array(x) for x in leaves]
+    leaves = [_as_primal(x) for x in leaves]
     for x in leaves:
         if not is_float(aval_of(x).dtype):
             for i in nums:

@@ -108,13 +108,14 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             return _split_aux(g, out) if has_aux else (out, None)
 
         def push(*tangents):
-            out_tree, p_out, t_out, _ = jvp_flat(g_flat, leaves, tangents, "jacfwd")
+            # (aux is primal work: unbatched, the same on every call of a chunked push)
+            out_tree, p_out, t_out, state["aux"] = jvp_flat(g_flat, leaves, tangents, "jacfwd")
             state["out_tree"] = out_tree
             state["out_dtypes"] = [aval_of(o).dtype for o in p_out]
             return t_out
         basis = _basis(avals)
         if not leaves:  # nothing to push: each output's block is the empty input tree
-            out = g_flat([])[0]
+            out, state["aux"] = g_flat([])
             state["out_tree"] = _tree.tree_structure(out)
             t_out = [np.zeros(aval_of(o).shape + (0,)) for o in _tree.tree_leaves(out)]
         elif chunk_size is None:
@@ -131,7 +132,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                 check_output_kind("jacfwd", _fun_name(f), ShapedArray(a.shape[:-1], a.dtype), True)
         blocks = [_split_last(o, avals, aval_of(o).shape[:-1]) for o in t_out]
         jac = _assemble(blocks, state["out_tree"], in_tree, single)
-        aux = _aux_value(g, leaves, has_aux) if has_aux else None
+        aux = state["aux"] if has_aux else None  # (from the one call of f, as JAX)
         return _fresh_result(jac, aux, (args, kwargs), has_aux)
 
     return jac_f
@@ -156,11 +157,6 @@ def _fresh_result(jac, aux, args, has_aux):
         return fresh_tree(jac, ins)
     jac = fresh_tree(jac, ins)
     return jac, fresh_tree(aux, ins + _tree.tree_leaves(jac))
-
-
-def _aux_value(g, leaves, has_aux):
-    out = g(*leaves)
-    return _split_aux(g, out)[1]
 
 
 def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
