@@ -397,14 +397,15 @@ _RULES = {}
 
 def _custom(name):
     if name not in _RULES:
-        from ..transforms.custom import custom_jvp
+        from ..transforms.custom import custom_jvp, stage_once_per_signature
         if name == "xlogx":
             rule = custom_jvp(lambda x: x * fnp.log(x))
             rule.defjvp(_xlogx_jvp)
         else:
             rule = custom_jvp(_log_ratio_impl)
             rule.defjvp(_log_ratio_jvp)
-        _RULES[name] = rule
+        # (they read only their arguments: staged once per shape and dtype, not every call)
+        _RULES[name] = stage_once_per_signature(rule)
     return _RULES[name]
 
 
