@@ -11,9 +11,9 @@ from __future__ import annotations
 import operator
 import numpy as np
 
-from ..backend import asarray, is_cupy, like, on_host
+from ..backend import asarray, is_cupy, like, on_host, to_host
 from ..core.trace import Tracer
-from ._base import cast, is_traced, lift, result_type, shape_of
+from ._base import cast, has_tracer, is_traced, lift, result_type, shape_of
 from ._indexing import nonzero as _nonzero_concrete, same_device
 
 
@@ -60,8 +60,16 @@ def _compact(values, keep, size: int, fill_value=None, extra: int = 0):
     first = where(valid[:size], minimum(pos[:size], max(n - 1, 0)), 0)
     out = take(values, first) if n else np.zeros((size,), _dtype(values))
     if fill_value is not None:
-        out = where(valid[:size], out, cast(lift(fill_value), _dtype(out)))
+        out = where(valid[:size], out, _fill_of(fill_value, _dtype(out)))
     return out, first, pos, valid[:size]
+
+
+def _fill_of(fill_value, dtype):
+    """`fill_value` as a value of `dtype` (a plain scalar as a NumPy one: cast would leave
+    a Python int weakly typed, and where(bool, ..., 0) would then give ints)."""
+    if is_traced(fill_value):
+        return cast(fill_value, dtype)
+    return np.asarray(fill_value).astype(dtype)
 
 
 def _count_below(sorted_vals, v):
@@ -242,9 +250,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     out_dt = np.dtype(np.complex128 if _dtype(fp).kind == "c" else np.float64)
     x, xp, fp = cast(_np(x), np.dtype(np.float64)), cast(xp, np.dtype(np.float64)), cast(fp, out_dt)
     if period is not None:
-        if is_traced(period) or period == 0:
-            if not is_traced(period):
-                raise ValueError("interp: period must be a non-zero value")
+        if not is_traced(period) and period == 0:
+            raise ValueError("interp: period must be a non-zero value")
+        from ._elementwise import abs as _abs
+        period = _abs(lift(period))  # (NumPy uses |period|: a negative one wraps the same)
         x, xp = remainder(x, period), remainder(xp, period)
         order = argsort(xp)
         xp, fp = take(xp, order), take(fp, order)
@@ -252,8 +261,9 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         xp = concatenate([subtract(xp[-1:], period), xp, add(xp[:1], period)])
         fp = concatenate([fp[-1:], fp, fp[:1]])
     n = shape_of(xp)[0]
-    if n == 1:
-        y = multiply(cast(x * 0, out_dt), 0) + fp[0]
+    if n == 1:  # (fp[0] everywhere, NaN x too, as NumPy; left / right still apply)
+        from ._shape import broadcast_to
+        y = broadcast_to(fp[0], shape_of(x))
     else:
         hi = clip(searchsorted(xp, x, side="right"), 1, n - 1)
         lo = hi - 1
@@ -295,22 +305,38 @@ def digitize(x, bins, right: bool = False):
     up = searchsorted(bins, x, side=side)
     down = n - searchsorted(bins[::-1], x, side=side)
     if not isinstance(bins, Tracer):  # NumPy's monotonicity check, and one branch
-        d = np.diff(bins)
-        if not (np.all(d >= 0) or np.all(d <= 0)):
-            raise ValueError("digitize: bins must be monotonically increasing or decreasing")
-        return up if n < 2 or bins[-1] >= bins[0] else down
+        return up if _monotonic_direction(to_host(bins)) > 0 else down
     return where(bins[n - 1] >= bins[0], up, down) if n > 1 else up
 
 
+def _monotonic_direction(bins) -> int:
+    """NumPy's digitize check of 1-D `bins`: 1 increasing, -1 decreasing, else ValueError.
+    As NumPy's: the first pair that differs (NaN differs from everything) picks the
+    direction, and only a later step the other way is an error, so NaN edges pass."""
+    differs = np.flatnonzero(bins[1:] != bins[:-1])
+    if differs.size == 0:
+        return 1  # all edges equal (or none)
+    i = differs[0]
+    d = np.diff(bins[i:])
+    if bins[i] < bins[i + 1]:
+        if np.any(d < 0):
+            raise ValueError("digitize: bins must be monotonically increasing or decreasing")
+        return 1
+    if np.any(d > 0):
+        raise ValueError("digitize: bins must be monotonically increasing or decreasing")
+    return -1
+
+
 # --------------------------------------------------------------------------- counting
-def _scatter_count(idx, weights, length: int):
-    """sum of `weights` (1 if None) per index in [0, length); other indices are dropped."""
+def _scatter_count(idx, weights, length: int, sum_dtype=np.float64):
+    """sum of `weights` (1 if None) per index in [0, length), in `sum_dtype`; other indices
+    are dropped."""
     from ..lax.indexing import scatter_add_p
     from ._elementwise import logical_and, where
     idx = cast(idx, np.dtype(np.intp))
     inside = logical_and(idx >= 0, idx < length)
     idx = where(inside, idx, length)  # the extra bin collects the dropped ones
-    dt = np.dtype(np.intp) if weights is None else np.dtype(np.float64)
+    dt = np.dtype(np.intp) if weights is None else np.dtype(sum_dtype)
     upd = (cast(inside, dt) if weights is None else cast(weights, dt))
     from ._base import broadcast_to_shape
     upd = broadcast_to_shape(upd, shape_of(idx))
@@ -346,6 +372,8 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
         if xc.size and xc.min() < 0:
             raise ValueError("bincount: x must be non-negative")
         length = max(int(xc.max()) + 1 if xc.size else 0, operator.index(minlength))
+        if not xc.size:  # (NumPy's bincount of nothing is intp zeros, weights or not)
+            return like(xc, np.zeros((length,), np.intp))
     return _scatter_count(x, weights, operator.index(length))
 
 
@@ -370,6 +398,9 @@ def _edges(fname, a, bins, range_, weights=None, sample_dtype=True):
         if not isinstance(edges, Tracer) and np.any(np.diff(edges) < 0):
             raise ValueError(f"{fname}: bins must increase monotonically, when an array")
         return edges
+    if np.ndim(bins) > 1:
+        raise ValueError(f"{fname}: `bins` must be 1d, when an array (got shape "
+                         f"{np.shape(bins)})")
     n = operator.index(bins)
     if n < 1:
         raise ValueError(f"{fname}: bins must be a positive int, got {n}")
@@ -378,6 +409,8 @@ def _edges(fname, a, bins, range_, weights=None, sample_dtype=True):
         if not is_traced(lo, hi):
             if lo > hi:
                 raise ValueError(f"{fname}: max must be larger than min in range parameter")
+            if not (np.isfinite(lo) and np.isfinite(hi)):
+                raise ValueError(f"{fname}: supplied range of [{lo}, {hi}] is not finite")
             if lo == hi:
                 lo, hi = lo - 0.5, hi + 0.5
             return np.linspace(lo, hi, n + 1, dtype=_edge_dtype(lo, hi, a if sample_dtype
@@ -387,6 +420,9 @@ def _edges(fname, a, bins, range_, weights=None, sample_dtype=True):
             lo, hi = 0.0, 1.0
         else:
             lo, hi = _min(a), _max(a)
+            if not isinstance(a, Tracer) and not (np.isfinite(lo) and np.isfinite(hi)):
+                # (NumPy's error; a traced sample's NaN / inf edges cannot raise)
+                raise ValueError(f"{fname}: autodetected range of [{lo}, {hi}] is not finite")
             same = equal(lo, hi)
             lo, hi = where(same, subtract(lo, 0.5), lo), where(same, add(hi, 0.5), hi)
     dt = _edge_dtype(lo, hi, a if sample_dtype else None)
@@ -424,7 +460,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
         array([0.75, 0.  , 0.25])
     """
     a, weights = lift(a), lift(weights)
-    if not is_traced(a, bins, weights, range):
+    # (has_tracer: a traced bound inside the range tuple counts too)
+    if not is_traced(a, bins, weights) and not has_tracer(range):
         return _bin_edges(a, bins, range, weights)
     _check_weights("histogram_bin_edges", weights, shape_of(a))
     return _edges("histogram_bin_edges", _flat(_np(a)), bins, range, weights)
@@ -449,7 +486,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         array([1., 1., 0.])
     """
     a, weights = lift(a), lift(weights)
-    if not is_traced(a, bins, weights, range):
+    if not is_traced(a, bins, weights) and not has_tracer(range):
         if is_cupy(a) and isinstance(bins, str):  # (CuPy has no string rules)
             return on_host(np.histogram)(a, bins, range, density, weights)
         a, weights = same_device(a, weights)
@@ -459,14 +496,17 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     w = None if weights is None else _flat(_np(weights))
     edges = _edges("histogram", a, bins, range, w)
     nb = shape_of(edges)[0] - 1
-    hist = _scatter_count(_bin_index(a, edges), w, nb)
+    # (complex weights sum as complex: NumPy keeps their imaginary parts)
+    hist = _scatter_count(_bin_index(a, edges), w, nb,
+                          np.complex128 if w is not None and _dtype(w).kind == "c" else np.float64)
     if w is not None:  # (summed weights keep the weights' dtype, integers too, as NumPy)
         hist = cast(hist, _dtype(w))
     if density:
         from ._elementwise import divide
         from ._reductions import sum as _sum
         widths = edges[1:] - edges[:-1]
-        hist = divide(divide(cast(hist, np.dtype(np.float64)), widths), _sum(hist))
+        hist = cast(hist, np.result_type(_dtype(hist), np.float64))
+        hist = divide(divide(hist, widths), _sum(hist))
     return hist, edges
 
 
@@ -483,8 +523,10 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         >>> edges
         [array([0. , 0.5, 1. ]), array([0. , 0.5, 1. ])]
     """
+    # (NumPy reads a list or tuple as one array per coordinate, whatever its shape)
+    coordinates = list(sample) if isinstance(sample, (list, tuple)) else None
     sample, weights = lift(sample), lift(weights)
-    if not is_traced(sample, weights, range) and not any(
+    if not is_traced(sample, weights) and not has_tracer(range) and not any(
             isinstance(b, Tracer) for b in (bins if isinstance(bins, (list, tuple)) else [])):
         if isinstance(sample, (list, tuple)) and any(is_cupy(s) for s in sample):
             import cupy
@@ -493,9 +535,9 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         # (by keyword: CuPy's histogramdd has weights before density)
         return np.histogramdd(sample, _device_bins(sample, bins), range, density=density,
                               weights=weights)
-    if isinstance(sample, (list, tuple)):
+    if coordinates is not None:
         from ._shape import stack
-        sample = stack([_np(lift(s)) for s in sample], axis=1)
+        sample = stack([_np(lift(s)) for s in coordinates], axis=1)
     sample = _np(sample)
     if len(shape_of(sample)) == 1:
         sample = sample.reshape((-1, 1))
@@ -550,7 +592,7 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
         array([0. , 0.5, 1. ])
     """
     x, y, weights = lift(x), lift(y), lift(weights)
-    if not is_traced(x, y, weights, range):
+    if not is_traced(x, y, weights) and not has_tracer(range) and not has_tracer(bins):
         x, y, weights = same_device(x, y, weights)
         # (by keyword: CuPy's histogram2d has weights before density)
         return np.histogram2d(x, y, _device_bins(x, bins), range, density=density,
@@ -651,7 +693,8 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
 
 
 def unique_values(x, *, size: int | None = None, fill_value=None):
-    """`numpy.unique_values` (sorted here; NumPy's order is unspecified); `size=` under jit.
+    """`numpy.unique_values` (sorted here; NumPy's order is unspecified); each NaN is a
+    value of its own (equal_nan=False, as NumPy's); `size=` under jit.
 
     Example:
         >>> fnp.unique_values(np.array([3.0, 1.0, 3.0, 2.0]))
@@ -660,7 +703,7 @@ def unique_values(x, *, size: int | None = None, fill_value=None):
     x = lift(x)
     if not is_traced(x) and size is None:
         return np.unique_values(x)
-    return unique(x, size=size, fill_value=fill_value)
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def unique_counts(x, *, size: int | None = None, fill_value=None):
@@ -673,7 +716,7 @@ def unique_counts(x, *, size: int | None = None, fill_value=None):
     x = lift(x)
     if not is_traced(x) and size is None:
         return np.unique_counts(x)
-    return _UNIQUE_TYPES["counts"](*unique(x, return_counts=True, size=size,
+    return _UNIQUE_TYPES["counts"](*unique(x, return_counts=True, equal_nan=False, size=size,
                                            fill_value=fill_value))
 
 
@@ -687,7 +730,8 @@ def unique_inverse(x, *, size: int | None = None, fill_value=None):
     x = lift(x)
     if not is_traced(x) and size is None:
         return np.unique_inverse(x)
-    v, inv = unique(x, return_inverse=True, size=size, fill_value=fill_value)
+    v, inv = unique(x, return_inverse=True, equal_nan=False, size=size,
+                    fill_value=fill_value)
     return _UNIQUE_TYPES["inverse"](v, inv.reshape(shape_of(x)))
 
 
@@ -705,7 +749,8 @@ def unique_all(x, *, size: int | None = None, fill_value=None):
     x = lift(x)
     if not is_traced(x) and size is None:
         return np.unique_all(x)
-    v, i, inv, c = unique(x, True, True, True, size=size, fill_value=fill_value)
+    v, i, inv, c = unique(x, True, True, True, equal_nan=False, size=size,
+                          fill_value=fill_value)
     return _UNIQUE_TYPES["all"](v, i, inv.reshape(shape_of(x)), c)
 
 
@@ -773,11 +818,20 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
         _, i1, i2 = np.intersect1d(*same_device(_concrete(ar1, what), _concrete(ar2, what)),
                                    assume_unique, True)
         from ._indexing import take
-        return take(_flat(_np(ar1)), i1), i1, i2
-    from ._elementwise import logical_and
+        return cast(take(_flat(_np(ar1)), i1), _joined_dtype(ar1, ar2)), i1, i2
+    from ._elementwise import equal, logical_and
+    if assume_unique:
+        # NumPy's: equal neighbours in the sorted join (repeats within an array count too)
+        from ._indexing import sort
+        s = sort(_joined(ar1, ar2))
+        if shape_of(s)[0] < 2:
+            return _set_result("intersect1d", s[:0], np.zeros((0,), bool), size, fill_value)
+        return _set_result("intersect1d", s[:-1], equal(s[1:], s[:-1]), size, fill_value)
     s, first = _sorted_unique(ar1)
     keep = logical_and(first, isin(s, ar2)) if shape_of(s)[0] else first
-    return _set_result("intersect1d", s, keep, size, fill_value)
+    # (in the dtype of both, as NumPy's, which joins the arrays)
+    return _set_result("intersect1d", cast(s, _joined_dtype(ar1, ar2)), keep, size,
+                       fill_value)
 
 
 def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None,
@@ -794,9 +848,16 @@ def setdiff1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None,
     if not is_traced(ar1, ar2) and size is None:
         return np.setdiff1d(*same_device(ar1, ar2), assume_unique)
     from ._elementwise import logical_and
+    if assume_unique:  # NumPy's: ar1 flattened, in its own order (not sorted)
+        flat = _flat(_np(ar1))
+        return _set_result("setdiff1d", flat, isin(flat, ar2, invert=True), size, fill_value)
     s, first = _sorted_unique(ar1)
     keep = logical_and(first, isin(s, ar2, invert=True)) if shape_of(s)[0] else first
     return _set_result("setdiff1d", s, keep, size, fill_value)
+
+
+def _joined_dtype(ar1, ar2):
+    return result_type(_np(ar1), _np(ar2))
 
 
 def _joined(ar1, ar2):
@@ -835,9 +896,34 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None,
     ar1, ar2 = lift(ar1), lift(ar2)
     if not is_traced(ar1, ar2) and size is None:
         return np.setxor1d(*same_device(ar1, ar2), assume_unique)
-    from ._elementwise import logical_and, logical_xor
-    s, first = _sorted_unique(_joined(ar1, ar2))
-    keep = (logical_and(first, logical_xor(isin(s, ar1), isin(s, ar2))) if shape_of(s)[0]
-            else first)
-    return _set_result("setxor1d", s, keep, size, fill_value)
+    from ._elementwise import equal, isnan, logical_and, logical_or
+    from ._indexing import argsort, searchsorted, take
+    from ._reductions import cumsum
+    from ._shape import concatenate
+    # NumPy's: the sorted join of the two arrays' unique values (of the arrays themselves
+    # with assume_unique), keeping each value with no equal neighbour. So a value is kept
+    # when it occurs once in the join, and every NaN is kept (NaN != NaN): one per array
+    # holding NaN.
+    joined = _joined(ar1, ar2)
+    n = shape_of(joined)[0]
+    if n == 0:
+        return _set_result("setxor1d", joined, np.zeros((0,), bool), size, fill_value)
+    if assume_unique:
+        aux, counted = joined, like(joined, np.ones((n,), bool))
+    else:
+        dt = _dtype(joined)
+        parts = [_sorted_unique(cast(_flat(_np(v)), dt)) for v in (ar1, ar2)]
+        aux = concatenate([p[0] for p in parts])
+        counted = concatenate([p[1] for p in parts])
+    order = argsort(aux, stable=True)
+    aux, counted = take(aux, order), take(counted, order)
+    # copies of each value among the counted ones: a running count between its run's ends
+    running = concatenate([like(aux, np.zeros((1,), np.intp)),
+                           cumsum(cast(counted, np.dtype(np.intp)))])
+    copies = (take(running, searchsorted(aux, aux, side="right")) -
+              take(running, searchsorted(aux, aux, side="left")))
+    once = equal(copies, 1)
+    if _dtype(aux).kind in "fc":
+        once = logical_or(once, isnan(aux))
+    return _set_result("setxor1d", aux, logical_and(counted, once), size, fill_value)
 

@@ -297,9 +297,11 @@ cumulative_prod = _cumulative("cumulative_prod", np.cumulative_prod, _cumprod, 1
 
 
 # ----------------------------------------------------------------------------- partition
-def _check_kth(name, kth, n, kind="introselect"):
+def _check_kth(name, kth, n, kind="introselect", empty=False):
     if kind != "introselect":  # (NumPy has that one selection algorithm)
         raise ValueError(f"{name}: select kind must be 'introselect', got {kind!r}")
+    if empty:  # (NumPy checks kth only when there is something to partition)
+        return
     for k in np.ravel(kth):
         if not -n <= operator.index(k) < n:
             raise ValueError(f"{name}: kth(={int(k)}) out of bounds ({n})")
@@ -332,8 +334,11 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
         return np.partition(a, kth, axis, kind, order)
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
-    _check_kth("partition", kth, shape_of(a)[single_axis("partition", axis, a.aval.ndim)],
-               kind)
+    if not shape_of(a):  # (NumPy's partition has no axis -1 to take on a 0-d array)
+        raise np.exceptions.AxisError(f"partition: axis {axis} is out of bounds for array of "
+                                      "dimension 0")
+    ax = single_axis("partition", axis, len(shape_of(a)))
+    _check_kth("partition", kth, shape_of(a)[ax], kind, empty=0 in shape_of(a))
     return sort(a, axis=axis, order=order)
 
 
@@ -352,10 +357,10 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
         if is_cupy(a):
             return np.argpartition(a, _cupy_kth("argpartition", a, kth, axis), axis)
         return np.argpartition(a, kth, axis, kind, order)
-    if axis is None:
-        a, axis = reshape(a, (-1,)), 0
-    _check_kth("argpartition", kth,
-               shape_of(a)[single_axis("argpartition", axis, a.aval.ndim)], kind)
+    if axis is None or not shape_of(a):  # (NumPy's argpartition reads 0-d as 1-d)
+        a, axis = reshape(a, (-1,)), 0 if axis is None else axis
+    ax = single_axis("argpartition", axis, len(shape_of(a)))
+    _check_kth("argpartition", kth, shape_of(a)[ax], kind, empty=0 in shape_of(a))
     return argsort(a, axis=axis, order=order)
 
 
@@ -528,8 +533,9 @@ def _quantile(name, np_fn, a, q, axis, method, keepdims, scale):
     if n == 0:
         if method == MEDIAN:  # NumPy's median of nothing is the mean of nothing (it warns)
             return empty_quantile(flat, keep_shape, keepdims, out_dt)
-        raise ValueError(f"{name}: cannot take quantiles of an empty reduction (shape "
-                         f"{shape_of(a)}, axis {axis})")
+        raise IndexError(f"{name}: index -1 is out of bounds for axis 0 with size 0 (the "
+                         f"reduction of shape {shape_of(a)} over axis {axis} is empty; "
+                         "NumPy's error)")
     from ._indexing import sort
     s = sort(flat, axis=-1)
     res = quantile_sorted(s, q, n, method, out_dt)
@@ -569,7 +575,8 @@ def quantile_function(name: str, np_fn, impl, scale: int, doc: str, module: str 
         a = lift(a)
         # (CuPy arrays take `impl`, CuPy kernels all: CuPy's quantile has 5 of the methods,
         # takes q of at most 1 dim, and has no nan- versions)
-        if not is_traced(a, q) and not is_cupy(a):
+        # (traced weights too: NumPy's function would hand them back here, endlessly)
+        if not is_traced(a, q, weights) and not is_cupy(a):
             return np_fn(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
         reject_out(name, out)
         _no_weights(name, weights)
@@ -795,7 +802,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     ddof = (0 if bias else 1) if ddof is None else ddof
     w = _cov_weights(fweights, aweights, shape_of(X)[1])
     avg, w_sum = average(X, axis=1, weights=w, returned=True)
-    w_sum = w_sum[0]
+    # (no variables, shape (0, n): no row to read the weights' sum from)
+    w_sum = w_sum[0] if shape_of(X)[0] else (float(shape_of(X)[1]) if w is None else sum(w))
     if w is None:
         fact = float(shape_of(X)[1] - ddof)
     elif ddof == 0:
