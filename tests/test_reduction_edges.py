@@ -175,3 +175,13 @@ def test_adam_update_with_another_optimizers_state_names_the_fix():
         assert (out["w"] < 0).all()
         out, _ = fg.jit(opt.update)(params, state, params)
         assert np.isfinite(out["w"]).all()
+
+
+def test_traced_max_min_cast_a_concrete_initial_to_the_dtype_first():
+    # NumPy's reduce casts initial to the array's dtype: -5 on bools is True (a weak -5 made
+    # min(False, -5) = -5, True once cast back)
+    b = np.array([[True, False], [True, True]])
+    for f in (lambda b: fnp.min(b, axis=1, initial=-5), lambda b: fnp.max(b, axis=1, initial=0)):
+        np.testing.assert_array_equal(fg.jit(f)(b), f(b))
+    x = np.array([1, 2])
+    assert fg.jit(lambda x: fnp.min(x, initial=0.5))(x) == np.min(x, initial=0.5) == 0

@@ -192,7 +192,9 @@ def _extremum(name, np_fn, prim, combine):
                                  f"operation {_UFUNC[name]} which has no identity (axis "
                                  f"{axis}); pass initial=")
             return _reduce(name, prim, a, axes, keepdims)
-        init = cast(initial, dt)
+        # a concrete initial becomes a value of the array's dtype first, as NumPy's reduce
+        # casts it (initial=-5 on bools is True; kept a weak -5 it made min(False, -5) true)
+        init = cast(initial, dt) if is_traced(initial) else np.asarray(initial, dt)
         if builtins.any(shape[i] == 0 for i in axes):  # only `initial` is left
             from ._shape import broadcast_to
             out_shape = _reduced_shape(shape, axes, keepdims)
