@@ -128,7 +128,8 @@ def test_errors_name_the_fix():
     with pytest.raises(ValueError, match="All-NaN"):
         fg.grad(lambda x: fnp.sum(fnp.nanargmax(x, axis=1) * x[:, 0]))(XN_ROW)
     with pytest.raises(NotImplementedError, match="weights"):
-        fg.jit(lambda x: fnp.quantile(x, 0.5, weights=np.ones(4), method="inverted_cdf"))(X)
+        fg.jit(lambda x: fnp.nanquantile(x, 0.5, weights=np.ones(4),
+                                         method="inverted_cdf"))(X)
 
 
 STATISTICS_KWARGS = [

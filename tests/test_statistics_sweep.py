@@ -266,8 +266,33 @@ def test_sized_padding_keeps_a_bool_arrays_dtype(fname):
 def test_quantile_with_only_the_weights_traced_raises_instead_of_recursing():
     # a and q concrete, weights traced: NumPy's quantile handed the traced weights back to
     # fnp.quantile through __array_function__, endlessly (RecursionError); traced weights
-    # take the traced path, which says they are not supported there
+    # take the traced path
     a = np.array([[0.3, -1.2, 2.5, 1.1], [4.0, -0.5, 0.0, 2.0]])
-    with pytest.raises(NotImplementedError, match="weights"):
-        fg.jit(lambda w: fnp.quantile(a, 0.5, axis=1, method="inverted_cdf", weights=w))(
-            np.ones((2, 4)))
+    w = np.ones((2, 4))
+    np.testing.assert_array_equal(
+        fg.jit(lambda w: fnp.quantile(a, 0.5, axis=1, method="inverted_cdf", weights=w))(w),
+        np.quantile(a, 0.5, axis=1, method="inverted_cdf", weights=w))
+
+
+def test_weighted_inverted_cdf_quantile_traced_matches_numpy():
+    # (was NotImplementedError under jit / grad)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 5))
+    w = rng.random((4, 5))
+    w[0, 0] = 0.0  # a leading zero weight must not be picked for q = 0
+    for axis in (None, 0, 1):
+        for q in (0.0, 0.3, 1.0, np.array([0.1, 0.9])):
+            want = np.quantile(a, q, axis=axis, weights=w, method="inverted_cdf")
+            got = fg.jit(lambda a, w: fnp.quantile(a, q, axis=axis, weights=w,
+                                                   method="inverted_cdf"))(a, w)
+            np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(
+        fg.jit(lambda a: fnp.percentile(a, 50, axis=1, weights=w, method="inverted_cdf"))(a),
+        np.percentile(a, 50, axis=1, weights=w, method="inverted_cdf"))
+    # the gradient goes to the picked element: sorted 1, 2, 3, 4 with weights 2, 1, 1, 3
+    # reach half of the total 7 at 3
+    g = fg.grad(lambda a: fnp.quantile(a, 0.5, weights=np.array([1.0, 2.0, 1.0, 3.0]),
+                                       method="inverted_cdf"))(np.array([3.0, 1.0, 2.0, 4.0]))
+    np.testing.assert_array_equal(g, [1.0, 0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="inverted_cdf"):
+        fg.jit(lambda a: fnp.quantile(a, 0.5, weights=w, method="linear"))(a)

@@ -560,9 +560,62 @@ def empty_quantile(flat, keep_shape, keepdims, out_dt):
 
 def _no_weights(name, weights):
     if weights is not None:
-        raise NotImplementedError(f"{name}: weights= is not supported on traced values (NumPy "
-                                  "allows it only for method='inverted_cdf'); compute it on "
-                                  "concrete arrays with numpy")
+        raise NotImplementedError(f"{name}: weights= is not supported on traced values for "
+                                  "the nan- quantiles (fnp.quantile / fnp.percentile take "
+                                  "them, with method='inverted_cdf'); compute it on concrete "
+                                  "arrays with numpy")
+
+
+def _weighted_quantile(name, np_fn, a, q, axis, method, keepdims, scale, weights):
+    """NumPy's weighted quantile (method='inverted_cdf' only): in each row sorted by value,
+    the first element whose share of the cumulative weight reaches q. Differentiable in `a`
+    (a gather of the picked elements); the weights only choose."""
+    if method != "inverted_cdf":
+        raise ValueError(f"{name}: Only method 'inverted_cdf' supports weights. Got: {method}.")
+    check_quantile_args(name, q, method, scale)
+    a = _as_operand(a)
+    out_dt = quantile_dtype(np_fn, a, q, method)
+    w = _as_operand(weights)
+    if not is_traced(w) and np.any(to_host(w) < 0):
+        raise ValueError(f"{name}: Weights must be non-negative.")
+    w = broadcast_to(_average_weights(a, w, axis), shape_of(a))
+    q = _as_operand(q)
+    if scale != 1:
+        q = divide(q, float(scale))
+    flat, keep_shape = _axes_last(name, a, axis)
+    flat_w, _ = _axes_last(name, w, axis)
+    n = shape_of(flat)[-1]
+    if n == 0:
+        raise IndexError(f"{name}: index -1 is out of bounds for axis 0 with size 0 (the "
+                         f"reduction of shape {shape_of(a)} over axis {axis} is empty)")
+    from ._indexing import argsort, take_along_axis
+    from ._reductions import cumsum
+    order = argsort(flat, axis=-1)
+    s = take_along_axis(flat, order, axis=-1)
+    cdf = cumsum(take_along_axis(flat_w, order, axis=-1), axis=-1, dtype=np.float64)
+    cdf = divide(cdf, cdf[..., -1:])
+    if not is_traced(flat_w):  # (a row's cdf ends at total / total: NaN for 0 or inf)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = np.sum(to_host(flat_w), axis=-1, dtype=np.float64)
+            if np.any(np.isnan(total / total)):
+                raise ValueError(f"{name}: Weights included NaN, inf or were all zero.")
+    if dtype_of(q).kind == "f":  # (NumPy compares in q's precision: 0.4 as float32 is not
+        cdf = cast(cdf, dtype_of(q))  # float64's 0.4)
+    # leading zero weights: their zero cdf must not be picked for q = 0
+    cdf = where(equal(cdf, 0), -1, cdf)
+    # searchsorted(cdf, q, 'left') per row: how many cdf entries lie below q
+    qs, b = shape_of(q), shape_of(s)[:-1]
+    q_rows = reshape(q, qs + (1,) * len(b) + (1,))
+    below = sum(less(reshape(cdf, (1,) * len(qs) + shape_of(cdf)), q_rows), axis=-1)
+    from ._elementwise import minimum
+    res = _gather_last(cast(s, out_dt), minimum(below, n - 1))
+    if is_inexact(dtype_of(a)):  # NaN in a row makes its quantiles NaN, as unweighted
+        from ..lax.misc import stop_gradient
+        last = stop_gradient(cast(s[..., -1], out_dt))
+        res = where(isnan(last), last, res)
+    if keepdims:
+        res = reshape(res, qs + keep_shape)
+    return res
 
 
 def quantile_function(name: str, np_fn, impl, scale: int, doc: str, module: str = __name__):
@@ -579,6 +632,9 @@ def quantile_function(name: str, np_fn, impl, scale: int, doc: str, module: str 
         if not is_traced(a, q, weights) and not is_cupy(a):
             return np_fn(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
         reject_out(name, out)
+        if weights is not None and impl is _quantile:
+            return _weighted_quantile(name, np_fn, a, q, axis, method, keepdims, scale,
+                                      weights)
         _no_weights(name, weights)
         return impl(name, np_fn, a, q, axis, method, keepdims, scale)
     fn.__name__ = fn.__qualname__ = name
@@ -591,7 +647,8 @@ quantile = quantile_function("quantile", np.quantile, _quantile, 1, """`numpy.qu
 
     All 13 NumPy methods; differentiable in `a` (through the sort: the selected elements,
     weighted by the interpolation) and in `q` for the continuous methods. `q`'s shape comes
-    first in the result.
+    first in the result. `weights=` (method='inverted_cdf' only, as NumPy) picks by the
+    cumulative weight; the gradient goes to the picked elements.
 
     Example:
         >>> x = np.array([1.0, 2.0, 3.0, 4.0])
