@@ -185,3 +185,14 @@ def test_traced_max_min_cast_a_concrete_initial_to_the_dtype_first():
         np.testing.assert_array_equal(fg.jit(f)(b), f(b))
     x = np.array([1, 2])
     assert fg.jit(lambda x: fnp.min(x, initial=0.5))(x) == np.min(x, initial=0.5) == 0
+
+
+def test_max_min_derivative_at_a_nan_slice_is_nan_as_jax():
+    # (JAX: every position NaN; the select-based rule had given 0 there)
+    x = np.array([[1.0, 3.0, 3.0], [np.nan, 0.0, 1.0]])
+    for red in (fnp.max, fnp.min, fnp.ptp):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            g = fg.grad(lambda x: fnp.sum(red(x, axis=1)))(x)
+            gj = fg.jit(fg.grad(lambda x: fnp.sum(red(x, axis=1))))(x)
+        assert np.isnan(g[1]).all() and np.isfinite(g[0]).all()
+        np.testing.assert_array_equal(g, gj)

@@ -10,7 +10,8 @@ import numpy as np
 from ..core.ir import Eqn, Literal, ShapedArray, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
-from .elementwise import (add, convert_element_type, div, eq, mul, mul_p, select)
+from .elementwise import (add, convert_element_type, div, eq, logical_or, mul, mul_p, ne,
+                          select)
 from .shape import broadcast_in_dim, broadcast_in_dim_p
 from ..compiler.passes import can_stand_for, simplify_rules
 from ..core.dtypes import is_inexact
@@ -143,12 +144,17 @@ def _extremum_jvp(prim):
         t, = tangents
         y = prim.bind(x, axes=axes)
         shape, dt = aval_of(x).shape, aval_of(x).dtype
-        at_extremum = eq(x, _keep_back(y, shape, axes))
+        # a slice whose extremum is NaN has no derivative: every position is picked and the
+        # count is NaN, so its tangent (and every cotangent there) is NaN, as JAX's
+        nan_slice = ne(y, y)
+        at_extremum = logical_or(eq(x, _keep_back(y, shape, axes)),
+                                 _keep_back(nan_slice, shape, axes))
         positions = math.prod(shape[a] for a in axes)
         count_dt = np.dtype(np.uint8) if positions < _COUNT_IN_BYTES_BELOW else dt
         count = reduce_sum(convert_element_type(at_extremum, count_dt), axes)
         if count_dt != dt:
             count = convert_element_type(count, dt)
+        count = select(nan_slice, np.nan, count)
         return y, div(reduce_sum(select(at_extremum, t, 0.0), axes), count)
     return jvp
 
