@@ -13,7 +13,7 @@ from typing import Any, Optional as _Optional
 import numpy as np
 
 from .. import numpy as fnp
-from ..core.dtypes import is_inexact
+from ..core.dtypes import is_inexact as _is_inexact
 from ..numpy._base import shape_of as _shape_of, single_axis as _single_axis
 
 Array = Any                      # an np.ndarray, or a traced value under a transform
@@ -24,7 +24,7 @@ __all__ = ["trapezoid", "cumulative_trapezoid"]
 
 def _numeric(fname, a):
     a = fnp.asarray(a)
-    if np.dtype(a.dtype).kind not in "biufc" and not is_inexact(a.dtype):  # (bfloat16 too)
+    if np.dtype(a.dtype).kind not in "biufc" and not _is_inexact(a.dtype):  # (bfloat16 too)
         raise TypeError(f"integrate.{fname}: samples of dtype {a.dtype} are not numbers; pass "
                         "bool, integer, float or complex arrays")
     return a
@@ -51,7 +51,7 @@ def _pieces(fname, y, x, dx, axis):
             x = fnp.moveaxis(x, ax, -1)
         d = fnp.diff(x, axis=-1)   # (bool x: NumPy's not_equal, as SciPy's diff)
     dt = np.dtype(fnp.result_type(d, y))
-    dt = dt if is_inexact(dt) else np.dtype(np.float64)   # (the division by 2.0)
+    dt = dt if _is_inexact(dt) else np.dtype(np.float64)   # (the division by 2.0)
     if not isinstance(d, (int, float)):
         d = fnp.asarray(d).astype(dt)
     # (bool y is summed as numbers, not as NumPy's logical or: True + True counts 2)
@@ -74,7 +74,7 @@ def trapezoid(y: ArrayLike, x: _Optional[ArrayLike] = None, dx: float = 1.0,
     # SciPy sums in y's own float dtype (float32 y with float64 x gives float32; integer
     # and bool y give float64)
     ydt = np.dtype(fnp.asarray(y).dtype)
-    return fnp.sum(pieces.astype(ydt if is_inexact(ydt) else np.float64), axis=-1)
+    return fnp.sum(pieces.astype(ydt if _is_inexact(ydt) else np.float64), axis=-1)
 
 
 def cumulative_trapezoid(y: ArrayLike, x: _Optional[ArrayLike] = None, dx: float = 1.0,
