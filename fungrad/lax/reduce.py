@@ -10,8 +10,7 @@ import numpy as np
 from ..core.ir import Eqn, Literal, ShapedArray, aval_of
 from ..core.primitive import Primitive
 from ..core.ad_util import ZERO
-from .elementwise import (add, convert_element_type, div, eq, logical_or, mul, mul_p, ne,
-                          select)
+from .elementwise import (add, convert_element_type, div, eq, mul, mul_p)
 from .shape import broadcast_in_dim, broadcast_in_dim_p
 from ..compiler.passes import can_stand_for, simplify_rules
 from ..core.dtypes import is_inexact
@@ -130,32 +129,15 @@ reduce_sum_p.jvp = lambda primals, tangents, axes: (reduce_sum(primals[0], axes)
 reduce_sum_p.transpose = lambda ct, x, axes: [_keep_back(ct, x.aval.shape, axes)]
 
 
-# max / min: the tangent is spread evenly over the positions that attain the extremum. The
-# tangents are picked by a select on the boolean mask, and the ties are counted in uint8
-# where a reduction spans fewer than 256 positions (pooling windows): a float copy of the
-# mask, its float sum and the product with it read 4-byte arrays over the whole operand
-# (~2 ms of LeNet's ~28 ms step), the uint8 count a 1-byte one.
-_COUNT_IN_BYTES_BELOW = 256
-
-
+# max / min: the tangent is spread evenly over the positions that attain the extremum
 def _extremum_jvp(prim):
     def jvp(primals, tangents, axes):
         x, = primals
         t, = tangents
         y = prim.bind(x, axes=axes)
-        shape, dt = aval_of(x).shape, aval_of(x).dtype
-        # a slice whose extremum is NaN has no derivative: every position is picked and the
-        # count is NaN, so its tangent (and every cotangent there) is NaN, as JAX's
-        nan_slice = ne(y, y)
-        at_extremum = logical_or(eq(x, _keep_back(y, shape, axes)),
-                                 _keep_back(nan_slice, shape, axes))
-        positions = math.prod(shape[a] for a in axes)
-        count_dt = np.dtype(np.uint8) if positions < _COUNT_IN_BYTES_BELOW else dt
-        count = reduce_sum(convert_element_type(at_extremum, count_dt), axes)
-        if count_dt != dt:
-            count = convert_element_type(count, dt)
-        count = select(nan_slice, np.nan, count)
-        return y, div(reduce_sum(select(at_extremum, t, 0.0), axes), count)
+        dt = aval_of(x).dtype
+        mask = convert_element_type(eq(x, _keep_back(y, aval_of(x).shape, axes)), dt)
+        return y, div(reduce_sum(mul(t, mask), axes), reduce_sum(mask, axes))
     return jvp
 
 
