@@ -296,3 +296,11 @@ def test_weighted_inverted_cdf_quantile_traced_matches_numpy():
     np.testing.assert_array_equal(g, [1.0, 0.0, 0.0, 0.0])
     with pytest.raises(ValueError, match="inverted_cdf"):
         fg.jit(lambda a: fnp.quantile(a, 0.5, weights=w, method="linear"))(a)
+
+
+def test_traced_searchsorted_takes_a_list_of_values():
+    # (a list of bools reached result_type, which read it as a structured dtype spec)
+    b = np.array([False, True])
+    for v in ([True], [False, True], (0.5,)):
+        np.testing.assert_array_equal(fg.jit(lambda b: fnp.searchsorted(b, v))(b),
+                                      np.searchsorted(b, v))

@@ -372,5 +372,7 @@ def searchsorted(a, v, side="left", sorter=None):
         a = take(a, sorter)
     from ._dtypes import result_type
     from ._base import cast
+    if isinstance(v, (list, tuple)):  # (values as NumPy reads them: result_type takes no list)
+        v = np.asarray(v)
     dt = result_type(a, v)  # (NumPy compares in the common dtype)
     return _searchsorted(cast(a, dt), cast(v, dt), side)
