@@ -224,6 +224,15 @@ def single_axis(fname, axis, ndim) -> int:
     return normalize_axis(fname, axis, ndim)[0]
 
 
+def strict_axis(fname, axis, ndim) -> int:
+    """`single_axis` for functions that take no axis of a 0-d array (moveaxis, split, roll,
+    partition...: NumPy's AxisError; single_axis lets reductions read 0-d as 1-d)."""
+    if not ndim and isinstance(axis, (int, np.integer)):
+        raise np.exceptions.AxisError(f"{fname}: axis {axis} is out of bounds for array of "
+                                      "dimension 0")
+    return single_axis(fname, axis, ndim)
+
+
 def normalize_axis(fname, axis, ndim):
     """`axis` (None, int or tuple) as a sorted tuple of non-negative ints; clear errors."""
     if axis is None:

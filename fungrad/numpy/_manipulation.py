@@ -23,7 +23,7 @@ from ..lax.scatter import scatter_p
 from ..lax.slicing import dynamic_slice_in_dim, select_n
 from ._base import (broadcast_shapes as _broadcast_shapes, broadcast_to_shape, cast, dtype_of,
                     has_tracer, is_traced, is_weak, lift, normalize_axis, result_type, shape_of,
-                    single_axis)
+                    strict_axis)
 from ._elementwise import (add, less, multiply, negative, remainder, subtract,
                            where, clip)
 from ._indexing import getitem, take
@@ -47,15 +47,6 @@ def _arr(x):
 
 def _ndim(x) -> int:
     return len(shape_of(x))
-
-
-def _axis(fname, axis, ndim) -> int:
-    """One axis as a non-negative int; a 0-d array has none (NumPy's AxisError, where
-    `single_axis`, which reads 0-d as 1-d for reductions, would give no axis at all)."""
-    if not ndim and isinstance(axis, (int, np.integer)):
-        raise np.exceptions.AxisError(f"{fname}: axis {axis} is out of bounds for array of "
-                                      "dimension 0")
-    return single_axis(fname, axis, ndim)
 
 
 def _slice_axis(x, axis, start=None, stop=None, step=None):
@@ -225,13 +216,13 @@ def roll(a, shift, axis=None):
         if shift.ndim != 0 or not isinstance(axis, (int, np.integer)):
             raise TypeError("roll: a traced shift must be a scalar with an int axis; roll one "
                             "axis at a time: fnp.roll(fnp.roll(x, s0, 0), s1, 1)")
-        ax = _axis("roll", axis, nd)
+        ax = strict_axis("roll", axis, nd)
         return _roll_traced(_arr(a), shift, ax)
     shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
     total = [0] * nd
     for s, ax in zip(shifts.ravel(), axes.ravel()):
         # (NumPy's int(): a float shift is truncated, an axis must be an integer)
-        total[_axis("roll", operator.index(ax), nd)] += int(s)
+        total[strict_axis("roll", operator.index(ax), nd)] += int(s)
     x = a
     for ax, s in enumerate(total):
         n = shape_of(x)[ax]
@@ -291,7 +282,7 @@ def rot90(m, k=1, axes=(0, 1)):
         raise ValueError(f"rot90: the two axes must be different, got axes={axes}")
     if not all(-nd <= ax < nd for ax in axes):  # (NumPy's error, a 0-d array included)
         raise ValueError(f"rot90: Axes={axes} out of range for array of ndim={nd}")
-    i, j = _axis("rot90", axes[0], nd), _axis("rot90", axes[1], nd)
+    i, j = strict_axis("rot90", axes[0], nd), strict_axis("rot90", axes[1], nd)
     k = k % 4  # (NumPy's reading of a float k: 1.5 is none of 0, 1, 2, so it turns as 3)
     if k == 0:
         return m
@@ -780,7 +771,7 @@ def array_split(ary, indices_or_sections, axis=0):
     ary = _arr(ary)
     if not is_traced(ary):
         return np.array_split(ary, indices_or_sections, axis)
-    ax = _axis("array_split", axis, ary.ndim)
+    ax = strict_axis("array_split", axis, ary.ndim)
     n = ary.shape[ax]
     if np.ndim(indices_or_sections) == 0:
         k = int(indices_or_sections)  # (NumPy's: a float count is truncated)
@@ -852,7 +843,7 @@ def unstack(x, /, *, axis=0):
         return np.unstack(x, axis=axis)
     if x.ndim == 0:
         raise ValueError("unstack: the input array must be at least 1-d, got a 0-d array")
-    ax = _axis("unstack", axis, x.ndim)
+    ax = strict_axis("unstack", axis, x.ndim)
     return tuple(getitem_p.bind(x, spec=(_FULL,) * ax + (("int", i),))
                  for i in range(x.shape[ax]))
 
@@ -927,7 +918,7 @@ def delete(arr, obj, axis=None):
                                   "slice or NumPy array")
     if axis is None:
         arr, axis = ravel(arr), 0
-    ax = _axis("delete", axis, arr.ndim)
+    ax = strict_axis("delete", axis, arr.ndim)
     keep = np.delete(np.arange(arr.shape[ax]), obj)
     return _gather_axis(arr, keep, ax)
 
@@ -1498,7 +1489,7 @@ def put_along_axis(arr, indices, values, axis, inplace=True):
         if _ndim(indices) != len(shape):
             raise ValueError(f"put_along_axis: indices (shape {shape_of(indices)}) and arr "
                              f"(shape {shape}) must have the same number of dimensions")
-        ax = _axis("put_along_axis", axis, len(shape))
+        ax = strict_axis("put_along_axis", axis, len(shape))
     nd = len(flat_shape)
     full = tuple(d if i == ax else max(d, e) for i, (d, e) in
                  enumerate(zip(shape_of(indices), flat_shape)))
@@ -1687,8 +1678,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         axisa = axisb = axisc = axis
     if _ndim(a) < 1 or _ndim(b) < 1:
         raise ValueError("cross: at least one array has zero dimension")
-    a = moveaxis(a, _axis("cross (axisa)", axisa, _ndim(a)), -1)
-    b = moveaxis(b, _axis("cross (axisb)", axisb, _ndim(b)), -1)
+    a = moveaxis(a, strict_axis("cross (axisa)", axisa, _ndim(a)), -1)
+    b = moveaxis(b, strict_axis("cross (axisb)", axisb, _ndim(b)), -1)
     na, nb = shape_of(a)[-1], shape_of(b)[-1]
     if na not in (2, 3) or nb not in (2, 3):
         raise ValueError(f"cross: incompatible dimensions for cross product (dimension must "
@@ -1723,7 +1714,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     shape = _broadcast_shapes("cross", ("a", shape_of(a0)), ("b", shape_of(b0)))
     parts = [expand_dims(broadcast_to_shape(c, shape), -1) for c in (c0, c1, z)]
     out = concatenate(parts, axis=-1)
-    return moveaxis(out, -1, _axis("cross (axisc)", axisc, len(shape) + 1))
+    return moveaxis(out, -1, strict_axis("cross (axisc)", axisc, len(shape) + 1))
 
 
 # =========================================================================== broadcasting, dtypes

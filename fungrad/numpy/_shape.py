@@ -10,7 +10,7 @@ from ..backend import asarray as _asarray, call_on_one_device
 from ..lax import shape as S
 from ..lax.indexing import getitem_p
 from ._base import (broadcast_shapes, broadcast_to_shape, cast, is_traced, lift,
-                    normalize_axis, result_type, shape_of, single_axis)
+                    normalize_axis, result_type, shape_of, strict_axis)
 
 
 def _size(shape):
@@ -34,16 +34,6 @@ def _resolve_shape(fname, shape, size, old_shape):
         raise ValueError(f"{fname}: cannot reshape array of shape {old_shape} (size {size}) "
                          f"into shape {shape}")
     return shape
-
-
-def _strict_axis(fname, axis, ndim):
-    """One axis of an `ndim`-dim array as a non-negative int; unlike `normalize_axis` (which
-    lets reductions read a 0-d array as 1-d) a 0-d array has no axis, as in NumPy's
-    moveaxis, split, roll... (an AxisError, not an IndexError from an empty tuple)."""
-    if not ndim and isinstance(axis, (int, np.integer)):
-        raise np.exceptions.AxisError(f"{fname}: axis {axis} is out of bounds for array of "
-                                      "dimension 0")
-    return single_axis(fname, axis, ndim)
 
 
 def _traced_order(fname, order):
@@ -147,8 +137,8 @@ def moveaxis(a, source, destination):
     if len(src) != len(dst):
         raise ValueError("moveaxis: source and destination must have the same number of "
                          f"elements, got {src} and {dst}")
-    src = [_strict_axis("moveaxis", s, nd) for s in src]
-    dst = [_strict_axis("moveaxis", d, nd) for d in dst]
+    src = [strict_axis("moveaxis", s, nd) for s in src]
+    dst = [strict_axis("moveaxis", d, nd) for d in dst]
     order = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -338,7 +328,7 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
         raise ValueError(f"stack: all input arrays must have the same shape, got "
                          f"{[shape_of(a) for a in arrays]}")
     nd = len(shapes.pop()) + 1
-    ax = _strict_axis("stack", axis, nd)
+    ax = strict_axis("stack", axis, nd)
     arrays = cast_for_join("stack", arrays, dtype, casting)
     return concatenate([expand_dims(_asarray(a) if not is_traced(a) else a, ax)
                         for a in arrays], axis=ax)
@@ -357,7 +347,7 @@ def split(ary, indices_or_sections, axis=0):
     if not is_traced(ary):
         return np.split(ary, indices_or_sections, axis)
     shape = ary.shape
-    ax = _strict_axis("split", axis, len(shape))
+    ax = strict_axis("split", axis, len(shape))
     n = shape[ax]
     if np.ndim(indices_or_sections) == 0:  # a count (NumPy's: anything without a len())
         sections = indices_or_sections

@@ -14,7 +14,8 @@ import numpy as np
 
 from ..backend import asarray, is_cupy, like, to_host
 from ..core.dtypes import is_floating, is_inexact
-from ._base import cast, dtype_of, is_traced, lift, normalize_axis, shape_of, single_axis
+from ._base import (cast, dtype_of, is_traced, lift, normalize_axis, shape_of, single_axis,
+                    strict_axis)
 from ._elementwise import (add, ceil, conj, divide, equal, floor, greater_equal, isnan, less,
                            logical_and, maximum, multiply, not_equal, real, remainder,
                            round as _round, sqrt, subtract, where)
@@ -334,10 +335,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
         return np.partition(a, kth, axis, kind, order)
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
-    if not shape_of(a):  # (NumPy's partition has no axis -1 to take on a 0-d array)
-        raise np.exceptions.AxisError(f"partition: axis {axis} is out of bounds for array of "
-                                      "dimension 0")
-    ax = single_axis("partition", axis, len(shape_of(a)))
+    ax = strict_axis("partition", axis, len(shape_of(a)))  # (0-d: NumPy's AxisError)
     _check_kth("partition", kth, shape_of(a)[ax], kind, empty=0 in shape_of(a))
     return sort(a, axis=axis, order=order)
 

@@ -152,7 +152,7 @@ class ScaleByAdamState(NamedTuple):
 
 def _moments(updates, mu, nu, b1, b2):
     mu = tree_map(lambda g, m: (1 - b1) * g + b1 * m, updates, mu)
-    nu = tree_map(lambda g, v: (1 - b2) * fnp.real(g * fnp.conj(g)) + b2 * v, updates, nu)
+    nu = tree_map(lambda g, v: (1 - b2) * _abs_sq(g) + b2 * v, updates, nu)
     return mu, nu
 
 
