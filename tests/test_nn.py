@@ -11,7 +11,7 @@ import scipy.special as sp
 import fungrad as fg
 import fungrad.numpy as fnp
 from fungrad.lax.elementwise import erf
-from fungrad.nn import activations, initializers, losses, stax
+from fungrad.nn import activations, attention, initializers, losses, stax
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 5))           # away from the kinks of the piecewise functions
@@ -66,6 +66,19 @@ ACTIVATIONS = {
     "logsumexp": (fg.nn.logsumexp, lambda x: _lse(x, None), X, True),
     "logsumexp_axis": (lambda x: fg.nn.logsumexp(x, axis=-1, keepdims=True),
                        lambda x: _lse(x, -1, True), X, True),
+    "soft_sign": (fg.nn.soft_sign, lambda x: x / (np.abs(x) + 1), X, False),
+    "squareplus": (fg.nn.squareplus, lambda x: (x + np.sqrt(x * x + 4)) / 2, X, True),
+    "squareplus_b": (lambda x: fg.nn.squareplus(x, b=0.5),
+                     lambda x: (x + np.sqrt(x * x + 0.5)) / 2, X, True),
+    "sparse_plus": (fg.nn.sparse_plus,
+                    lambda x: np.where(x <= -1, 0, np.where(x >= 1, x, (x + 1) ** 2 / 4)), X,
+                    False),
+    "sparse_sigmoid": (fg.nn.sparse_sigmoid, lambda x: np.clip(x + 1, 0, 2) / 2, X, False),
+    "log1mexp": (fg.nn.log1mexp, lambda x: np.log(-np.expm1(-x)), np.abs(X) + 0.2, True),
+    "logmeanexp": (fg.nn.logmeanexp, lambda x: _lse(x, None) - np.log(x.size), X, True),
+    "logmeanexp_axis": (lambda x: fg.nn.logmeanexp(x, axis=0, keepdims=True),
+                        lambda x: _lse(x, 0, True) - np.log(x.shape[0]), X, True),
+    "identity": (fg.nn.identity, lambda x: x, X, True),
     "standardize": (fg.nn.standardize,
                     lambda x: (x - x.mean(-1, keepdims=True))
                     / np.sqrt(x.var(-1, keepdims=True) + 1e-5), X, True),
@@ -395,15 +408,15 @@ def test_namespace_and_docstring_examples():
     assert "nn" in fg.__all__
     fans = [n for n in initializers.__all__ if n == "variance_scaling" or n.endswith(
         ("_uniform", "_normal")) and n != "truncated_normal"]
-    assert fg.nn.__all__ == (activations.__all__ + losses.__all__ + ["initializers"] + fans
-                             + stax.__all__)
+    assert fg.nn.__all__ == (activations.__all__ + attention.__all__ + losses.__all__
+                             + ["initializers"] + fans + stax.__all__)
     for name in fg.nn.__all__:
         f = getattr(fg.nn, name)
         if not callable(f):  # the initializers module, stax's layer constants (Relu, ...)
             continue
         assert f.__doc__ and "Example" in f.__doc__, name
         assert f.__annotations__, name
-    for module in (fg.nn, activations, losses):
+    for module in (fg.nn, activations, attention, losses):
         result = doctest.testmod(module, extraglobs={"fg": fg, "np": np}, verbose=False)
         assert result.failed == 0, module.__name__
 
@@ -502,3 +515,45 @@ def test_a_nan_logit_makes_its_slice_nan_as_jax():
     lse = fg.nn.logsumexp(x, axis=-1)
     assert np.isnan(lse[0]) and np.isfinite(lse[1])
     np.testing.assert_array_equal(fg.nn.softmax(np.array([-np.inf, -np.inf])), [0.0, 0.0])
+
+
+# ----------------------------------------------------------------------------- jax.nn's rest
+def test_sparse_plus_and_sigmoid_at_their_joints():
+    # sparse_sigmoid is sparse_plus's derivative, also at the joints -1 and 1 (JAX's values)
+    x = np.array([-2.0, -1.0, -0.5, 0.0, 1.0, 3.0])
+    np.testing.assert_allclose(fg.nn.sparse_plus(x), [0, 0, 0.0625, 0.25, 1, 3])
+    g = fg.vmap(fg.grad(fg.nn.sparse_plus))(x)
+    np.testing.assert_allclose(g, [0, 0, 0.25, 0.5, 1, 1])
+    np.testing.assert_allclose(fg.nn.sparse_sigmoid(x)[1:-1], g[1:-1])
+    with np.errstate(over="raise", invalid="raise"):  # (the square sees a clipped x)
+        assert fg.grad(fg.nn.sparse_plus)(np.float32(-1e30)) == 0
+
+
+def test_log1mexp_is_accurate_at_both_ends_and_its_slope_is_one_over_expm1():
+    x = np.array([1e-300, 1e-10, np.log(2.0), 1.0, 40.0, 730.0])
+    want = np.log(-np.expm1(-x))
+    want[-2:] = [-np.exp(-40.0), -np.exp(-730.0)]   # log1p(-e) ~ -e, below log's resolution
+    np.testing.assert_allclose(fg.nn.log1mexp(x), want, rtol=1e-14)
+    with np.errstate(over="raise"):
+        slope = fg.vmap(fg.grad(fg.nn.log1mexp))(x)
+    np.testing.assert_allclose(slope, np.exp(-x) / -np.expm1(-x), rtol=1e-14)
+    assert slope[-1] > 0
+    # second order through the custom rule
+    np.testing.assert_allclose(fg.grad(fg.grad(fg.nn.log1mexp))(1.0),
+                               -np.exp(1.0) / np.expm1(1.0) ** 2, rtol=1e-14)
+    f32 = fg.nn.log1mexp(np.float32(1e-3))
+    assert f32.dtype == np.float32 and np.isclose(f32, np.log(-np.expm1(-1e-3)), rtol=1e-6)
+
+
+def test_logmeanexp_where_counts_only_the_kept_elements():
+    x = np.array([[1.0, 2.0, 1e4], [0.5, -1.0, 3.0]])
+    w = np.array([[True, True, False], [True, False, True]])
+    want = [np.log(np.mean(np.exp([1.0, 2.0]))), np.log(np.mean(np.exp([0.5, 3.0])))]
+    np.testing.assert_allclose(fg.nn.logmeanexp(x, axis=1, where=w), want, rtol=1e-14)
+    np.testing.assert_allclose(fg.jit(lambda x: fg.nn.logmeanexp(x, axis=1, where=w))(x), want,
+                               rtol=1e-14)
+    g = fg.grad(lambda x: fnp.sum(fg.nn.logmeanexp(x, axis=1, where=w)))(x)
+    np.testing.assert_allclose(g[w], np.concatenate(
+        [sp.softmax([1.0, 2.0]), sp.softmax([0.5, 3.0])]), rtol=1e-14)
+    assert np.all(g[~w] == 0)
+    assert fg.nn.logmeanexp(np.ones(3, np.float32)).dtype == np.float32

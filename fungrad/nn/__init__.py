@@ -14,7 +14,9 @@ and stax-style layers
 from .activations import (relu, relu6, leaky_relu, elu, selu, celu, gelu, sigmoid,
                           log_sigmoid, softplus, silu, swish, hard_tanh, hard_sigmoid,
                           hard_silu, hard_swish, glu, mish, tanh, softmax, log_softmax,
-                          logsumexp, standardize, one_hot)
+                          logsumexp, standardize, one_hot, identity, soft_sign, squareplus,
+                          sparse_plus, sparse_sigmoid, log1mexp, logmeanexp)
+from .attention import dot_product_attention
 from .losses import (softmax_cross_entropy, softmax_cross_entropy_with_integer_labels,
                      sigmoid_binary_cross_entropy, squared_error, mse, l2_loss, huber_loss,
                      hinge_loss, kl_divergence, cosine_similarity, cosine_distance)
@@ -33,7 +35,9 @@ from .stax import (Layer, init_state, serial, parallel, FanOut, FanInSum, FanInC
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "sigmoid",
            "log_sigmoid", "softplus", "silu", "swish", "hard_tanh", "hard_sigmoid",
            "hard_silu", "hard_swish", "glu", "mish", "tanh", "softmax", "log_softmax",
-           "logsumexp", "standardize", "one_hot",
+           "logsumexp", "standardize", "one_hot", "identity", "soft_sign", "squareplus",
+           "sparse_plus", "sparse_sigmoid", "log1mexp", "logmeanexp",
+           "dot_product_attention",
            "softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels",
            "sigmoid_binary_cross_entropy", "squared_error", "mse", "l2_loss", "huber_loss",
            "hinge_loss", "kl_divergence", "cosine_similarity", "cosine_distance",

@@ -26,7 +26,8 @@ from ._util import (Array, ArrayLike, Axis, exp_limit, inexact, masked_mean,
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "sigmoid",
            "log_sigmoid", "softplus", "silu", "swish", "hard_tanh", "hard_sigmoid",
            "hard_silu", "hard_swish", "glu", "mish", "tanh", "softmax", "log_softmax",
-           "logsumexp", "standardize", "one_hot"]
+           "logsumexp", "standardize", "one_hot", "identity", "soft_sign", "squareplus",
+           "sparse_plus", "sparse_sigmoid", "log1mexp", "logmeanexp"]
 
 DTypeLike = Any  # a NumPy dtype or anything np.dtype accepts
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -169,6 +170,31 @@ def hard_silu(x: ArrayLike) -> Array:
 hard_swish = hard_silu
 
 
+def sparse_plus(x: ArrayLike) -> Array:
+    """Softplus's piecewise-quadratic twin: 0 for `x <= -1`, `(x + 1)**2 / 4` between, `x`
+    for `x >= 1` (smooth, convex; its derivative is `sparse_sigmoid`).
+
+    Example:
+        >>> fg.nn.sparse_plus(np.array([-2.0, 0.0, 2.0]))
+        array([0.  , 0.25, 2.  ])
+    """
+    x = inexact(x)
+    # the square sees x clipped to [-1, 1]: the branches a where drops stay finite
+    c = fnp.clip(x, -1.0, 1.0)
+    return fnp.where(x <= -1.0, 0.0, fnp.where(x >= 1.0, x, (c + 1.0) * (c + 1.0) / 4.0))
+
+
+def sparse_sigmoid(x: ArrayLike) -> Array:
+    """`clip(x + 1, 0, 2) / 2`: 0 for `x <= -1`, 1 for `x >= 1`, linear between (the
+    derivative of `sparse_plus`).
+
+    Example:
+        >>> fg.nn.sparse_sigmoid(np.array([-2.0, 0.0, 2.0]))
+        array([0. , 0.5, 1. ])
+    """
+    return 0.5 * fnp.clip(inexact(x) + 1.0, 0.0, 2.0)
+
+
 # ----------------------------------------------------------------------------- smooth
 def tanh(x: ArrayLike) -> Array:
     """Hyperbolic tangent (fungrad.numpy.tanh).
@@ -227,6 +253,57 @@ def silu(x: ArrayLike) -> Array:
 
 
 swish = silu
+
+
+def soft_sign(x: ArrayLike) -> Array:
+    """`x / (|x| + 1)`.
+
+    Example:
+        >>> fg.nn.soft_sign(np.array([-3.0, 1.0]))
+        array([-0.75,  0.5 ])
+    """
+    x = inexact(x)
+    return x / (fnp.abs(x) + 1.0)
+
+
+def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
+    """`(x + sqrt(x**2 + b)) / 2`, a smooth softplus-like function (b sets the smoothness).
+
+    Example:
+        >>> fg.nn.squareplus(np.array([0.0, 1.5]))
+        array([1., 2.])
+    """
+    x = inexact(x)
+    return (x + fnp.sqrt(fnp.square(x) + b)) / 2.0
+
+
+def log1mexp(x: ArrayLike) -> Array:
+    """`log(1 - exp(-x))` for `x >= 0`, accurate for small and large `x` (expm1 below
+    log 2, log1p above); nan for `x < 0`, where it is undefined.
+
+    Example:
+        >>> fg.nn.log1mexp(np.array([1e-10, 50.0]))
+        array([-2.30258509e+01, -1.92874985e-22])
+    """
+    return _log1mexp(inexact(x))
+
+
+@stage_once_per_signature
+@custom_jvp
+def _log1mexp(x):
+    small = x < math.log(2.0)
+    # each branch sees an operand where it is accurate and finite (the other is dropped)
+    return fnp.where(small, fnp.log(-fnp.expm1(-fnp.where(small, x, 1.0))),
+                     fnp.log1p(-fnp.exp(-fnp.where(small, 1.0, x))))
+
+
+@_log1mexp.defjvp
+def _log1mexp_jvp(primals, tangents):
+    # d/dx log(1 - exp(-x)) = exp(-x) / (1 - exp(-x)) (= 1 / expm1(x), whose expm1 overflows
+    # past x ~ 710): one rule for both branches (the where form's slope would be the dropped
+    # branch's at the boundary)
+    (x,), (t,) = primals, tangents
+    return _log1mexp(x), t * (-fnp.exp(-x) / fnp.expm1(-x))
 
 
 def mish(x: ArrayLike) -> Array:
@@ -352,6 +429,33 @@ def logsumexp(a: ArrayLike, axis: Axis = None, b: Optional[ArrayLike] = None,
     return (out, sign) if return_sign else out
 
 
+def logmeanexp(x: ArrayLike, axis: Axis = None, where: Optional[ArrayLike] = None,
+               keepdims: bool = False) -> Array:
+    """`log(mean(exp(x), axis))` = `logsumexp(x, axis) - log(n)`, stable for any size of
+    `x`; `where` leaves elements out (n counts the others).
+
+    Example:
+        >>> fg.nn.logmeanexp(np.array([1e4, 1e4]))
+        array(10000.)
+    """
+    x = inexact(x)
+    lse = logsumexp(x, axis=axis, keepdims=keepdims, where=where)
+    kept = fnp.ones(fnp.shape(x), bool) if where is None else fnp.broadcast_to(
+        where, fnp.shape(x))
+    count = fnp.sum(kept, axis=axis, keepdims=keepdims)
+    return fnp.asarray(lse - fnp.log(count.astype(fnp.result_type(lse))))
+
+
+def identity(x: ArrayLike) -> Array:
+    """`x` itself, as an array (an activation that does nothing, for layer tables).
+
+    Example:
+        >>> fg.nn.identity(np.array([-1.0, 2.0]))
+        array([-1.,  2.])
+    """
+    return fnp.asarray(x)
+
+
 def standardize(x: ArrayLike, axis: Axis = -1, mean: Optional[ArrayLike] = None,
                 variance: Optional[ArrayLike] = None, epsilon: ArrayLike = 1e-5,
                 where: Optional[ArrayLike] = None) -> Array:
@@ -388,4 +492,5 @@ def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = np.float64,
 
 
 # eager bfloat16 inputs keep their dtype, as traced ones (see the helper)
-narrow_floats_computed_in_float32(globals(), [n for n in __all__ if n != "one_hot"])
+narrow_floats_computed_in_float32(
+    globals(), [n for n in __all__ if n not in ("one_hot", "identity")])
