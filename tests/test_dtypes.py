@@ -275,3 +275,40 @@ def test_weak_values_promoted_together_stay_weak_under_jit():
     assert out.dtype == np.float32 and out == 1.5
     # a weak value meeting a strong array still takes the array's dtype; x.astype is strong
     assert fg.jit(lambda a: (a * 0.5).astype(np.float64) * x)(1).dtype == np.float64
+
+
+_X = (np.arange(9.0).reshape(3, 3) / 9 + 0.5)
+EAGER_NUMPY_SHORTCUTS = {  # functions whose eager path is NumPy's own (not a ufunc)
+    "gradient": lambda x, y: fnp.gradient(x, axis=0),
+    "i0": lambda x, y: fnp.i0(x),
+    "linspace": lambda x, y: fnp.linspace(x, y, 3),
+    "logspace": lambda x, y: fnp.logspace(x, y, 3),
+    "unwrap": lambda x, y: fnp.unwrap(x * 4),
+    "sinc": lambda x, y: fnp.sinc(x),
+    "trapezoid": lambda x, y: fnp.trapezoid(x),
+    "histogramdd_edges": lambda x, y: fnp.histogramdd(x, bins=2)[1][0],
+    "percentile": lambda x, y: fnp.percentile(x, y * 50),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EAGER_NUMPY_SHORTCUTS))
+def test_eager_bfloat16_keeps_its_dtype_as_float16_and_jit_do(name):
+    # NumPy's non-ufunc functions compute bfloat16 in float32 / float64 (i0, linspace, ...),
+    # and geomspace raised DTypePromotionError; fungrad's eager calls now return bfloat16,
+    # as under jit (and as NumPy keeps float16), with float32's values to bfloat16 precision
+    f = EAGER_NUMPY_SHORTCUTS[name]
+    x, y = _X.astype(BF16), _X[::-1].astype(BF16)
+    eager, jitted = np.asarray(f(x, y)), np.asarray(fg.jit(f)(x, y))
+    assert eager.dtype == jitted.dtype == BF16
+    assert np.asarray(f(x.astype(np.float16), y.astype(np.float16))).dtype == np.float16
+    want = np.asarray(f(x.astype(np.float32), y.astype(np.float32)))
+    np.testing.assert_allclose(eager.astype(np.float32), want, rtol=3e-2, atol=1e-2)
+    np.testing.assert_array_equal(eager, jitted)
+
+
+def test_eager_bfloat16_geomspace_promotes_like_float16():
+    x = np.array([1.0, 2.0], BF16)
+    out = fnp.geomspace(x, x * 8, 4)  # (NumPy raised DTypePromotionError)
+    assert out.dtype == np.float64 == fnp.geomspace(x.astype(np.float16), 8 * x.astype(
+        np.float16), 4).dtype
+    np.testing.assert_allclose(out[:, 0], [1.0, 2.0, 4.0, 8.0])

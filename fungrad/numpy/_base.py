@@ -21,6 +21,20 @@ def is_traced(*xs) -> bool:
     return False
 
 
+def traced_or_narrow(*xs) -> bool:
+    """Whether a function with an eager NumPy shortcut takes its traced composition: a
+    tracer among `xs`, or an array of an ml_dtypes float (bfloat16), which NumPy's
+    functions that are not ufuncs (linspace, i0, matmul, ...) compute and return in float32 or
+    float64, where fungrad keeps bfloat16 as under jit (as NumPy keeps float16)."""
+    for x in xs:
+        if isinstance(x, Tracer):
+            return True
+        dt = getattr(x, "dtype", None)
+        if dt is not None and dt.kind == "V" and _dtypes.is_inexact(dt):
+            return True
+    return False
+
+
 def has_tracer(obj) -> bool:
     """Whether `obj` is a tracer or a (nested) list/tuple holding one."""
     if isinstance(obj, Tracer):

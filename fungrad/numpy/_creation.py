@@ -10,7 +10,7 @@ from ..lax.elementwise import convert_element_type
 import operator
 
 from ._base import (SEQUENCES, cast, has_tracer as _has_tracer, is_traced, lift, result_type,
-                    shape_of)
+                    shape_of, traced_or_narrow)
 from ._elementwise import doc_example
 
 
@@ -172,7 +172,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         array(2.5)
     """
     start, stop = lift(start), lift(stop)
-    if not is_traced(start, stop):
+    if not traced_or_narrow(start, stop):
         return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
     from ._elementwise import add, divide, floor, multiply, subtract
     from ._shape import broadcast_to, concatenate, expand_dims, moveaxis
@@ -211,7 +211,7 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
         array(230.2585093)
     """
     start, stop, base = lift(start), lift(stop), lift(base)
-    if not is_traced(start, stop, base):
+    if not traced_or_narrow(start, stop, base):
         return np.logspace(start, stop, num, endpoint, base, dtype, axis)
     from ._elementwise import power
     if shape_of(base) != ():

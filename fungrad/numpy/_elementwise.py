@@ -17,7 +17,8 @@ from ..core.trace import Tracer
 from ..errors import ConcretizationError
 from ..lax import elementwise as E
 from ._base import (WEAK_KIND_TYPE, broadcast_shapes, broadcast_to_shape, cast, check_numbers,
-                    dtype_of, has_tracer, is_traced, is_weak, lift, result_type, shape_of)
+                    dtype_of, has_tracer, is_traced, is_weak, lift, result_type, shape_of,
+                    traced_or_narrow)
 
 _dtype_cache: dict = {}
 
@@ -99,9 +100,12 @@ def doc_example(lines) -> str:
 
 def _make_unary(name, np_fn, prim):
     bind = prim.bind
+    # NumPy's functions that are not ufuncs (i0) compute an ml_dtypes float in float64: those
+    # take the primitive's path, which keeps it (ufuncs have ml_dtypes' own loops)
+    shortcut = traced_or_narrow if not isinstance(np_fn, np.ufunc) else is_traced
 
     def fn(x):
-        if not is_traced(x):
+        if not shortcut(x):
             try:  # (free unless it raises)
                 return np_fn(x)
             except ConcretizationError:  # NumPy met a list holding traced values

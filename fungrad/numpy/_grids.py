@@ -14,7 +14,7 @@ import numpy as np
 
 from ..backend import array_module, asarray as _asarray
 from ..core.trace import Tracer
-from ._base import cast, is_traced, lift, result_type, shape_of
+from ._base import cast, is_traced, lift, result_type, shape_of, traced_or_narrow
 
 # window functions have no array input: NumPy's own constants
 bartlett, blackman, hamming, hanning, kaiser = (np.bartlett, np.blackman, np.hamming,
@@ -259,7 +259,7 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
     """
     start, stop = lift(start), lift(stop)
     xp = array_module(start, stop)  # (CuPy has no geomspace: the powers below)
-    if not is_traced(start, stop) and xp is np:
+    if not traced_or_narrow(start, stop) and xp is np:
         return np.geomspace(start, stop, num, endpoint, dtype, axis)
     from ._creation import linspace
     from ._elementwise import divide, multiply, power
@@ -298,7 +298,7 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
         array([0.5, 1. , 0.5])
     """
     y, x = lift(y), lift(x)
-    if not is_traced(y, x, dx):
+    if not traced_or_narrow(y, x, dx):
         return np.trapezoid(y, x, dx, axis)
     from ._base import single_axis
     from ._elementwise import add, divide, multiply

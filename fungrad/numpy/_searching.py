@@ -13,7 +13,7 @@ import numpy as np
 
 from ..backend import asarray, is_cupy, like, on_host, to_host
 from ..core.trace import Tracer
-from ._base import cast, has_tracer, is_traced, lift, result_type, shape_of
+from ._base import cast, has_tracer, is_traced, lift, result_type, shape_of, traced_or_narrow
 from ._indexing import nonzero as _nonzero_concrete, same_device
 
 
@@ -526,7 +526,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     # (NumPy reads a list or tuple as one array per coordinate, whatever its shape)
     coordinates = list(sample) if isinstance(sample, (list, tuple)) else None
     sample, weights = lift(sample), lift(weights)
-    if not is_traced(sample, weights) and not has_tracer(range) and not any(
+    if not traced_or_narrow(sample, weights) and not has_tracer(range) and not any(
             isinstance(b, Tracer) for b in (bins if isinstance(bins, (list, tuple)) else [])):
         if isinstance(sample, (list, tuple)) and any(is_cupy(s) for s in sample):
             import cupy

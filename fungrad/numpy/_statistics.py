@@ -15,7 +15,7 @@ import numpy as np
 from ..backend import asarray, is_cupy, like, to_host
 from ..core.dtypes import is_floating, is_inexact
 from ._base import (cast, dtype_of, is_traced, lift, normalize_axis, shape_of, single_axis,
-                    strict_axis)
+                    strict_axis, traced_or_narrow)
 from ._elementwise import (add, ceil, conj, divide, equal, floor, greater_equal, isnan, less,
                            logical_and, maximum, multiply, not_equal, real, remainder,
                            round as _round, sqrt, subtract, where)
@@ -207,7 +207,7 @@ def gradient(f, *varargs, axis=None, edge_order: int = 1):
         array([-1.,  1.,  0.])
     """
     f = lift(f)
-    if not is_traced(f, *varargs):
+    if not traced_or_narrow(f, *varargs):
         return np.gradient(*same_device(f, *varargs), axis=axis, edge_order=edge_order)
     f = _as_operand(f)
     shape = shape_of(f)
@@ -501,7 +501,9 @@ def check_quantile_args(name, q, method, scale):
 def quantile_dtype(np_fn, a, q, method):
     """NumPy's result dtype, from NumPy itself on a 2-element stand-in (bfloat16 and the
     other ml_dtypes floats stand where NumPy puts float16)."""
-    q0 = np.zeros(shape_of(q), dtype_of(q)) if is_traced(q) or is_cupy(q) else q
+    qt = dtype_of(q)
+    q0 = np.zeros(shape_of(q), np.float16 if qt.kind == "V" and is_floating(qt) else qt) \
+        if is_traced(q) or is_cupy(q) or qt.kind == "V" else q
     dt = dtype_of(a)
     narrow = dt.kind == "V" and is_floating(dt)
     stand_in = np.ones(2, np.float16 if narrow else dt)

@@ -17,7 +17,7 @@ from ..core import dtypes as _dtypes
 from ..core.trace import Tracer
 from ..lax import elementwise as E
 from ._base import WEAK_KIND_TYPE, COMPOSE, broadcast_shapes, cast, dtype_of, is_traced, is_weak, lift, \
-    numpy_or_compose, result_type, shape_of, single_axis
+    numpy_or_compose, result_type, shape_of, single_axis, traced_or_narrow
 from ._elementwise import (_compute_dtype, mixed_integer_dtype, add, arctan2, clip, copysign,
                            divide, equal, exp2, floor_divide, greater, isfinite, isinf, isnan, less_equal, logical_and,
                            logical_not, logical_or, multiply, negative, not_equal, power,
@@ -151,7 +151,7 @@ def sinc(x):
         array(-1.)
     """
     x = lift(x)
-    if not is_traced(x):
+    if not traced_or_narrow(x):
         return np.sinc(x)
     x = multiply(math.pi, _in_numpy_dtype(np.sinc, x))
     # where |pi x| <= 2^-27 (0 in float16), sin(pi x) / (pi x) is 1 in every float dtype
@@ -189,7 +189,7 @@ def unwrap(p, discont=None, axis: int = -1, *, period=2 * math.pi):
         array([0., 0., 0., 1.])
     """
     p = lift(p)
-    if not is_traced(p):
+    if not traced_or_narrow(p):
         return np.unwrap(p, discont, axis, period=period)
     from ._reductions import cumsum
     from ._statistics import diff
