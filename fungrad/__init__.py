@@ -5,15 +5,15 @@
     array(30.)
 """
 from .transforms.ad import grad, value_and_grad, vjp, jvp, linearize, float0
-from .transforms.staging import make_ir
+from .transforms.staging import make_ir, eval_shape, ShapeDtypeStruct
 from .transforms.batching import vmap
-from .transforms.jacobians import jacfwd, jacrev, hessian
+from .transforms.jacobians import jacfwd, jacrev, jacobian, hessian
 from .transforms.jit import jit
 from .transforms.custom import custom_jvp, custom_vjp
 from .config import config
 from .lax.misc import stop_gradient
 from .lax.remat import checkpoint, remat, checkpoint_name, checkpoint_policies
-from .backend import device_put
+from .backend import device_put, device_get, block_until_ready
 from . import tree, numpy, test_util, errors, extend, random, nn, optim, debug, checkify
 
 __version__ = "0.1.0"
@@ -28,8 +28,9 @@ def __getattr__(name):
     raise AttributeError(f"module 'fungrad' has no attribute {name!r}")
 
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "make_ir", "stop_gradient",
-           "vmap", "jacfwd", "jacrev", "hessian", "jit", "custom_jvp", "custom_vjp", "config",
-           "device_put", "tree", "numpy", "test_util", "float0", "errors", "extend",
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "make_ir", "eval_shape",
+           "ShapeDtypeStruct", "stop_gradient", "vmap", "jacfwd", "jacrev", "jacobian",
+           "hessian", "jit", "custom_jvp", "custom_vjp", "config", "device_put", "device_get",
+           "block_until_ready", "tree", "numpy", "test_util", "float0", "errors", "extend",
            "random", "nn", "optim", "debug", "checkify", "checkpoint", "remat",
            "checkpoint_name", "checkpoint_policies"]

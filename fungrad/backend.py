@@ -139,3 +139,33 @@ def device_put(x, device: str = "cpu"):
         import cupy
         return tree.tree_map(cupy.asarray, x)
     raise ValueError(f"device_put: device must be 'cpu' or 'gpu', got {device!r}")
+
+
+def device_get(x):
+    """A pytree's arrays as NumPy arrays on the host (CuPy arrays copied over; NumPy arrays
+    and Python scalars as they are), as `jax.device_get`.
+
+    Example:
+        >>> fg.device_get({"w": np.zeros(2), "n": 3})
+        {'n': 3, 'w': array([0., 0.])}
+    """
+    from . import tree
+    return tree.tree_map(lambda a: a.get() if is_cupy(a) else a, x)
+
+
+def block_until_ready(x):
+    """Wait until the computations producing a pytree's arrays have finished, and return it
+    (as `jax.block_until_ready`): NumPy computes eagerly, so this returns at once; CuPy
+    kernels run asynchronously, so it synchronizes their device. Use it to time GPU code.
+
+    Example:
+        >>> fg.block_until_ready(np.ones(2))
+        array([1., 1.])
+    """
+    from . import tree
+    for leaf in tree.tree_leaves(x):
+        if is_cupy(leaf):
+            import cupy
+            cupy.cuda.get_current_stream().synchronize()
+            break
+    return x

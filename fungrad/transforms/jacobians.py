@@ -199,6 +199,9 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     return jac_f
 
 
+jacobian = jacrev  # (JAX's name for reverse-mode Jacobians: jax.jacobian is jax.jacrev)
+
+
 def hessian(f: Callable, argnums: int | Sequence[int] = 0, holomorphic: bool = False) -> Callable:
     """Hessian: `jacfwd(jacrev(f))`.
 

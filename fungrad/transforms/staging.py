@@ -7,8 +7,9 @@ show a function's IR.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
+import numpy as np
 
 from ..config import config
 from ..core.check import check_graph
@@ -164,3 +165,77 @@ def make_ir(f: Callable, static_argnums: int | Sequence[int] = (),
         return IR(graph, in_tree, out_tree)
 
     return make_ir_f
+
+
+class ShapeDtypeStruct:
+    """An array's shape and dtype, without values: what `fg.eval_shape` returns, and what
+    it accepts in place of an array (as `jax.ShapeDtypeStruct`).
+
+    Example:
+        >>> fg.ShapeDtypeStruct((2, 3), np.float32)
+        ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def aval(self) -> ShapedArray:  # (what aval_of reads: the weak type included)
+        return ShapedArray(self.shape, self.dtype, self.weak_type)
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def __eq__(self, other):
+        return (type(other) is ShapeDtypeStruct and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+def _input_aval(x, i: int) -> ShapedArray:
+    a = x.aval if isinstance(x, Tracer) else aval_of(x)
+    if a.dtype.kind not in "biufcV":
+        raise TypeError(f"eval_shape: argument leaf {i} is {type(x).__name__} {x!r:.60}, not "
+                        "an array, a Python number or a fg.ShapeDtypeStruct; pass the other "
+                        "values through a closure (functools.partial)")
+    return a
+
+
+def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
+    """The shapes and dtypes of `fun(*args, **kwargs)`'s outputs (a pytree of
+    `ShapeDtypeStruct`), found by tracing `fun` on abstract values: nothing is computed.
+    Arguments may be arrays, Python numbers or `ShapeDtypeStruct`s (no memory needed).
+
+    Example:
+        >>> x = fg.ShapeDtypeStruct((1000, 3), np.float32)
+        >>> fg.eval_shape(lambda x: fnp.sum(x @ np.ones((3, 4), np.float32), axis=0), x)
+        ShapeDtypeStruct(shape=(4,), dtype=float32)
+    """
+    leaves, in_tree = _tree.tree_flatten((args, kwargs))
+    in_avals = [_input_aval(x, i) for i, x in enumerate(leaves)]
+    trace = StagingTrace()
+    with new_trace(trace):
+        tracers = [trace.new_input(a) for a in in_avals]
+        call_args, call_kwargs = _tree.tree_unflatten(in_tree, tracers)
+        out = fun(*call_args, **call_kwargs)
+        out_leaves, out_tree = _tree.tree_flatten(out)
+        out_avals = [aval_of(o) for o in out_leaves]
+    return _tree.tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
+                                           for a in out_avals])
