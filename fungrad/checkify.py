@@ -73,8 +73,9 @@ from .transforms.custom import CustomRule
 from .transforms.jit import Call, jit_call_p, stage_flat
 from . import tree as _tree
 
-__all__ = ["check", "checkify", "Error", "ErrorSet", "user_checks", "index_checks",
-           "div_checks", "nan_checks", "float_checks", "all_checks"]
+__all__ = ["check", "check_error", "debug_check", "checkify", "Error", "ErrorSet",
+           "user_checks", "index_checks", "div_checks", "nan_checks", "float_checks",
+           "automatic_checks", "all_checks"]
 
 
 # ----------------------------------------------------------------------------- error sets
@@ -95,6 +96,7 @@ index_checks = ErrorSet({"index"})
 div_checks = ErrorSet({"div"})
 nan_checks = ErrorSet({"nan"})
 float_checks = nan_checks | div_checks
+automatic_checks = float_checks | index_checks  # (JAX's name: every check but the user's)
 all_checks = user_checks | index_checks | float_checks
 
 
@@ -265,6 +267,27 @@ class IndexCheck(_Check):
         return f"an index is out of bounds in the primitive '{self.prim}'"
 
 
+class ErrorCheck(_Check):
+    """`check_error(err)`: fails where the error's code is nonzero, with the message the
+    failed check kept (whatever its kind: the error happened already, so it is reported
+    under any error set)."""
+    kind = "error"
+
+    def __init__(self, source):
+        super().__init__(source, 1)
+
+    def bad(self, j, x):
+        return x != 0
+
+    def detail(self, vals):
+        return _message_of(vals[0])
+
+    def message(self, vals, element):
+        which = f" (in batch element {element[0] if len(element) == 1 else element})" \
+            if element else ""
+        return f"{self.detail(vals)}{which}"
+
+
 class DivCheck(_Check):
     kind = "div"
 
@@ -298,7 +321,8 @@ def _check(*vals, check):
     which only a jitted function traced under checkify and called later can reach: raise)."""
     records = _records()
     record = records[-1] if records else None
-    if record is not None and (record.message is not None or check.kind not in record.errors):
+    if record is not None and (record.message is not None or (
+            check.kind not in record.errors and check.kind != "error")):
         return []  # (the first error wins: nothing more to test)
     vals = [_host(v) for v in vals]
     if not check.nbatch:  # (the common case: one test per operand, no mask to build)
@@ -565,6 +589,8 @@ class Error:
 
 def _message_of(code) -> str | None:
     codes = _host(code).ravel()  # (several under vmap: the first failing call's)
+    if codes.dtype.kind not in "iu":  # (an Error built from tangents, float0 under jvp)
+        return None
     for c in codes[codes != 0]:
         message = _MESSAGES.get(int(c))
         if message is not None:
@@ -611,6 +637,55 @@ def check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
               for k, x in enumerate([pred] + [leaves[k] for k in slots])]
     if not np.all(values[0]):
         raise CheckifyError(user.message([_host(v) for v in values], ()))
+
+
+def debug_check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
+    """`check` under `checkify` (with `user_checks`); anywhere else it does nothing (JAX's
+    `checkify.debug_check`): a check to leave in code that also runs unchecked.
+
+    Example:
+        >>> f = lambda x: (fg.checkify.debug_check(x > 0, "neg {}", x), fnp.log(x))[1]
+        >>> f(-1.0)                                  # no checkify: not checked
+        array(nan)
+        >>> fg.checkify.checkify(f)(-1.0)[0].get()   # 'neg -1.0 (fg.checkify.check failed ...'
+    """
+    if not isinstance(msg, str):
+        raise TypeError(f"fg.checkify.debug_check: msg must be a str, got "
+                        f"{type(msg).__name__}")
+    if _checkify_active():
+        check(pred, msg, *fmt_args, **fmt_kwargs)
+
+
+def check_error(error: "Error") -> None:
+    """Raise the failure `error` holds (an `Error` returned by a `checkify`-ed function):
+    outside `checkify`, `CheckifyError` now, as `error.throw()`; inside an (outer)
+    `checkify`, the failure becomes that checkify's error, also under `fg.jit` / `fg.vmap`
+    where the error is traced (JAX's `checkify.check_error`).
+
+    Example:
+        >>> inner = fg.checkify.checkify(lambda x: fnp.log(x), errors=fg.checkify.nan_checks)
+        >>> def f(x):
+        ...     err, y = inner(x)
+        ...     fg.checkify.check_error(err)
+        ...     return y
+        >>> err, y = fg.jit(fg.checkify.checkify(f))(-1.0)
+        >>> err.get()     # "nan_checks: the primitive 'log' produced a NaN at ..."
+    """
+    if not isinstance(error, Error):
+        raise TypeError(f"fg.checkify.check_error: expected an fg.checkify.Error (the first "
+                        f"result of a checkify-ed function), got {type(error).__name__}")
+    code = error.code
+    if _checkify_active():
+        if isinstance(code, Tracer) or (_host(code) != 0).any():
+            check_p.bind(code, check=ErrorCheck(user_frame()))
+        return
+    if isinstance(code, Tracer):
+        raise ConcretizationError(
+            f"fg.checkify.check_error: the error is a traced value ({code.aval.str_short()}) "
+            "under a transform (fg.jit, fg.vmap, ...) with no checkify around it, so it "
+            "cannot be tested when the function is traced. Wrap the function in "
+            "fg.checkify.checkify, or return the error and call error.throw() outside.")
+    error.throw()
 
 
 def _concrete(x, what):

@@ -45,6 +45,8 @@ def callback(fn: Callable[..., Any], *args: Any, ordered: bool = False, **kwargs
         [array([1., 1.]), array([0., 0.])]
     """
     del ordered
+    if not callable(fn):  # (else the call fails later, at run time, in jitted code)
+        raise TypeError(f"fg.debug.callback: fn must be callable, got {type(fn).__name__}")
     _bind_callback(fn, args, kwargs, getattr(fn, "__name__", "callback"))
 
 
@@ -60,6 +62,8 @@ def print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:  
         x = 1.0
     """
     del ordered
+    if not isinstance(fmt, str):  # (else the call fails later, at run time, in jitted code)
+        raise TypeError(f"fg.debug.print: fmt must be a str, got {type(fmt).__name__}")
 
     def show(*a, **k):
         builtins.print(fmt.format(*a, **k))

@@ -464,6 +464,20 @@ def _signature(leaves):
     return tuple(sig), traced, scalars
 
 
+def _is_output_value(o) -> bool:
+    """A jitted function's output leaf that is a value: a traced value, a Python number, or
+    an array / NumPy scalar of a numeric or boolean dtype (not object or str)."""
+    if isinstance(o, Tracer) or type(o) in PY_SCALARS or type(o) is bool:
+        return True
+    dtype = getattr(o, "dtype", None)
+    if dtype is None or not hasattr(o, "shape"):
+        return False
+    try:
+        return np.dtype(dtype).kind not in "OSU"
+    except TypeError:
+        return False
+
+
 def _leaf_aval(x) -> ShapedArray:
     # a Python scalar argument is traced as a weak-typed 0-d value: it promotes like the
     # scalar (x32 * 2.0 stays float32, as in eager NumPy); it arrives as a 0-d array
@@ -472,16 +486,56 @@ def _leaf_aval(x) -> ShapedArray:
 
 class Lowered:
     """What `jit` made for one signature: `.ir_before` and `.ir` (the IR before and after
-    the passes), `.source` (the generated Python code)."""
+    the passes), `.source` (the generated Python code, also `.as_text()`); `.compile()`
+    gives a callable for that signature only (JAX's ahead-of-time API)."""
 
-    def __init__(self, call: Call, in_tree, out_tree):
+    def __init__(self, call: Call, in_tree, out_tree, jitted=None, key=None):
         self.call = call
         self.ir_before = IR(call.graph_before, in_tree, out_tree)
         self.ir = IR(call.graph, in_tree, out_tree)
         self.source = call.compiled.source
+        self._jitted, self._key = jitted, key
+
+    def as_text(self) -> str:
+        """The generated code (`.source`), as JAX's `Lowered.as_text()` gives its IR."""
+        return self.source
+
+    def compile(self) -> "Compiled":
+        """A callable for the arguments' signature only (fungrad compiled it already, in
+        `lower`): called with another signature it raises TypeError, as JAX's does."""
+        if self._jitted is None:
+            raise TypeError("this Lowered was not made by fg.jit(f).lower(*args)")
+        return Compiled(self)
 
     def __str__(self):
         return self.source
+
+
+class Compiled:
+    """`fg.jit(f).lower(*args).compile()`: `f` compiled for the signature of `args`; a call
+    with another signature (shapes, dtypes, structure, static values) raises TypeError
+    instead of compiling again."""
+
+    def __init__(self, lowered: Lowered):
+        self.lowered = lowered
+        self.source = lowered.source
+
+    def as_text(self) -> str:
+        return self.source
+
+    def __call__(self, *args, **kwargs):
+        jitted, key = self.lowered._jitted, self.lowered._key
+        new = jitted._key_of(args, kwargs)
+        if new != key:
+            what = _what_changed(key, new, args, jitted._static_positions(len(args)))
+            raise TypeError(f"{jitted.__name__}: this function was compiled (lower(...)."
+                            f"compile()) for other arguments: {what}. Call lower(...)."
+                            "compile() again with these arguments, or call the jitted "
+                            "function itself (it compiles once per signature).")
+        return jitted(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<compiled {self.lowered.call.name}>"
 
 
 class _Entry:
@@ -518,18 +572,28 @@ def _to_device(leaves, positions):
 class Jitted:
     """A function compiled once per input signature. See `jit`."""
 
-    def __init__(self, f, static_argnums, static_argnames, donate_argnums):
+    def __init__(self, f, static_argnums, static_argnames, donate_argnums, donate_argnames=()):
         self.f = f
         self.__name__ = f"jit({_fun_name(f)})"
         self.__doc__ = getattr(f, "__doc__", None)
         self.__wrapped__ = f
         static_argnums, static_argnames = _resolve_static(f, self.__name__, static_argnums,
                                                           static_argnames)
+        donate_argnums, donate_argnames = _resolve_static(f, self.__name__, donate_argnums,
+                                                          donate_argnames, "donate")
+        both = set(static_argnames) & set(donate_argnames)
+        both_nums = set(static_argnums) & set(donate_argnums)
+        if both or both_nums:  # (as JAX: a static value is not an array to donate)
+            what = f"names {sorted(both)}" if both else f"positions {sorted(both_nums)}"
+            raise ValueError(f"{self.__name__}: an argument cannot be both static and donated, "
+                             f"but the argument {what} appear in static_argnums / "
+                             "static_argnames and in donate_argnums / donate_argnames")
         self._static_argnums = frozenset(static_argnums)
         self._static_argnames = frozenset(static_argnames)
         self._donate_argnums = frozenset(donate_argnums)
-        self._simple = not (self._static_argnums or self._static_argnames
-                            or self._donate_argnums)
+        self._donate_argnames = frozenset(donate_argnames)
+        self._donates = bool(self._donate_argnums or self._donate_argnames)
+        self._simple = not (self._static_argnums or self._static_argnames or self._donates)
         self._cache: dict = {}
         # LRU eviction without touching the dict on a hit (hits stay safe across threads):
         # an entry records a tick of `_clock` when it is used after a different one
@@ -629,6 +693,14 @@ class Jitted:
                         call_kwargs[k] = kwargs[k]
             out = f(*call_args, **call_kwargs)
             out_leaves, out_tree = _tree.tree_flatten(out)
+            for k, o in enumerate(out_leaves):
+                if not _is_output_value(o):
+                    raise TypeError(
+                        f"{self.__name__}: output leaf {k} of {len(out_leaves)} is a "
+                        f"{type(o).__name__} ({o!r:.40}), which is not an array or a number; "
+                        "a jitted function returns arrays and numbers only (return it from a "
+                        "function outside the jitted one, or register its type as a pytree "
+                        "with fg.tree.register_pytree_node)")
             out_tree_box.append(out_tree)
             return out_leaves
 
@@ -640,7 +712,7 @@ class Jitted:
         try:
             graph, lifted = stage_flat(fun, in_avals)
             donated, names = (self._donated_leaves(args, kwargs, static_pos)
-                              if self._donate_argnums else ((), ()))
+                              if self._donates else ((), ()))
             # CuPy code where a leaf is a CuPy array, as the cache key tells (not a tracer's
             # value: the entry serves plain calls of the tracer's signature too)
             xp = array_module(*[x for x in leaves if not isinstance(x, Tracer)])
@@ -676,11 +748,11 @@ class Jitted:
         donate = {i % nargs for i in self._donate_argnums if -nargs <= i < nargs}
         out, names = [], []
         named = [(i, f"argument {i}", a) for i, a in enumerate(args) if i not in static_pos]
-        named += [(None, f"argument {k!r}", kwargs[k]) for k in sorted(kwargs)
+        named += [(k, f"argument {k!r}", kwargs[k]) for k in sorted(kwargs)
                   if k not in self._static_argnames]
         for i, name, a in named:
             n = len(_tree.tree_leaves(a))
-            if i in donate:
+            if i in donate or i in self._donate_argnames:
                 out.extend(range(len(names), len(names) + n))
             names.extend([name] if n == 1 else [f"{name} (leaf {j})" for j in range(n)])
         return tuple(out), tuple(names)
@@ -703,7 +775,17 @@ class Jitted:
     def lower(self, *args, **kwargs) -> Lowered:
         """Compile (or fetch) for these arguments, without running: `.source`, `.ir`."""
         entry = self._lookup(args, kwargs)[0]
-        return Lowered(entry.call, entry.in_tree, entry.out_tree)
+        return Lowered(entry.call, entry.in_tree, entry.out_tree, self,
+                       self._key_of(args, kwargs))
+
+    def _key_of(self, args, kwargs):
+        """The cache key of a call with these arguments (as `_lookup` builds it)."""
+        if self._simple and not kwargs:
+            leaves, treedef = _tree.tree_flatten(args)
+            static = None
+        else:
+            leaves, treedef, static = self._split_args(args, kwargs)
+        return (treedef, _signature(leaves)[0], static, nan_checks.mode)
 
     def cache_info(self) -> CacheInfo:
         """(hits, misses, size, maxsize): calls served from the cache, traces, cached
@@ -730,12 +812,12 @@ _NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONL
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
-def _resolve_static(f, fname, argnums, argnames):
-    """(static_argnums, static_argnames), each completed from the other through `f`'s
-    signature (as JAX does), so a static parameter is static whether it is passed by
-    position or by keyword. A name `f` does not have, or a position beyond its positional
-    parameters, raises ValueError now (JAX only warns; a typo would otherwise leave the
-    argument traced and fail later, far from its cause)."""
+def _resolve_static(f, fname, argnums, argnames, what="static"):
+    """(argnums, argnames) of `what` ("static" or "donate"), each completed from the other
+    through `f`'s signature (as JAX does), so a static (or donated) parameter is one whether
+    it is passed by position or by keyword. A name `f` does not have, or a position beyond
+    its positional parameters, raises ValueError now (for static_argnames JAX only warns; a
+    typo would otherwise leave the argument traced and fail later, far from its cause)."""
     try:
         params = inspect.signature(f).parameters
     except (TypeError, ValueError):  # no signature (some builtins): take them as given
@@ -749,7 +831,7 @@ def _resolve_static(f, fname, argnums, argnames):
         elif not (name in params and params[name].kind in _NAMED
                   or inspect.Parameter.VAR_KEYWORD in kinds):
             valid = [n for n, p in params.items() if p.kind in _NAMED]
-            raise ValueError(f"{fname}: static_argnames contains {name!r}, which is not a "
+            raise ValueError(f"{fname}: {what}_argnames contains {name!r}, which is not a "
                              f"parameter of {_fun_name(f)}; its parameters that can be passed "
                              f"by name are {valid}")
     for i in argnums:
@@ -757,9 +839,37 @@ def _resolve_static(f, fname, argnums, argnames):
             if params[positional[i]].kind in _NAMED:
                 names.add(positional[i])
         elif not (-len(positional) <= i < 0 or inspect.Parameter.VAR_POSITIONAL in kinds):
-            raise ValueError(f"{fname}: static_argnums contains {i}, but {_fun_name(f)} takes "
+            raise ValueError(f"{fname}: {what}_argnums contains {i}, but {_fun_name(f)} takes "
                              f"{len(positional)} positional parameter(s) {positional}")
     return tuple(sorted(nums)), tuple(sorted(names))
+
+
+def _argnums_tuple(what, value) -> tuple:
+    """`value` (an int, a sequence of ints, NumPy integers included) as a tuple of ints."""
+    items = (value,) if isinstance(value, (int, np.integer)) else value
+    try:
+        items = tuple(items)
+    except TypeError:
+        raise TypeError(f"jit: {what} must be an int or a sequence of ints, got "
+                        f"{type(value).__name__}") from None
+    for i in items:
+        if not isinstance(i, (int, np.integer)):
+            raise TypeError(f"jit: {what} must be an int or a sequence of ints, got "
+                            f"{value!r}")
+    return tuple(int(i) for i in items)
+
+
+def _argnames_tuple(what, value) -> tuple:
+    items = (value,) if isinstance(value, str) else value
+    try:
+        items = tuple(items)
+    except TypeError:
+        raise TypeError(f"jit: {what} must be a str or a sequence of str, got "
+                        f"{type(value).__name__}") from None
+    for n in items:
+        if not isinstance(n, str):
+            raise TypeError(f"jit: {what} must be a str or a sequence of str, got {value!r}")
+    return items
 
 
 # ----------------------------------------------------------------------------- donation
@@ -886,7 +996,8 @@ def _sig_str(s) -> str:
 
 def jit(f: Callable, static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (),
-        donate_argnums: int | Sequence[int] = ()) -> Jitted:
+        donate_argnums: int | Sequence[int] = (),
+        donate_argnames: str | Sequence[str] = ()) -> Jitted:
     """Compile `f` to straight-line NumPy code, once per input signature.
 
     The signature is the pytree structure, shapes and dtypes of the arguments, the values
@@ -896,15 +1007,17 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     by name (`static_argnames`) and then passed either way; a name `f` does not have raises
     ValueError.
 
-    Donation: the NumPy arrays of the arguments in `donate_argnums` lend their memory to the
-    compiled code, which may write intermediates and outputs into it (saving allocations,
+    Donation: the NumPy arrays of the arguments in `donate_argnums` (or `donate_argnames`;
+    each is completed from the other through `f`'s signature, as the static ones are) lend
+    their memory to the compiled code, which may write intermediates and outputs into it (saving allocations,
     as in JAX). After the call a donated array is *consumed*: its contents are undefined
     (an output may live in its memory) and it is marked read-only, so writing to it raises
     and donating it again is refused (also after a call that raised: it may have been
     written already). Reuse the output instead: `w = step(w, x)`. A donated array that is
     read-only, shares memory with another argument or overlaps itself (a writable
     `as_strided` view) is not donated (it is copied, with a warning), and under an outer
-    transform or jit donation is ignored.
+    transform or jit donation is ignored. An argument cannot be both static and donated
+    (ValueError, as in JAX).
     Outputs are always fresh, writable arrays that share memory with no argument (except
     a donated one) and with no other output.
 
@@ -923,12 +1036,9 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
         >>> w
         array([0.5, 0.5])
     """
-    if isinstance(static_argnums, int):
-        static_argnums = (static_argnums,)
-    if isinstance(static_argnames, str):
-        static_argnames = (static_argnames,)
-    if isinstance(donate_argnums, int):
-        donate_argnums = (donate_argnums,)
     if not callable(f):
-        raise TypeError(f"jit: expected a function, got {type(f).__name__}")
-    return Jitted(f, tuple(static_argnums), tuple(static_argnames), tuple(donate_argnums))
+        raise TypeError(f"jit: expected a function, got {type(f).__name__} ({f!r:.40})")
+    return Jitted(f, _argnums_tuple("static_argnums", static_argnums),
+                  _argnames_tuple("static_argnames", static_argnames),
+                  _argnums_tuple("donate_argnums", donate_argnums),
+                  _argnames_tuple("donate_argnames", donate_argnames))
