@@ -19,7 +19,13 @@ from .activations import (relu, relu6, leaky_relu, elu, selu, celu, gelu, sigmoi
 from .attention import dot_product_attention
 from .losses import (softmax_cross_entropy, softmax_cross_entropy_with_integer_labels,
                      sigmoid_binary_cross_entropy, squared_error, mse, l2_loss, huber_loss,
-                     hinge_loss, kl_divergence, cosine_similarity, cosine_distance)
+                     hinge_loss, kl_divergence, cosine_similarity, cosine_distance,
+                     sigmoid_focal_loss, log_cosh, smooth_labels, kl_divergence_with_log_targets,
+                     generalized_kl_divergence, convex_kl_divergence, safe_softmax_cross_entropy,
+                     poly_loss_cross_entropy, multiclass_hinge_loss, perceptron_loss,
+                     multiclass_perceptron_loss, triplet_margin_loss, ntxent, sparsemax_loss,
+                     multiclass_sparsemax_loss, dice_loss, binary_dice_loss,
+                     multiclass_generalized_dice_loss, ranking_softmax_loss)
 from . import initializers
 from .initializers import (variance_scaling, glorot_uniform, glorot_normal, xavier_uniform,
                            xavier_normal, he_uniform, he_normal, kaiming_uniform,
@@ -41,6 +47,12 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "sigmoi
            "softmax_cross_entropy", "softmax_cross_entropy_with_integer_labels",
            "sigmoid_binary_cross_entropy", "squared_error", "mse", "l2_loss", "huber_loss",
            "hinge_loss", "kl_divergence", "cosine_similarity", "cosine_distance",
+           "sigmoid_focal_loss", "log_cosh", "smooth_labels", "kl_divergence_with_log_targets",
+           "generalized_kl_divergence", "convex_kl_divergence", "safe_softmax_cross_entropy",
+           "poly_loss_cross_entropy", "multiclass_hinge_loss", "perceptron_loss",
+           "multiclass_perceptron_loss", "triplet_margin_loss", "ntxent", "sparsemax_loss",
+           "multiclass_sparsemax_loss", "dice_loss", "binary_dice_loss",
+           "multiclass_generalized_dice_loss", "ranking_softmax_loss",
            "initializers", "variance_scaling", "glorot_uniform", "glorot_normal",
            "xavier_uniform", "xavier_normal", "he_uniform", "he_normal", "kaiming_uniform",
            "kaiming_normal", "lecun_uniform", "lecun_normal",

@@ -62,7 +62,7 @@ def shift_for_exp(x: Array, axis: Axis, where: Optional[ArrayLike]) -> Array:
 
 def exp_limit(a) -> float:
     """The largest argument whose exp is finite in `a`'s dtype."""
-    return float(np.log(np.finfo(fnp.asarray(a).dtype).max))
+    return float(np.log(fnp.finfo(fnp.asarray(a).dtype).max))
 
 
 def positive_or_one(s: Array) -> Array:

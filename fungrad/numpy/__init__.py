@@ -9,9 +9,9 @@ On plain arrays every function is NumPy's own; on traced values it promotes dtyp
 Every public name is imported explicitly below and listed in `__all__`, so linters and
 go-to-definition find its definition (tests/test_namespace.py keeps the two in step).
 """
-from numpy import (dtype, e, euler_gamma, finfo, iinfo, inf, issubdtype, nan, ndarray, newaxis, pi,
+from numpy import (dtype, e, euler_gamma, iinfo, inf, issubdtype, nan, ndarray, newaxis, pi,
                    floating, integer, inexact, number)
-from ._dtypes import result_type, promote_types
+from ._dtypes import result_type, promote_types, finfo
 # fnp.float32, fnp.int64, ...: NumPy's types that also convert traced values
 from ._scalar_types import (bool_, complex64, complex128, float16, float32, float64, int8, int16,
                             int32, int64, intp, uint8, uint16, uint32, uint64)

@@ -41,3 +41,25 @@ def promote_types(type1, type2) -> np.dtype:
         dtype('int16')
     """
     return _dtypes.result_type(np.dtype(type1), np.dtype(type2))
+
+
+def finfo(dtype):
+    """`numpy.finfo` (machine limits of a float dtype), also for ml_dtypes floats such as
+    bfloat16 (NumPy's refuses them: `ml_dtypes.finfo` answers) and for arrays and traced
+    values (their dtype's).
+
+    Example:
+        >>> import ml_dtypes
+        >>> float(fnp.finfo(ml_dtypes.bfloat16).eps)
+        0.0078125
+    """
+    dt = getattr(dtype, "dtype", dtype)
+    if not isinstance(dt, type) or not issubclass(dt, (float, complex)):
+        try:
+            dt = np.dtype(dt)
+        except TypeError:
+            return np.finfo(dtype)
+        if dt.kind == "V":
+            import ml_dtypes
+            return ml_dtypes.finfo(dt)
+    return np.finfo(dt)

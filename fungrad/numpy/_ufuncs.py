@@ -18,6 +18,7 @@ from ..core.trace import Tracer
 from ..lax import elementwise as E
 from ._base import WEAK_KIND_TYPE, COMPOSE, broadcast_shapes, cast, dtype_of, is_traced, is_weak, lift, \
     numpy_or_compose, result_type, shape_of, single_axis, traced_or_narrow
+from ._dtypes import finfo as _finfo
 from ._elementwise import (_compute_dtype, mixed_integer_dtype, add, arctan2, clip, copysign,
                            divide, equal, exp2, floor_divide, greater, isfinite, isinf, isnan, less_equal, logical_and,
                            logical_not, logical_or, multiply, negative, not_equal, power,
@@ -57,13 +58,6 @@ def _reject_complex(fname, x):
     if _dtypes.kind(dtype_of(x)) == "c":
         raise TypeError(f"{fname} is not supported for complex values ({dtype_of(x)}), as in "
                         "NumPy; apply it to fnp.real(z) / fnp.imag(z) or fnp.abs(z)")
-
-
-def _finfo(dt):
-    if dt.kind == "V":  # ml_dtypes floats (bfloat16) have their own finfo
-        import ml_dtypes
-        return ml_dtypes.finfo(dt)
-    return np.finfo(dt)
 
 
 # --------------------------------------------------------------------------- angles
@@ -440,7 +434,7 @@ def real_if_close(a, tol=100):
     if dt.kind != "c":
         return a
     if tol > 1:
-        tol = np.finfo(dt).eps * tol
+        tol = _finfo(dt).eps * tol
     value = a.to_concrete("fnp.real_if_close(a) (its dtype depends on the values; use "
                           "fnp.real(a))")
     return _real(a) if np.all(np.abs(np.imag(value)) < tol) else a
