@@ -67,6 +67,7 @@ def _narrow_floats_through_jit(update):
         return jitted[0](updates, state, params)
     wrapped._narrow_through_jit = True
     wrapped.__doc__ = update.__doc__
+    wrapped.__wrapped__ = update   # (inspect.signature: the keywords `update` takes)
     return wrapped
 
 
@@ -147,7 +148,9 @@ def stateless(fn: Callable[[Updates, Params], Updates]) -> GradientTransformatio
 
 
 def chain(*transforms: GradientTransformation) -> GradientTransformation:
-    """Apply `transforms` in order; the state is the tuple of their states.
+    """Apply `transforms` in order; the state is the tuple of their states. Extra keyword
+    arguments of an update (`value=` for `scale_by_polyak`) go to the transforms that take
+    them.
 
     Example:
         >>> import fungrad as fg, numpy as np
@@ -155,16 +158,33 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
         >>> opt.update(np.array([3.0, -0.2]), opt.init(np.zeros(2)))[0]
         array([-0.5,  0.1])
     """
+    takes_extra = [_takes_extra_args(t.update) for t in transforms]
+
     def init(params):
         return tuple(t.init(params) for t in transforms)
 
-    def update(updates, state, params=None):
+    def update(updates, state, params=None, **extra_args):
         new_states = []
-        for t, s in zip(transforms, state):
-            updates, s = t.update(updates, s, params)
+        for t, s, extra in zip(transforms, state, takes_extra):
+            if extra_args and extra:
+                updates, s = t.update(updates, s, params, **extra_args)
+            else:
+                updates, s = t.update(updates, s, params)
             new_states.append(s)
         return updates, tuple(new_states)
     return GradientTransformation(init, update)
+
+
+def _takes_extra_args(update: Callable) -> bool:
+    """Whether `update` takes keyword arguments beyond `(updates, state, params)` (as
+    `scale_by_polyak`'s `value=`): `chain` passes a call's extra keywords only to those, as
+    optax's chain does with its GradientTransformationExtraArgs."""
+    import inspect
+    try:
+        params = inspect.signature(update).parameters.values()  # (follows __wrapped__)
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind in (p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in params)
 
 
 def apply_updates(params: Params, updates: Updates) -> Params:

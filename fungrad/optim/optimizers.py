@@ -275,3 +275,236 @@ def adafactor(learning_rate: ScalarOrSchedule | None = None, min_dim_size_to_fac
         stages.append(T.add_decayed_weights(weight_decay_rate, weight_decay_mask))
     stages.append(T.scale(-1))   # descent: every stage above works on +g
     return chain(*stages)
+
+
+def amsgrad(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
+            eps: float = 1e-8, eps_root: float = 0.0, mu_dtype: Any = None,
+            bias_correction_mu: bool = True,
+            bias_correction_nu: bool = True) -> GradientTransformation:
+    """AMSGrad: Adam whose denominator uses the running maximum of the second moment,
+    `p -= lr * m_hat / (sqrt(max_t v_hat + eps_root) + eps)`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.amsgrad(0.1)
+        >>> opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0]
+        array([-0.1])
+    """
+    return chain(T.scale_by_amsgrad(b1, b2, eps, eps_root, mu_dtype, bias_correction_mu,
+                                    bias_correction_nu), _lr(learning_rate))
+
+
+def adabelief(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
+              eps: float = 1e-16, eps_root: float = 1e-16, *,
+              nesterov: bool = False) -> GradientTransformation:
+    """AdaBelief: Adam with the second moment of `g - m` (the gradient's surprise),
+    `p -= lr * m_hat / (sqrt(s_hat) + eps)`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.adabelief(0.1)
+        >>> float(opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0][0]) < 0
+        True
+    """
+    return chain(T.scale_by_belief(b1, b2, eps, eps_root, nesterov=nesterov),
+                 _lr(learning_rate))
+
+
+def yogi(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
+         eps: float = 1e-3) -> GradientTransformation:
+    """Yogi: Adam with the additive second-moment update `v -= (1-b2) sign(v - g²) g²`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.yogi(0.1)
+        >>> float(opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0][0]) < 0
+        True
+    """
+    return chain(T.scale_by_yogi(b1, b2, eps), _lr(learning_rate))
+
+
+def novograd(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.25,
+             eps: float = 1e-6, eps_root: float = 0.0,
+             weight_decay: float = 0.0) -> GradientTransformation:
+    """NovoGrad: momentum over gradients normalized by a per-leaf second moment of their
+    norm, plus `weight_decay * p`, times `-learning_rate`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.novograd(0.1, eps=0.0)
+        >>> opt.update(np.array([3.0, 4.0]), opt.init(np.zeros(2)), np.zeros(2))[0]
+        array([-0.06, -0.08])
+    """
+    return chain(T.scale_by_novograd(b1, b2, eps, eps_root, weight_decay), _lr(learning_rate))
+
+
+def nadamw(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
+           eps: float = 1e-8, eps_root: float = 0.0, weight_decay: float = 1e-4,
+           mask: Any = None) -> GradientTransformation:
+    """NAdamW: `adamw` with Nesterov momentum (optax's `adamw(..., nesterov=True)`).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.nadamw(0.1, weight_decay=0.0)
+        >>> float(opt.update(np.array([5.0]), opt.init(np.ones(1)), np.ones(1))[0][0]) < 0
+        True
+    """
+    return adamw(learning_rate, b1, b2, eps, eps_root, weight_decay, mask, nesterov=True)
+
+
+def adamaxw(learning_rate: ScalarOrSchedule, b1: float = 0.9, b2: float = 0.999,
+            eps: float = 1e-8, weight_decay: float = 1e-4,
+            mask: Any = None) -> GradientTransformation:
+    """AdaMaxW: `adamax` with decoupled weight decay,
+    `p -= lr * (adamax_direction + weight_decay * p)`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.adamaxw(0.1, weight_decay=0.5)
+        >>> opt.update(np.array([5.0]), opt.init(np.ones(1)), np.ones(1))[0]
+        array([-0.15])
+    """
+    return chain(T.scale_by_adamax(b1, b2, eps), T.add_decayed_weights(weight_decay, mask),
+                 _lr(learning_rate))
+
+
+def sign_sgd(learning_rate: ScalarOrSchedule) -> GradientTransformation:
+    """signSGD: `p -= lr * sign(g)`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.sign_sgd(0.1)
+        >>> opt.update(np.array([5.0, -0.01]), opt.init(np.zeros(2)))[0]
+        array([-0.1,  0.1])
+    """
+    return chain(T.scale_by_sign(), _lr(learning_rate))
+
+
+def signum(learning_rate: ScalarOrSchedule, beta: float = 0.9,
+           accumulator_dtype: Any = None) -> GradientTransformation:
+    """Signum: the sign of a (not debiased) momentum, `m = beta m + (1 - beta) g`,
+    `p -= lr * sign(m)`; `m` stored in `accumulator_dtype` (the params' if None).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.signum(0.1)
+        >>> opt.update(np.array([5.0, -0.01]), opt.init(np.zeros(2)))[0]
+        array([-0.1,  0.1])
+    """
+    return chain(T.ema(beta, debias=False, accumulator_dtype=accumulator_dtype),
+                 T.scale_by_sign(), _lr(learning_rate))
+
+
+def rprop(learning_rate: float, eta_minus: float = 0.5, eta_plus: float = 1.2,
+          min_step_size: float = 1e-6, max_step_size: float = 50.0) -> GradientTransformation:
+    """Rprop: sign-based steps whose per-element sizes (starting at `learning_rate`, a
+    number) adapt to sign changes of the gradient; `p -= step_size * sign(g)`, one call
+    late as in optax 0.2.8 (see `scale_by_rprop`: the first update is 0).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.rprop(0.1)
+        >>> u, state = opt.update(np.array([5.0, -0.01]), opt.init(np.zeros(2)))
+        >>> opt.update(np.array([5.0, -0.01]), state)[0]
+        array([-0.1,  0.1])
+    """
+    return chain(T.scale_by_rprop(learning_rate, eta_minus, eta_plus, min_step_size,
+                                  max_step_size), T.scale(-1.0))
+
+
+def adan(learning_rate: ScalarOrSchedule, b1: float = 0.98, b2: float = 0.92, b3: float = 0.99,
+         eps: float = 1e-8, eps_root: float = 1e-8, weight_decay: ScalarOrSchedule = 0.0,
+         mask: Any = None) -> GradientTransformation:
+    """Adan (adaptive Nesterov momentum): `scale_by_adan`, plus `weight_decay * p`, times
+    `-learning_rate`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.adan(0.1, eps_root=0.0)
+        >>> opt.update(np.array([5.0]), opt.init(np.zeros(1)), np.zeros(1))[0]
+        array([-0.1])
+    """
+    return chain(T.scale_by_adan(b1, b2, b3, eps, eps_root),
+                 T.add_decayed_weights(weight_decay, mask), _lr(learning_rate))
+
+
+def polyak_sgd(max_learning_rate: float = 1.0, scaling: ScalarOrSchedule = 1.0,
+               f_min: float = 0.0, eps: float = 0.0,
+               variant: str = "sps") -> GradientTransformation:
+    """SGD with Polyak's step size `min((f - f_min) / |g|**2, max_learning_rate)`, times
+    `scaling`; the loss comes as a keyword: `opt.update(grads, state, params, value=loss)`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.polyak_sgd()
+        >>> g = np.array([3.0, 4.0])
+        >>> opt.update(g, opt.init(np.zeros(2)), value=np.array(5.0))[0]
+        array([-0.6, -0.8])
+    """
+    return chain(sgd(scaling), T.scale_by_polyak(f_min, max_learning_rate, eps, variant))
+
+
+def fromage(learning_rate: ScalarOrSchedule, min_norm: float = 1e-6) -> GradientTransformation:
+    """Fromage (Frobenius matched gradient descent): per-leaf trust-ratio steps
+    `p = (p - lr * |p| / |g| * g) / sqrt(1 + lr**2)`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.fromage(0.1)
+        >>> p = np.array([3.0, 4.0])
+        >>> fg.optim.apply_updates(p, opt.update(np.array([0.0, 1.0]), opt.init(p), p)[0])
+        array([2.98511157, 3.48263017])
+    """
+    def mult(count):   # 1 / sqrt(1 + lr**2): keeps the parameters' norm from growing
+        lr = learning_rate(count) if callable(learning_rate) else learning_rate
+        return 1 / (1 + lr ** 2) ** 0.5
+    if callable(learning_rate):
+        return chain(T.scale_by_trust_ratio(min_norm),
+                     T.scale_by_learning_rate(lambda c: mult(c) * learning_rate(c)),
+                     T.add_decayed_weights(lambda c: mult(c) - 1))
+    return chain(T.scale_by_trust_ratio(min_norm),
+                 T.scale_by_learning_rate(learning_rate * mult(0)),
+                 T.add_decayed_weights(mult(0) - 1))
+
+
+def sm3(learning_rate: float, momentum: float = 0.9) -> GradientTransformation:
+    """SM3: `scale_by_sm3(momentum)` times `-learning_rate` (a number).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.sm3(0.1, momentum=0.0)
+        >>> opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0]
+        array([-0.1])
+    """
+    return chain(T.scale_by_sm3(momentum), T.scale(-learning_rate))
+
+
+def optimistic_gradient_descent(learning_rate: ScalarOrSchedule, alpha: float = 1.0,
+                                beta: float = 1.0) -> GradientTransformation:
+    """Optimistic gradient descent (for min-max games):
+    `p -= lr * ((alpha + beta) g_t - beta g_{t-1})`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.optimistic_gradient_descent(0.1)
+        >>> u, s = opt.update(np.array([1.0]), opt.init(np.zeros(1)))
+        >>> opt.update(np.array([3.0]), s)[0]
+        array([-0.5])
+    """
+    return chain(T.scale_by_optimistic_gradient(alpha, beta), _lr(learning_rate))
+
+
+def optimistic_adam_v2(learning_rate: ScalarOrSchedule, *, alpha: float = 1.0,
+                       beta: float = 1.0, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
+                       eps_root: float = 0.0, nesterov: bool = True) -> GradientTransformation:
+    """Optimistic Adam (optax's v2): Adam's direction (Nesterov's by default), then the
+    optimistic combination `(alpha + beta) u_t - beta u_{t-1}`, times `-learning_rate`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.optimistic_adam_v2(0.1, nesterov=False)
+        >>> opt.update(np.array([5.0]), opt.init(np.zeros(1)))[0]
+        array([-0.1])
+    """
+    return chain(T.scale_by_adam(b1, b2, eps, eps_root, nesterov),
+                 T.scale_by_optimistic_gradient(alpha, beta), _lr(learning_rate))

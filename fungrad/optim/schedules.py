@@ -4,7 +4,7 @@ Values are computed in float64; transformations cast them to each parameter's dt
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from .. import numpy as fnp
 from .base import Schedule
@@ -257,3 +257,59 @@ def cosine_onecycle_schedule(transition_steps: int, peak_value: float, pct_start
         "cosine", peak_value / div_factor,
         {int(pct_start * transition_steps): div_factor,
          int(transition_steps): 1.0 / (div_factor * final_div_factor)})
+
+
+def warmup_constant_schedule(init_value: float, peak_value: float,
+                             warmup_steps: int) -> Schedule:
+    """Linear warmup from `init_value` to `peak_value` over `warmup_steps`, then constant.
+
+    Example:
+        >>> import fungrad as fg
+        >>> s = fg.optim.warmup_constant_schedule(0.0, 1.0, 10)
+        >>> float(s(5)), float(s(50))
+        (0.5, 1.0)
+    """
+    return linear_schedule(init_value, peak_value, warmup_steps)
+
+
+def linear_onecycle_schedule(transition_steps: int, peak_value: float, pct_start: float = 0.3,
+                             pct_final: float = 0.85, div_factor: float = 25.0,
+                             final_div_factor: float = 1e4) -> Schedule:
+    """One-cycle, linear: from `peak_value / div_factor` up to `peak_value` at
+    `pct_start * transition_steps`, back down to `peak_value / div_factor` at
+    `pct_final * transition_steps`, then to `peak_value / (div_factor * final_div_factor)`
+    at `transition_steps`.
+
+    Example:
+        >>> import fungrad as fg
+        >>> s = fg.optim.linear_onecycle_schedule(100, 1.0)
+        >>> float(s(0)), float(s(30)), float(s(85))
+        (0.04, 1.0, 0.04)
+    """
+    if transition_steps <= 0:
+        raise ValueError(f"linear_onecycle_schedule: transition_steps={transition_steps} "
+                         "must be positive")
+    return piecewise_interpolate_schedule(
+        "linear", peak_value / div_factor,
+        {int(pct_start * transition_steps): div_factor,
+         int(pct_final * transition_steps): 1.0 / div_factor,
+         int(transition_steps): 1.0 / final_div_factor})
+
+
+def sgdr_schedule(cosine_kwargs: Iterable[dict]) -> Schedule:
+    """SGD with warm restarts: one `warmup_cosine_decay_schedule(**kwargs)` per dict of
+    `cosine_kwargs`, each running for its `decay_steps`, one after the other.
+
+    Example:
+        >>> import fungrad as fg
+        >>> cycle = dict(init_value=0.0, peak_value=1.0, warmup_steps=2, decay_steps=10)
+        >>> s = fg.optim.sgdr_schedule([cycle, cycle])
+        >>> float(s(2)), float(s(10)), float(s(12))
+        (1.0, 0.0, 1.0)
+    """
+    schedules, boundaries, step = [], [], 0
+    for kwargs in cosine_kwargs:
+        schedules.append(warmup_cosine_decay_schedule(**kwargs))
+        step += kwargs["decay_steps"]
+        boundaries.append(step)
+    return join_schedules(schedules, boundaries[:-1])

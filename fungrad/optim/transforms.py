@@ -12,7 +12,7 @@ from .. import numpy as fnp
 from .. import random
 from ..backend import array_module
 from ..tree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
-from .base import (GradientTransformation, ScalarOrSchedule, Schedule, cast_like,
+from .base import (GradientTransformation, EmptyState, ScalarOrSchedule, Schedule, cast_like,
                    safe_increment, zeros_count, zeros_like_tree, full_like_tree, global_norm,
                    stateless)
 
@@ -844,3 +844,640 @@ def multi_transform(transforms: dict, param_labels: Any) -> GradientTransformati
             updates, new_states[label] = tx.update(updates, state.inner_states[label], params)
         return updates, MultiTransformState(new_states)
     return GradientTransformation(init, update)
+
+
+# ----------------------------------------------------------------------------- more moments
+# (optax's further scale_by_* rules: AMSGrad, AdaBelief, Yogi, NovoGrad, Adan, SM3, Rprop,
+# the sign, optimistic gradients, Polyak's step size)
+
+def _leaf_dtype(x):
+    return fnp.asarray(x).dtype
+
+
+def _zeros_in(tree, dtype):
+    """Zeros like each leaf of `tree`, in `dtype` (each leaf's own if None)."""
+    if dtype is None:
+        return zeros_like_tree(tree)
+    return tree_map(lambda p: fnp.zeros_like(p, dtype=dtype), tree)
+
+
+def _store_in(tree, dtype):
+    return tree if dtype is None else tree_map(lambda x: fnp.asarray(x, dtype=dtype), tree)
+
+
+class ScaleByAmsgradState(NamedTuple):
+    count: Any
+    mu: Any
+    nu: Any
+    nu_max: Any
+
+
+def scale_by_amsgrad(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
+                     eps_root: float = 0.0, mu_dtype: Any = None,
+                     bias_correction_mu: bool = True,
+                     bias_correction_nu: bool = True) -> GradientTransformation:
+    """AMSGrad: Adam's moments, but the denominator uses the running maximum of the
+    (bias-corrected) second moment: `nu_max = max(nu_max, v_hat)`, update
+    `m_hat / (sqrt(nu_max + eps_root) + eps)`. `mu_dtype` is the first moment's storage
+    dtype (the params' if None); either bias correction may be switched off.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_amsgrad()
+        >>> u, s = t.update(np.array([2.0]), t.init(np.zeros(1)))
+        >>> u, s.nu_max
+        (array([1.]), array([4.]))
+    """
+    def init(params):
+        return ScaleByAmsgradState(zeros_count(params), _zeros_in(params, mu_dtype),
+                                   zeros_like_tree(params), zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        mu, nu = _moments(updates, state.mu, state.nu, b1, b2)
+        count = safe_increment(state.count)
+        mu_hat = _debias(mu, b1, count) if bias_correction_mu else mu
+        nu_hat = _debias(nu, b2, count) if bias_correction_nu else nu
+        nu_max = tree_map(fnp.maximum, state.nu_max, nu_hat)
+        out = tree_map(lambda m, v: m / (fnp.sqrt(v + eps_root) + eps), mu_hat, nu_max)
+        return out, ScaleByAmsgradState(count, _store_in(mu, mu_dtype), nu, nu_max)
+    return GradientTransformation(init, update)
+
+
+class ScaleByBeliefState(NamedTuple):
+    count: Any
+    mu: Any
+    nu: Any
+
+
+def scale_by_belief(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-16,
+                    eps_root: float = 1e-16, *, nesterov: bool = False
+                    ) -> GradientTransformation:
+    """AdaBelief: the second moment is of the prediction error `g - m` (the "belief"),
+    `s = b2 s + (1 - b2) |g - m|**2 + eps_root` (eps_root is stored in s, as in optax), and
+    the update `m_hat / (sqrt(s_hat) + eps)` with bias-corrected moments (Nesterov's
+    `m_hat` if `nesterov`).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_belief(eps=0.0, eps_root=0.0)
+        >>> t.update(np.array([2.0]), t.init(np.zeros(1)))[0]  # m_hat / abs(g - m) = 2 / 1.8
+        array([1.11111111])
+    """
+    def init(params):
+        return ScaleByBeliefState(zeros_count(params), zeros_like_tree(params),
+                                  zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        mu = tree_map(lambda g, m: (1 - b1) * g + b1 * m, updates, state.mu)
+        nu = tree_map(lambda g, m, v: (1 - b2) * _abs_sq(g - m) + b2 * v + eps_root,
+                      updates, mu, state.nu)
+        count = safe_increment(state.count)
+        if nesterov:
+            mu_hat = tree_map(lambda m, g: b1 * m + (1 - b1) * g,
+                              _debias(mu, b1, safe_increment(count)),
+                              _debias(updates, b1, count))
+        else:
+            mu_hat = _debias(mu, b1, count)
+        out = tree_map(lambda m, v: m / (fnp.sqrt(v) + eps), mu_hat, _debias(nu, b2, count))
+        return out, ScaleByBeliefState(count, mu, nu)
+    return GradientTransformation(init, update)
+
+
+def scale_by_yogi(b1: float = 0.9, b2: float = 0.999, eps: float = 1e-3, eps_root: float = 0.0,
+                  initial_accumulator_value: float = 1e-6) -> GradientTransformation:
+    """Yogi: Adam with an additive second-moment update
+    `v = v - (1 - b2) sign(v - g**2) g**2`; both moments start at
+    `initial_accumulator_value`; update `m_hat / (sqrt(v_hat + eps_root) + eps)` (state
+    `ScaleByAdamState`, as in optax).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_yogi(eps=0.0, initial_accumulator_value=0.0)
+        >>> t.update(np.array([2.0]), t.init(np.zeros(1)))[0]
+        array([1.])
+    """
+    def init(params):
+        return ScaleByAdamState(zeros_count(params),
+                                full_like_tree(params, initial_accumulator_value),
+                                full_like_tree(params, initial_accumulator_value))
+
+    def update(updates, state, params=None):
+        mu = tree_map(lambda g, m: (1 - b1) * g + b1 * m, updates, state.mu)
+        nu = tree_map(lambda g, v: v - (1 - b2) * fnp.sign(v - _abs_sq(g)) * _abs_sq(g),
+                      updates, state.nu)
+        count = safe_increment(state.count)
+        out = tree_map(lambda m, v: m / (fnp.sqrt(v + eps_root) + eps),
+                       _debias(mu, b1, count), _debias(nu, b2, count))
+        return out, ScaleByAdamState(count, mu, nu)
+    return GradientTransformation(init, update)
+
+
+class ScaleByNovogradState(NamedTuple):
+    count: Any
+    mu: Any
+    nu: Any   # per leaf, a 0-d array: the average squared norm of the leaf's gradient
+
+
+def scale_by_novograd(b1: float = 0.9, b2: float = 0.25, eps: float = 1e-8,
+                      eps_root: float = 0.0, weight_decay: float = 0.0,
+                      mu_dtype: Any = None) -> GradientTransformation:
+    """NovoGrad: a layer-wise second moment, one number per leaf,
+    `nu = b2 nu + (1 - b2) |g|**2` (`|g|**2` itself at the first step), and momentum
+    `m = b1 m + g / (sqrt(nu + eps_root) + eps) + weight_decay * p` (no `b1 m` at the first
+    step); the update is `m`. Needs `params` when `weight_decay` is not 0.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_novograd(eps=0.0)
+        >>> u, s = t.update(np.array([3.0, 4.0]), t.init(np.zeros(2)))
+        >>> u, s.nu
+        (array([0.6, 0.8]), array(25.))
+    """
+    def init(params):
+        nu = tree_map(lambda p: array_module(p).zeros((), _leaf_dtype(p)), params)
+        return ScaleByNovogradState(zeros_count(params), _zeros_in(params, mu_dtype), nu)
+
+    def update(updates, state, params=None):
+        no_decay = isinstance(weight_decay, (int, float)) and weight_decay == 0
+        if params is None:
+            if not no_decay:
+                _require_params(params, "scale_by_novograd")
+            params = updates   # (multiplied by a zero weight decay below: not used)
+        count = safe_increment(state.count)
+        first = count == 1
+
+        def one_nu(g, n):
+            sq = fnp.sum(_abs_sq(g))
+            return fnp.asarray(fnp.where(first, sq, (1 - b2) * sq + b2 * n), dtype=n.dtype)
+
+        nu = tree_map(one_nu, updates, state.nu)
+
+        def one_mu(g, p, n, m):
+            step = g / (fnp.sqrt(n + eps_root) + eps)
+            if not no_decay:
+                step = step + weight_decay * p
+            return fnp.where(first, step, b1 * m + step)
+
+        mu = _store_in(tree_map(one_mu, updates, params, nu, state.mu), mu_dtype)
+        return mu, ScaleByNovogradState(count, mu, nu)
+    return GradientTransformation(init, update)
+
+
+class ScaleByAdanState(NamedTuple):
+    m: Any
+    v: Any
+    n: Any
+    g: Any
+    t: Any
+
+
+def scale_by_adan(b1: float = 0.98, b2: float = 0.92, b3: float = 0.99, eps: float = 1e-8,
+                  eps_root: float = 0.0) -> GradientTransformation:
+    """Adan (Nesterov momentum from gradient differences): with `d = g - g_prev` (0 at the
+    first step), `m = b1 m + (1-b1) g`, `v = b2 v + (1-b2) d`,
+    `n = b3 n + (1-b3) |g + (1-b2) d|**2`, the update is
+    `(m_hat + (1-b2) v_hat) / (sqrt(n_hat + eps_root) + eps)` with bias-corrected moments.
+    Optax's order of the state fields (m, v, n, g, t).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_adan(eps=0.0)
+        >>> t.update(np.array([2.0]), t.init(np.zeros(1)))[0]
+        array([1.])
+    """
+    def init(params):
+        return ScaleByAdanState(zeros_like_tree(params), zeros_like_tree(params),
+                                zeros_like_tree(params), zeros_like_tree(params),
+                                zeros_count(params))
+
+    def update(updates, state, params=None):
+        first = state.t == 0
+        diff = tree_map(lambda g, prev: fnp.where(first, fnp.zeros_like(g), g - prev),
+                        updates, state.g)
+        m = tree_map(lambda g, m: (1 - b1) * g + b1 * m, updates, state.m)
+        v = tree_map(lambda d, v: (1 - b2) * d + b2 * v, diff, state.v)
+        n = tree_map(lambda g, d, n: (1 - b3) * _abs_sq(g + (1 - b2) * d) + b3 * n,
+                     updates, diff, state.n)
+        t = safe_increment(state.t)
+        out = tree_map(lambda m, v, n: (m + (1 - b2) * v) / (fnp.sqrt(n + eps_root) + eps),
+                       _debias(m, b1, t), _debias(v, b2, t), _debias(n, b3, t))
+        return out, ScaleByAdanState(m, v, n, updates, t)
+    return GradientTransformation(init, update)
+
+
+class ScaleBySM3State(NamedTuple):
+    mu: Any   # per leaf, a list: one vector per axis (the accumulator's max over the others)
+    nu: Any
+
+
+def _sm3_axes_max(a):
+    """The per-axis statistics of SM3's accumulator `a`: for each axis, the max over the
+    others (for a vector, the vector itself)."""
+    if a.ndim < 2:
+        return [a]
+    return [fnp.max(a, axis=tuple(j for j in range(a.ndim) if j != i)) for i in range(a.ndim)]
+
+
+def scale_by_sm3(b1: float = 0.9, b2: float = 1.0, eps: float = 1e-8) -> GradientTransformation:
+    """SM3 (memory-efficient adaptive scaling): a leaf of rank >= 2 keeps one vector per
+    axis; its accumulator is `c g**2 + b2 * min_i(mu_i)` (the vectors broadcast along their
+    axis; `c = 1 - b2`, or 1 when b2 = 1), a vector keeps it whole. The update
+    `g / sqrt(accumulator + eps)` (0 where the accumulator is 0) enters a momentum
+    `nu = b1 nu + (1 - b1) u`, which is returned; each `mu_i` becomes the accumulator's max
+    over the other axes. Real parameters only.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_sm3(b1=0.0, eps=0.0)
+        >>> state = t.init(np.zeros((2, 3)))
+        >>> [m.shape for m in state.mu]
+        [(2,), (3,)]
+        >>> t.update(np.full((2, 3), -2.0), state)[0]
+        array([[-1., -1., -1.],
+               [-1., -1., -1.]])
+    """
+    coeff = 1.0 - b2 if b2 != 1.0 else 1.0
+
+    def init(params):
+        leaves, treedef = tree_flatten(params)
+        for p in leaves:
+            if np.issubdtype(_leaf_dtype(p), np.complexfloating):
+                raise ValueError("scale_by_sm3: complex parameters are not supported (SM3's "
+                                 "accumulators are of g**2); split them into real and "
+                                 "imaginary parts")
+        mu = [[fnp.zeros_like(p, shape=(np.shape(p)[i],)) for i in range(np.ndim(p))]
+              for p in leaves]
+        return ScaleBySM3State(tree_unflatten(treedef, mu), zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        leaves, treedef = tree_flatten(updates)
+        flat_mu = iter(tree_leaves(state.mu))
+        accums, scaled = [], []
+        for g in leaves:
+            vs = [next(flat_mu) for _ in range(g.ndim)]
+            if g.ndim < 2:
+                old = vs[0]
+            else:
+                shaped = [fnp.reshape(v, tuple(n if j == i else 1 for j, n in enumerate(g.shape)))
+                          for i, v in enumerate(vs)]
+                old = shaped[0]
+                for v in shaped[1:]:
+                    old = fnp.minimum(old, v)
+            a = coeff * g ** 2 + b2 * old
+            positive = a > 0
+            inv = fnp.where(positive, 1 / fnp.sqrt(fnp.where(positive, a, 1) + eps), 0)
+            accums.append(_sm3_axes_max(a))
+            scaled.append(g * inv)
+        nu = tree_map(lambda u, n: (1 - b1) * u + b1 * n, tree_unflatten(treedef, scaled),
+                      state.nu)
+        return nu, ScaleBySM3State(tree_unflatten(treedef, accums), nu)
+    return GradientTransformation(init, update)
+
+
+class ScaleByRpropState(NamedTuple):
+    step_sizes: Any
+    prev_updates: Any
+
+
+def scale_by_rprop(learning_rate: float, eta_minus: float = 0.5, eta_plus: float = 1.2,
+                   min_step_size: float = 1e-6,
+                   max_step_size: float = 50.0) -> GradientTransformation:
+    """Rprop: per-element step sizes (starting at `learning_rate`) grow by `eta_plus` while
+    the gradient keeps its sign and shrink by `eta_minus` when it flips, clipped to
+    `[min_step_size, max_step_size]`; each step records `step_size * sign(g)` (0 after a
+    sign flip, which also skips the next comparison). As optax 0.2.8 does, the update
+    returned is the step recorded the call before (0 at the first call, and 0 where the sign
+    just flipped): the steps lag one call behind. Along the gradient, as optax's: `rprop`
+    flips the sign.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_rprop(0.1)
+        >>> u, s = t.update(np.array([3.0, -1.0]), t.init(np.zeros(2)))
+        >>> u, s.prev_updates
+        (array([0., 0.]), array([ 0.1, -0.1]))
+        >>> u, s = t.update(np.array([2.0, 1.0]), s)   # the second sign flipped
+        >>> u, s.step_sizes
+        (array([0.1, 0. ]), array([0.12, 0.05]))
+    """
+    def init(params):
+        return ScaleByRpropState(full_like_tree(params, learning_rate), zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        prod = tree_map(lambda g, prev: g * prev, updates, state.prev_updates)
+        steps = tree_map(
+            lambda s, step: fnp.where(s == 0, step, fnp.clip(
+                step * fnp.where(s > 0, eta_plus, eta_minus).astype(step.dtype),
+                min_step_size, max_step_size)),
+            prod, state.step_sizes)
+        prev = tree_map(lambda s, g, step: fnp.where(s < 0, fnp.zeros_like(g),
+                                                      step * fnp.sign(g)),
+                        prod, updates, steps)
+        # optax 0.2.8 returns the *previous* step's update (0 after a sign flip), so its
+        # steps lag one behind the step sizes; kept, for the same numbers as optax
+        out = tree_map(lambda s, u: fnp.where(s < 0, fnp.zeros_like(u), u), prod,
+                       state.prev_updates)
+        return out, ScaleByRpropState(steps, prev)
+    return GradientTransformation(init, update)
+
+
+def scale_by_sign() -> GradientTransformation:
+    """The sign of each update element (signSGD's direction).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.scale_by_sign().update(np.array([-3.0, 0.0, 0.5]), ())[0]
+        array([-1.,  0.,  1.])
+    """
+    return stateless(lambda updates, params: tree_map(fnp.sign, updates))
+
+
+class ScaleByOptimisticGradientState(NamedTuple):
+    is_initial_step: Any
+    previous_gradient: Any
+
+
+def scale_by_optimistic_gradient(alpha: float = 1.0,
+                                 beta: float = 1.0) -> GradientTransformation:
+    """Optimistic gradient: `(alpha + beta) g_t - beta g_{t-1}` (with `g_{t-1} = g_t` at the
+    first step), for min-max games.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_optimistic_gradient()
+        >>> u, s = t.update(np.array([1.0]), t.init(np.zeros(1)))
+        >>> u, t.update(np.array([3.0]), s)[0]
+        (array([1.]), array([5.]))
+    """
+    def init(params):
+        return ScaleByOptimisticGradientState(array_module(*tree_leaves(params)).asarray(True),
+                                              zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        first = state.is_initial_step
+        out = tree_map(lambda g, prev: (alpha + beta) * g - beta * fnp.where(first, g, prev),
+                       updates, state.previous_gradient)
+        return out, ScaleByOptimisticGradientState(fnp.logical_and(first, False), updates)
+    return GradientTransformation(init, update)
+
+
+def scale_by_polyak(f_min: float = 0.0, max_learning_rate: float = 1.0, eps: float = 0.0,
+                    variant: str = "sps") -> GradientTransformation:
+    """Polyak's step size: the updates times
+    `min((value - f_min) / (|g|**2 + eps), max_learning_rate)` (`|g|` the global norm; 0
+    when `|g|**2 + eps` is at most float64's machine epsilon). The loss `value` comes as a
+    keyword: `update(grads, state, params, value=loss)` (`chain` passes it on). Variant
+    `"sps+"` clips `value - f_min` at 0.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_polyak()
+        >>> t.update(np.array([3.0, 4.0]), t.init(np.zeros(2)), value=np.array(5.0))[0]
+        array([0.6, 0.8])
+    """
+    if variant not in ("sps", "sps+"):
+        raise ValueError(f"scale_by_polyak: variant={variant!r}; use 'sps' or 'sps+'")
+
+    def update(updates, state, params=None, *, value, **extra_args):
+        leaves = tree_leaves(updates)
+        sq = fnp.asarray(sum(fnp.sum(_abs_sq(g)) for g in leaves))
+        gap = fnp.asarray(value - f_min, dtype=sq.dtype)
+        if variant == "sps+":
+            gap = fnp.maximum(gap, 0)
+        tiny = sq + eps <= np.finfo(float).eps
+        step = fnp.where(tiny, 0.0, fnp.minimum(gap / fnp.where(tiny, 1, sq + eps),
+                                               max_learning_rate))
+        return tree_map(lambda g: g * cast_like(step, g), updates), state
+    return GradientTransformation(lambda params: EmptyState(), update)
+
+
+# ----------------------------------------------------------------------------- more stateless
+
+def centralize() -> GradientTransformation:
+    """Gradient centralization: subtract from each leaf of rank >= 2 its mean over all axes
+    but the first; vectors pass unchanged.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.centralize().update(np.array([[1.0, 3.0], [0.0, 4.0]]), ())[0]
+        array([[-1.,  1.],
+               [-2.,  2.]])
+    """
+    def one(g):
+        if np.ndim(g) < 2:
+            return g
+        return g - fnp.mean(g, axis=tuple(range(1, np.ndim(g))), keepdims=True)
+    return stateless(lambda updates, params: tree_map(one, updates))
+
+
+def set_to_zero() -> GradientTransformation:
+    """Zero updates (freezes the parameters it is applied to, e.g. in `multi_transform`).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.set_to_zero().update(np.array([1.0, -2.0]), ())[0]
+        array([0., 0.])
+    """
+    return stateless(lambda updates, params: zeros_like_tree(updates))
+
+
+class NonNegativeParamsState(NamedTuple):
+    """The (empty) state of `keep_params_nonnegative`."""
+
+
+def keep_params_nonnegative() -> GradientTransformation:
+    """Modify updates so that no parameter goes below 0: where `p + u < 0` the update is
+    `-p` (the parameter lands on 0). Needs `params`; use it last in a chain.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.keep_params_nonnegative()
+        >>> t.update(np.array([-2.0, -0.5]), t.init(np.ones(2)), np.ones(2))[0]
+        array([-1. , -0.5])
+    """
+    def update(updates, state, params=None):
+        _require_params(params, "keep_params_nonnegative")
+        return tree_map(lambda u, p: fnp.where(p + u < 0.0, -p, u), updates, params), state
+    return GradientTransformation(lambda params: NonNegativeParamsState(), update)
+
+
+def _safe_norm(x, min_norm: float):
+    """`max(|x|, min_norm)` (the L2 norm of all of x) with a finite derivative at 0, as
+    optax's safe_norm: the norm in the taken branch is of ones where `|x| <= min_norm`."""
+    small = fnp.sum(_abs_sq(x)) <= min_norm * min_norm
+    safe = fnp.where(small, fnp.ones_like(x), x)
+    return fnp.where(small, fnp.asarray(min_norm, dtype=fnp.real(safe).dtype),
+                     fnp.sqrt(fnp.sum(_abs_sq(safe))))
+
+
+def scale_by_param_block_norm(min_scale: float = 1e-3) -> GradientTransformation:
+    """Multiply each leaf's updates by its parameter's L2 norm, at least `min_scale`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.scale_by_param_block_norm()
+        >>> t.update(np.ones(2), (), np.array([3.0, -4.0]))[0]
+        array([5., 5.])
+    """
+    def fn(updates, params):
+        _require_params(params, "scale_by_param_block_norm")
+        return tree_map(lambda u, p: u * cast_like(_safe_norm(p, min_scale), u), updates, params)
+    return stateless(fn)
+
+
+def _unitwise_norm(x, axis):
+    """optax's unitwise_norm: the L2 norm of each unit, broadcast to `x`'s shape; the units
+    are the slices along `axis`, or by rank: the whole of a vector (or of anything that
+    squeezes to one), axis 0 of a rank 2 or 3 leaf, axes (0, 1, 2) of rank 4, (0, 1, 2, 3)
+    of rank 5."""
+    ndim = np.ndim(x)
+    if axis is None:
+        if sum(n != 1 for n in np.shape(x)) <= 1:
+            axis = tuple(range(ndim))
+        elif ndim in (2, 3):
+            axis = 0
+        elif ndim in (4, 5):
+            axis = tuple(range(ndim - 1))
+        else:
+            raise ValueError(f"adaptive_grad_clip: a leaf of shape {np.shape(x)} has no default "
+                             f"unit (ranks 1 to 5 have one); pass axis=... to name the axes "
+                             f"each unit's norm is taken over")
+    sq = fnp.sum(_abs_sq(x), axis=axis, keepdims=True)
+    return fnp.broadcast_to(fnp.sqrt(sq), np.shape(x))
+
+
+def adaptive_grad_clip(clipping: float, eps: float = 1e-3,
+                       axis: int | tuple | None = None) -> GradientTransformation:
+    """Adaptive gradient clipping (NFNets): each unit of the gradient whose norm exceeds
+    `clipping * max(|p_unit|, eps)` is rescaled to that norm. Units are slices along `axis`
+    (by default by rank: a whole vector, axis 0 of a matrix, the kernel axes of a
+    convolution). Needs `params`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.adaptive_grad_clip(0.5)
+        >>> t.update(np.array([3.0, 4.0]), (), np.array([0.0, 2.0]))[0]
+        array([0.6, 0.8])
+    """
+    def one(g, p):
+        g_norm, p_norm = _unitwise_norm(g, axis), _unitwise_norm(p, axis)
+        max_norm = clipping * fnp.maximum(p_norm, eps)
+        clipped = g * cast_like(max_norm / fnp.maximum(g_norm, 1e-6), g)
+        return fnp.where(g_norm < max_norm, g, clipped)
+
+    def fn(updates, params):
+        _require_params(params, "adaptive_grad_clip")
+        return tree_map(one, updates, params)
+    return stateless(fn)
+
+
+def stateless_with_tree_map(f: Callable[[Any, Any], Any]) -> GradientTransformation:
+    """A stateless transformation from a per-leaf `f(update, param) -> update` (`param` is
+    None when the update is called without params).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.stateless_with_tree_map(lambda u, p: u * 2)
+        >>> t.update({"a": np.ones(1)}, t.init({"a": np.ones(1)}))[0]
+        {'a': array([2.])}
+    """
+    def fn(updates, params):
+        if params is None:
+            return tree_map(lambda u: f(u, None), updates)
+        return tree_map(f, updates, params)
+    return stateless(fn)
+
+
+class ApplyEvery(NamedTuple):
+    """The state of `apply_every` (optax's name): the step count modulo k and the running
+    sum of the updates."""
+    count: Any
+    grad_acc: Any
+
+
+def apply_every(k: int = 1) -> GradientTransformation:
+    """Accumulate updates and apply their sum every `k` steps (zero updates in between).
+    `MultiSteps` is the fuller form (a mean, the inner optimizer's state kept).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> t = fg.optim.apply_every(2)
+        >>> u, s = t.update(np.array([1.0]), t.init(np.zeros(1)))
+        >>> u, t.update(np.array([3.0]), s)[0]
+        (array([0.]), array([4.]))
+    """
+    def init(params):
+        return ApplyEvery(zeros_count(params), zeros_like_tree(params))
+
+    def update(updates, state, params=None):
+        c = state.count % k
+        keep, emit = c != 0, c == k - 1
+        acc = tree_map(lambda g, a: cast_like(keep, a) * a + g, updates, state.grad_acc)
+        out = tree_map(lambda a: cast_like(emit, a) * a, acc)
+        count = (safe_increment(state.count) % k).astype(np.int32)
+        return out, ApplyEvery(count, acc)
+    return GradientTransformation(init, update)
+
+
+def _scale_gradient_fwd(inputs, scale):
+    return inputs, None
+
+
+def _scale_gradient_bwd(scale, residuals, ct):
+    return (tree_map(lambda c: fnp.zeros_like(c) if scale == 0 else c * scale, ct),)
+
+
+def scale_gradient(inputs: Any, scale: float) -> Any:
+    """`inputs` unchanged, but a gradient flowing back through them is multiplied by
+    `scale` (0: stops it, as `fg.stop_gradient`). A pytree of arrays in, the same out.
+
+    Example:
+        >>> import fungrad as fg, fungrad.numpy as fnp
+        >>> fg.grad(lambda x: fg.optim.scale_gradient(x, 0.5) ** 2)(3.0)
+        array(3.)
+    """
+    if scale == 1.0:
+        return inputs
+    return _scale_gradient(inputs, scale)
+
+
+def _make_scale_gradient():
+    from ..transforms.custom import custom_vjp
+
+    def ident(inputs, scale):
+        return inputs
+    fn = custom_vjp(ident, nondiff_argnums=(1,))
+    fn.defvjp(_scale_gradient_fwd, _scale_gradient_bwd)
+    return fn
+
+
+_scale_gradient = _make_scale_gradient()
+
+
+def per_example_global_norm_clip(grads: Any, l2_norm_clip: float) -> tuple:
+    """Clip per-example gradients (leading axis: the example) to global norm at most
+    `l2_norm_clip` each, and sum them (as in DP-SGD). Returns `(summed_grads, num_clipped)`:
+    the leaves without their batch axis, and how many examples were clipped.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> g = {"w": np.array([[3.0, 4.0], [0.3, 0.4]])}
+        >>> summed, n = fg.optim.per_example_global_norm_clip(g, 1.0)
+        >>> summed["w"], int(n)
+        (array([0.9, 1.2]), 1)
+    """
+    leaves = tree_leaves(grads)
+    if not leaves or any(np.ndim(g) == 0 for g in leaves) \
+            or len({np.shape(g)[0] for g in leaves}) != 1:
+        raise ValueError("per_example_global_norm_clip: every leaf of grads needs the same "
+                         f"leading batch axis (the examples), got shapes "
+                         f"{[np.shape(g) for g in leaves]}")
+    sq = sum(fnp.sum(_abs_sq(g), axis=tuple(range(1, np.ndim(g)))) for g in leaves)
+    norms = fnp.sqrt(fnp.asarray(sq))
+    zero = norms == 0
+    ratio = fnp.minimum(l2_norm_clip / fnp.where(zero, 1, norms), 1.0)
+    # optax: nan_to_num(min(clip / norm, 1), nan=1): a zero norm gives 1, as a NaN one
+    multipliers = fnp.where(fnp.logical_or(zero, fnp.isnan(ratio)), 1.0, ratio)
+    num_clipped = fnp.sum(multipliers < 1.0)
+    summed = tree_map(lambda g: fnp.tensordot(cast_like(multipliers, g), g, axes=1), grads)
+    return summed, num_clipped

@@ -291,3 +291,93 @@ def inject_hyperparams(inner_factory: Callable[..., GradientTransformation],
                                                        inner_state)
         return GradientTransformation(init, update)
     return factory
+
+
+def skip_large_updates(updates: Any, gradient_step: Any, params: Any,
+                       max_squared_norm: float) -> tuple:
+    """A `should_skip_update_fn` for `MultiSteps` (bind `max_squared_norm` with
+    `functools.partial`): skip a mini-step whose updates' squared global norm is not below
+    `max_squared_norm` (NaN norms are skipped too). The skip state is
+    `{"should_skip": bool, "norm_squared": the squared norm}`.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> skip, info = fg.optim.skip_large_updates(np.array([3.0, 4.0]), 0, None, 20.0)
+        >>> bool(skip), float(info["norm_squared"])
+        (True, 25.0)
+    """
+    norm_sq = fnp.asarray(0.0)
+    for x in tree_leaves(updates):
+        norm_sq = norm_sq + fnp.sum(fnp.real(x * fnp.conj(x)))
+    norm_sq = fnp.asarray(norm_sq)
+    should_skip = fnp.asarray(fnp.logical_not(norm_sq < max_squared_norm))
+    return should_skip, {"should_skip": should_skip, "norm_squared": norm_sq}
+
+
+class LookaheadParams(NamedTuple):
+    """The parameters `lookahead` works on: the fast ones (which the loss is evaluated and
+    differentiated at) and the slow ones (the result of training).
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> fg.optim.LookaheadParams.init_synced(np.zeros(2))
+        LookaheadParams(fast=array([0., 0.]), slow=array([0., 0.]))
+    """
+    fast: Any
+    slow: Any
+
+    @classmethod
+    def init_synced(cls, params: Any) -> "LookaheadParams":
+        """Fast and slow parameters both equal to `params`."""
+        return cls(fast=params, slow=params)
+
+
+class LookaheadState(NamedTuple):
+    fast_state: Any
+    steps_since_sync: Any
+
+
+def lookahead(fast_optimizer: GradientTransformation, sync_period: int, slow_step_size: float,
+              reset_state: bool = False) -> GradientTransformation:
+    """Lookahead (k steps forward, 1 step back): `fast_optimizer` updates the fast
+    parameters; every `sync_period` steps the slow ones move `slow_step_size` of the way
+    to the fast ones and the fast ones are reset to them (`fast_optimizer`'s state too, if
+    `reset_state`). Params and updates are `LookaheadParams`; the gradients are taken at
+    `params.fast`. `init` also accepts plain (fast) params, as optax does.
+
+    Example:
+        >>> import fungrad as fg, numpy as np
+        >>> opt = fg.optim.lookahead(fg.optim.sgd(1.0), sync_period=2, slow_step_size=0.5)
+        >>> params = fg.optim.LookaheadParams.init_synced(np.zeros(1))
+        >>> state = opt.init(params)
+        >>> for _ in range(2):
+        ...     updates, state = opt.update(np.ones(1), state, params)
+        ...     params = fg.optim.apply_updates(params, updates)
+        >>> params
+        LookaheadParams(fast=array([-1.]), slow=array([-1.]))
+    """
+    if sync_period < 1:
+        raise ValueError(f"lookahead: sync_period={sync_period} must be >= 1 (the number of "
+                         f"fast steps between two synchronizations)")
+
+    def init(params):
+        fast = params.fast if isinstance(params, LookaheadParams) else params
+        return LookaheadState(fast_optimizer.init(fast), zeros_count(fast))
+
+    def update(updates, state, params=None):
+        if not isinstance(params, LookaheadParams):
+            raise ValueError("lookahead: the update needs the parameters as "
+                             "fg.optim.LookaheadParams(fast=..., slow=...); call "
+                             "`opt.update(grads, state, params)` with them")
+        updates, fast_state = fast_optimizer.update(updates, state.fast_state, params.fast)
+        sync = state.steps_since_sync == sync_period - 1
+        diff = tree_map(lambda f, u, s: f + u - s, params.fast, updates, params.slow)
+        slow_updates = tree_map(lambda d: slow_step_size * cast_like(sync, d) * d, diff)
+        fast_updates = tree_map(lambda u, d: u - cast_like(sync, d) * (1 - slow_step_size) * d,
+                                updates, diff)
+        if reset_state:
+            fast_state = _select(sync, fast_optimizer.init(params.fast), fast_state)
+        steps = ((state.steps_since_sync + 1) % sync_period).astype(np.int32)
+        return (LookaheadParams(fast=fast_updates, slow=slow_updates),
+                LookaheadState(fast_state, steps))
+    return GradientTransformation(init, update)
