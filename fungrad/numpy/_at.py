@@ -264,6 +264,8 @@ _dtype = dtype_of
 # --------------------------------------------------------------------------- get
 def _get(x, index, mode, fill_value, wrap):
     _check_mode(mode, "get")
+    if mode == "drop":  # (JAX: a gather has nothing to drop; 'drop' fills, as 'fill')
+        mode = "fill"
     x = _as_array(x)
     ix = _Index(_aval_shape(x), index, wrap, "get")
     masks = _valid_masks(ix) if mode == "fill" else []
@@ -441,6 +443,8 @@ def _apply(kind, x, ix, values, func, unique):
         if ranks is not None:
             rounds = [_take_combos(ix, values, ranks == r) for r in range(ranks.max() + 1)]
         unique = True
+    if kind == "apply" and ix.traced and not unique:
+        return _apply_traced_repeats(x, ix, func)
     if kind == "apply":
         for rix, _ in rounds:
             x = scatter_p.bind(x, func(getitem_p.bind(x, *rix.arrays, spec=rix.spec)),
@@ -458,6 +462,30 @@ def _apply(kind, x, ix, values, func, unique):
     out = (divide if kind == "divide" else power)(x, factor)
     # (NumPy's power of bools is int8; np.power.at writes it back into the bool array)
     return out if dtype_of(out) == dtype_of(x) else cast(out, dtype_of(x))
+
+
+def _apply_traced_repeats(x, ix, func):
+    """`apply` at traced index arrays that may repeat: a position named k times gets
+    `func` k times (JAX's scatter_apply, `np.negative.at`). Each update's position count
+    comes from a scatter_add of ones; its gathered value is passed through `func` while
+    the round is below its count (a while_loop up to the largest count), and the results,
+    equal at repeated positions, are set back."""
+    from ..lax.loops import while_loop
+    from ._elementwise import greater, where
+    from ._reductions import max as amax
+    arrays, spec = ix.arrays, ix.spec
+    counts = scatter_add_p.bind(np.zeros(_aval_shape(x), np.intp),
+                                np.ones(ix.indexed_shape(), np.intp), *arrays, spec=spec)
+    c = getitem_p.bind(counts, *arrays, spec=spec)
+    top = amax(c, initial=0)
+
+    def body(carry):
+        r, z = carry
+        return r + 1, where(greater(c, r), func(z), z)
+
+    _, z = while_loop(lambda carry: carry[0] < top, body,
+                      (np.intp(0), getitem_p.bind(x, *arrays, spec=spec)))
+    return scatter_p.bind(x, cast(z, _dtype(x)), *arrays, spec=spec, unique=False)
 
 
 def _bind(kind, x, ix, values, unique):

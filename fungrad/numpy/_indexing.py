@@ -20,12 +20,51 @@ def _index_error(msg, shape):
     return IndexError(f"index: {msg} (array shape {shape})")
 
 
+class _ScalarBoolIndex(IndexError):
+    """A 0-d boolean index (True, np.True_, np.array(False)): `getitem` rewrites it."""
+
+
 def getitem(x, idx):
     """NumPy indexing for a traced `x`; its gradient scatters (adds) back into place."""
     if not isinstance(x, Tracer):  # a constant indexed with traced index arrays
         x = asarray(x)
-    spec, arrays, _ = parse_index(x.aval.shape if isinstance(x, Tracer) else x.shape, idx)
+    shape = x.aval.shape if isinstance(x, Tracer) else x.shape
+    try:
+        spec, arrays, _ = parse_index(shape, idx)
+    except _ScalarBoolIndex:
+        x, idx = _scalar_bools_as_arrays(x, shape, idx)
+        shape = x.aval.shape if isinstance(x, Tracer) else x.shape
+        spec, arrays, _ = parse_index(shape, idx)
     return getitem_p.bind(x, *arrays, spec=tuple(spec))
+
+
+def _is_scalar_bool(i):
+    return isinstance(i, (bool, np.bool_)) or (
+        type(i) is np.ndarray and i.dtype == np.bool_ and i.ndim == 0)
+
+
+def _scalar_bools_as_arrays(x, shape, idx):
+    """NumPy reads a 0-d boolean index as an advanced index of shape (1,) (True) or (0,)
+    (False) along a new unit axis: x gets that axis (a reshape) and the boolean becomes an
+    index array of zeros, so it broadcasts with (and moves like) the other index arrays."""
+    from ._shape import reshape
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    consumed = [0 if i is None or i is Ellipsis or _is_scalar_bool(i) else
+                (len(i.aval.shape) if isinstance(i, Tracer) else np.ndim(i))
+                if _is_bool_array(i) else 1 for i in idx]
+    dim, new_shape, new_idx, rest = 0, [], [], list(shape)
+    for i, n in zip(idx, consumed):
+        if i is Ellipsis:
+            n = len(shape) - sum(consumed)
+        if _is_scalar_bool(i):
+            new_shape.append(1)
+            new_idx.append(np.zeros(1 if i else 0, np.intp))
+            continue
+        new_shape += rest[dim:dim + n]
+        dim += n
+        new_idx.append(i)
+    new_shape += rest[dim:]
+    return reshape(x, tuple(new_shape)), tuple(new_idx)
 
 
 def parse_index(shape, idx, check_bounds=True):
@@ -45,6 +84,8 @@ def parse_index(shape, idx, check_bounds=True):
                   for i in idx if _is_bool_array(i))
     if sum(1 for i in idx if i is Ellipsis) > 1:
         raise _index_error("an index can only have a single ellipsis ('...')", shape)
+    if n_real > len(shape) and any(_is_scalar_bool(i) for i in idx):
+        raise _ScalarBoolIndex("index: a 0-d boolean index consumes no dimension")
     if n_real > len(shape):
         raise _index_error(f"too many indices: {n_real} given for {len(shape)} dimensions", shape)
     dim = 0
@@ -56,8 +97,10 @@ def parse_index(shape, idx, check_bounds=True):
             spec.append(Ellipsis)
             axes.append(None)
             dim = len(shape) - (n_real - dim)
-        elif isinstance(i, (bool, np.bool_)):
-            raise _index_error("a bare boolean index is not supported", shape)
+        elif _is_scalar_bool(i):
+            raise _ScalarBoolIndex(f"index: a 0-d boolean index ({i!r}) is not supported "
+                                   f"here (array shape {shape}); write x[None] for True, or "
+                                   "x[None][:0] for False")
         elif isinstance(i, (int, np.integer)):
             n = shape[dim]
             if check_bounds and not -n <= i < n:
@@ -93,6 +136,8 @@ def parse_index(shape, idx, check_bounds=True):
             dim += mask.ndim
         else:
             arr = i if isinstance(i, Tracer) else asarray(i)
+            if arr.size == 0 and isinstance(i, (list, tuple)):  # (NumPy: [] is an intp index)
+                arr = arr.astype(np.intp)
             if not np.issubdtype(arr.dtype, np.integer):
                 raise _index_error(f"arrays used as indices must be of integer (or boolean) "
                                    f"type, got {arr.dtype}", shape)
