@@ -6,9 +6,10 @@ import operator
 import numpy as np
 
 from ..backend import asarray
+from ..core.ir import aval_of
 from ..lax.dot import dot_general
-from ._base import (broadcast_shapes, broadcast_to_shape, cast, is_traced, lift, result_type,
-                    shape_of)
+from ._base import (broadcast_shapes, broadcast_to_shape, cast, dtype_of, is_traced, is_weak,
+                    lift, result_type, shape_of)
 from ._shape import expand_dims, moveaxis, reshape, squeeze, transpose
 
 
@@ -21,9 +22,37 @@ def _as(x, dt):
     return x if x.dtype == dt else x.astype(dt)
 
 
-def _prep(fname, a, b):
-    dt = result_type(a, b)
+def _strong(x):
+    """`x` as NumPy's non-ufunc contractions see it for promotion: dot, inner, outer,
+    tensordot, vdot and einsum convert a Python scalar with `asarray`, so it counts as an
+    int64 / float64 / complex128 array, not weakly (`np.dot(2.0, float32 array)` is
+    float64); a weak traced value (a Python scalar passed to jit) likewise."""
+    if is_weak(x):
+        return np.asarray(x)
+    if is_traced(x) and aval_of(x).weak_type:
+        return np.zeros((), dtype_of(x))
+    return x
+
+
+def _strong_type(*xs):
+    return result_type(*[_strong(x) for x in xs])
+
+
+def _prep(fname, a, b, strong=True):
+    dt = _strong_type(a, b) if strong else result_type(a, b)
     return _as(a, dt), _as(b, dt)
+
+
+def _axis_in(fname, axis, shape, name):
+    """A tensordot axis of operand `name`, normalised; out of range: NumPy's AxisError
+    (an IndexError, as NumPy's tensordot raises, and a ValueError)."""
+    axis = operator.index(axis)
+    if not -len(shape) <= axis < len(shape):
+        raise np.exceptions.AxisError(
+            f"{fname}: axis {axis} of axes is out of bounds for {name} of shape {shape} "
+            f"({len(shape)} dimension{'s' * (len(shape) != 1)}); name axes in "
+            f"[-{len(shape)}, {len(shape)})")
+    return axis % len(shape)
 
 
 def _check_aligned(fname, a_shape, ad, b_shape, bd):
@@ -44,7 +73,7 @@ def matmul(x1, x2):
     x1, x2 = lift(x1), lift(x2)
     if not is_traced(x1, x2):
         return np.matmul(x1, x2)
-    a, b = _prep("matmul", x1, x2)
+    a, b = _prep("matmul", x1, x2, strong=False)  # (a ufunc: NEP 50's weak scalars)
     sa, sb = shape_of(a), shape_of(b)
     if not sa or not sb:
         raise ValueError(f"matmul: operands must be at least 1-D, got shapes {sa} and {sb} "
@@ -110,16 +139,19 @@ def tensordot(a, b, axes=2):
     if isinstance(axes, (int, np.integer)):
         n = int(axes)
         if n > min(len(sa), len(sb)):
-            raise ValueError(f"tensordot: axes={n} exceeds the dimensions of shapes {sa} and {sb}")
-        la, lb = list(range(len(sa) - n, len(sa))), list(range(n))
+            raise np.exceptions.AxisError(  # (NumPy's IndexError, and a ValueError)
+                f"tensordot: axes={n} exceeds the dimensions of shapes {sa} and {sb}: "
+                f"contract at most {min(len(sa), len(sb))} trailing axes of x with leading "
+                "axes of y, or pass axes as a pair of axis lists")
+        la, lb = list(range(len(sa) - n, len(sa))), list(range(max(n, 0)))
     else:
         la, lb = axes
         la = [la] if isinstance(la, (int, np.integer)) else list(la)
         lb = [lb] if isinstance(lb, (int, np.integer)) else list(lb)
         if len(la) != len(lb):
             raise ValueError(f"tensordot: axes {axes} must name as many axes of x as of y")
-        la = [i % len(sa) for i in la]
-        lb = [i % len(sb) for i in lb]
+        la = [_axis_in("tensordot", i, sa, "x") for i in la]
+        lb = [_axis_in("tensordot", i, sb, "y") for i in lb]
     for i, j in zip(la, lb):
         _check_aligned("tensordot", sa, i, sb, j)
     return dot_general(a, b, ((tuple(la), tuple(lb)), ((), ())))
@@ -194,8 +226,10 @@ def _vecdot(fname, x1, x2, axis=-1):
         raise ValueError(f"{fname}: input operands have a mismatch in their core dimension "
                          f"(vectors of length {s1[axis]} and {s2[axis]} along axis {axis}; "
                          f"shapes {s1} and {s2})")
-    x1, x2 = moveaxis(_as(x1, dt), axis, -1), moveaxis(_as(x2, dt), axis, -1)
-    return _sum(multiply(conj_if_complex(x1), x2), axis=-1, dtype=dt)
+    # (NumPy's float16 loop multiplies and accumulates in float32 and rounds once)
+    wide = np.dtype(np.float32) if dt == np.float16 else dt
+    x1, x2 = moveaxis(_as(x1, wide), axis, -1), moveaxis(_as(x2, wide), axis, -1)
+    return _as(_sum(multiply(conj_if_complex(x1), x2), axis=-1, dtype=wide), dt)
 
 
 def _check_core_ndim(fname, x, name, k, signature):
@@ -222,8 +256,10 @@ def _vecmat(x1, x2):
     return squeeze(matmul(expand_dims(conj_if_complex(x1), -2), x2), -2)
 
 
-def _parse_einsum(subscripts, operands):
-    """Explicit per-operand letter lists and output letters ('...' expanded)."""
+def _parse_einsum(subscripts, operands, optimize=False):
+    """Explicit per-operand letter lists and output letters ('...' expanded). An explicit
+    output without '...' where the operands' '...' stands for axes is NumPy's error for
+    optimize=False only (its optimizing path sums those axes)."""
     subscripts = subscripts.replace(" ", "")
     lhs, arrow, out = subscripts.partition("->")
     terms = lhs.split(",")
@@ -245,6 +281,12 @@ def _parse_einsum(subscripts, operands):
                              f"shape {shape_of(op)}")
         letters.append(list(t))
     if arrow:
+        if ell and "..." not in out and optimize is False:
+            raise ValueError(
+                f"einsum {subscripts!r}: output has more dimensions than subscripts given in "
+                f"einstein sum, but no '...' ellipsis provided to broadcast the extra "
+                f"dimensions (the operands' '...' stands for {n_ell} axes; write '->...' "
+                "and sum them afterwards, or name them with letters)")
         out = out.replace("...", "".join(ell))
     else:
         counts = {}
@@ -323,10 +365,21 @@ def einsum_path(subscripts, *operands, optimize="greedy"):
 
 def _pairwise_order(subscripts, ops, optimize):
     """The operand groups to contract in turn, from np.einsum_path (None: left to right)."""
+    if isinstance(optimize, (list, tuple)) and optimize and optimize[0] == "einsum_path":
+        path, left = [tuple(step) for step in optimize[1:]], len(ops)
+        for step in path:  # (NumPy's errors, named)
+            if any(not 0 <= i < left for i in step):
+                raise IndexError(f"einsum: optimize path step {step} names an operand "
+                                 f"beyond the {left} left at that step; each step lists "
+                                 "positions in the current list (np.einsum_path's output)")
+            left -= len(step) - 1
+        if left != 1:
+            raise RuntimeError(f"einsum: Invalid einsum_path is specified: {left - 1} more "
+                               "operands has to be contracted (the optimize path must "
+                               "contract every operand; see np.einsum_path)")
+        return path
     if optimize is False or optimize is None or len(ops) < 3:
         return None
-    if isinstance(optimize, (list, tuple)) and optimize and optimize[0] == "einsum_path":
-        path = list(optimize[1:])
     else:
         how = "greedy" if optimize is True else optimize
         path = np.einsum_path(subscripts, *_shape_dummies(ops), optimize=how)[0][1:]
@@ -343,19 +396,46 @@ def _contract_in_order(letters, out, items, path):
         later = set(out).union(*[set(ls) for _, ls in items])
         seen = []
         for _, ls in chosen:
-            seen += [c for c in ls if c not in seen]
+            for c in ls:  # (each letter once, though an operand repeats it: 'jii')
+                if c not in seen:
+                    seen.append(c)
         keep = "".join(c for c in seen if c in later)
         sub = ",".join("".join(ls) for _, ls in chosen) + "->" + keep
         items.append((einsum(sub, *[x for x, _ in chosen]), list(keep)))
     return items
 
 
-def einsum(subscripts, *operands, optimize=False):
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def _einsum_dtype(dt, dtype, operands, casting, order):
+    """einsum's computing dtype (`dtype=`, else the promoted `dt`): every operand must cast
+    to it under `casting` (NumPy's rule and TypeError); `order` is only checked."""
+    if casting not in _CASTINGS:
+        raise ValueError(f"einsum: casting must be one of {', '.join(map(repr, _CASTINGS))} "
+                         f"(got {casting!r})")
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError(f"einsum: order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if dtype is None and casting in ("safe", "same_kind", "unsafe"):
+        return dt  # (every operand casts safely to the promoted dtype)
+    dt = dt if dtype is None else np.dtype(dtype)
+    for i, o in enumerate(operands):
+        src = np.asarray(o).dtype if is_weak(o) else dtype_of(o)
+        if not np.can_cast(src, dt, casting):
+            raise TypeError(f"einsum: operand {i} of dtype {src} cannot be cast to "
+                            f"dtype={dt} according to the rule {casting!r}; pass "
+                            f"casting='unsafe' (or 'same_kind') to allow it")
+    return dt
+
+
+def einsum(subscripts, *operands, out=None, optimize=False, dtype=None, order="K",
+           casting="safe"):
     """`numpy.einsum` (explicit or implicit output, '...', repeated indices, and the
     operand-list form `einsum(x, [0, 1], [1, 0])`), built from diagonals, sums and pairwise
     `dot_general` contractions. `optimize` (False, True, 'greedy', 'optimal' or an
     einsum_path list) picks the pairwise order as np.einsum_path does; False contracts
-    left to right.
+    left to right. `dtype` computes in that dtype (each operand cast under `casting`, as
+    NumPy's); `out=` is taken on concrete operands only; `order` is a layout hint.
 
     Example:
         >>> a = np.array([[1.0, 2.0], [3.0, 4.0]])
@@ -371,12 +451,19 @@ def einsum(subscripts, *operands, optimize=False):
         subscripts, operands = _from_operand_list((subscripts,) + operands)
     operands = [lift(o) for o in operands]
     if not is_traced(*operands):
-        return np.einsum(subscripts, *operands, optimize=optimize)
+        kw = {} if dtype is None else {"dtype": dtype}
+        if out is not None:
+            kw["out"] = out
+        return np.einsum(subscripts, *operands, optimize=optimize, order=order,
+                         casting=casting, **kw)
+    if out is not None:
+        raise TypeError("einsum: out= is not supported on traced values (fungrad arrays "
+                        "are immutable); write y = fnp.einsum(subscripts, *operands)")
     from ._reductions import sum as _sum
     # NumPy sums in the operands' dtype: int8 wraps, bools give an `or` of `and`s
-    dt = result_type(*operands)
+    dt = _einsum_dtype(_strong_type(*operands), dtype, operands, casting, order)
     ops = [_as(o, dt) for o in operands]
-    letters, out = _parse_einsum(subscripts, ops)
+    letters, out = _parse_einsum(subscripts, ops, optimize)
     path = _pairwise_order(subscripts, ops, optimize)
     if path is not None:
         items = _contract_in_order(letters, out, list(zip(ops, letters)), path)

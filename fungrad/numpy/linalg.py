@@ -772,16 +772,22 @@ def multi_dot(arrays, *, out=None):
     n = len(arrays)
     if n < 2:
         raise ValueError("linalg.multi_dot: expecting at least two arrays")
+    if n == 2:  # NumPy's multi_dot of two arrays is np.dot (0-d and N-d operands too)
+        from ._contract import dot as _dot
+        return _dot(arrays[0], arrays[1])
     first, last = _shape_of(arrays[0]), _shape_of(arrays[-1])
     if len(first) == 1:
         arrays[0] = _reshape(arrays[0], (1, -1))
     if len(last) == 1:
         arrays[-1] = _reshape(arrays[-1], (-1, 1))
-    if n == 2:
-        out_ = _matmul(arrays[0], arrays[1])
-    else:
-        order = _chain_order([_shape_of(a) for a in arrays])
-        out_ = _chain(arrays, order, 0, n - 1)
+    for i, a in enumerate(arrays):  # (NumPy's _assert_2d, after the 1-D ends are reshaped)
+        if len(_shape_of(a)) != 2:
+            raise LinAlgError(f"linalg.multi_dot: {len(_shape_of(a))}-dimensional array given "
+                              f"(arrays[{i}] of shape {_shape_of(a)}). Array must be "
+                              "two-dimensional: a chain of three or more takes matrices, and "
+                              "1-D vectors only first or last")
+    order = _chain_order([_shape_of(a) for a in arrays])
+    out_ = _chain(arrays, order, 0, n - 1)
     if len(first) == 1 and len(last) == 1:
         return _reshape(out_, ())
     if len(first) == 1 or len(last) == 1:
@@ -823,6 +829,12 @@ def cross(x1, x2, /, *, axis=-1):
     x1, x2 = _lift(x1), _lift(x2)
     if not _is_traced(x1, x2):
         return np.linalg.cross(x1, x2, axis=axis)
+    for name, x in (("x1", x1), ("x2", x2)):
+        nd = len(_shape_of(x))
+        if not -nd <= axis < nd:  # (NumPy's IndexError; AxisError is one and a ValueError)
+            raise np.exceptions.AxisError(
+                f"linalg.cross: axis {axis} is out of bounds for {name} of shape "
+                f"{_shape_of(x)}; both inputs need their 3-vectors along axis")
     if _shape_of(x1)[axis] != 3 or _shape_of(x2)[axis] != 3:
         raise ValueError(f"linalg.cross: both inputs must be 3-vectors along axis {axis}, got "
                          f"shapes {_shape_of(x1)} and {_shape_of(x2)}")
