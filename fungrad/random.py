@@ -17,6 +17,16 @@ The samplers are fungrad.numpy code on uniform bits (so `grad` flows into locati
 bound parameters), except `gamma` (and `beta`, `dirichlet`, built on it), which rejection-samples
 with NumPy's Generator on the key's Philox stream and has no derivative in its shape parameter.
 `gamma`'s values are NumPy's algorithm: fixed for a NumPy version, not promised across them.
+So are `poisson`'s and `binomial`'s (and `multinomial`'s): exact samplers of NumPy's Generator
+on the key's Philox stream, inside primitives (fungrad.lax.random), so they jit and vmap.
+The samplers built on gamma draws (`loggamma`, `chisquare`, `f`, `t`, `generalized_normal`,
+`ball`) have no derivative in their gamma shape parameter either; the other new samplers are
+transforms of uniform or normal draws and differentiate in their continuous parameters.
+Invalid concrete parameters raise ValueError naming the argument; under jit (where they
+cannot be checked) they give NaN, or -1 for the integer samplers. Where jax.random itself
+gives NaN or -1 (t, wald, loggamma, generalized_normal, binomial; poisson) so does fungrad,
+eagerly too. Keys are raw uint32 arrays: `PRNGKey` is `key`, `key_data` and
+`wrap_key_data` check and return them.
 """
 from __future__ import annotations
 
@@ -31,11 +41,16 @@ from .backend import asarray as _asarray, to_host as _to_host
 from .core.dtypes import is_floating
 from .core.trace import Tracer
 from .lax.convolution import int_scalar
-from .lax.random import random_bits, random_split_p, random_fold_in_p, random_gamma_p
+from .lax.random import (random_bits, random_split_p, random_fold_in_p, random_gamma_p,
+                         random_poisson_p, random_binomial_p)
 
 __all__ = ["key", "split", "fold_in", "bits", "uniform", "normal", "bernoulli", "categorical",
            "randint", "permutation", "choice", "truncated_normal", "gumbel", "exponential",
-           "gamma", "beta", "dirichlet", "multivariate_normal", "orthogonal"]
+           "gamma", "beta", "dirichlet", "multivariate_normal", "orthogonal",
+           "PRNGKey", "key_data", "wrap_key_data", "clone", "ball", "binomial", "cauchy",
+           "chisquare", "double_sided_maxwell", "f", "generalized_normal", "geometric",
+           "laplace", "loggamma", "logistic", "lognormal", "maxwell", "multinomial", "pareto",
+           "poisson", "rademacher", "rayleigh", "t", "triangular", "wald", "weibull_min"]
 
 Array = Any  # a NumPy array or a traced value
 Shape = Sequence[int]
@@ -633,7 +648,8 @@ def _log_gamma(key, a, shape, dtype):
     small = a < 1
     g = random_gamma_p.bind(kg, fnp.where(small, a + 1, a))
     u = _unit(ku, shape, dt, open_=True)
-    out = fnp.log(g) + fnp.where(small, fnp.log(u) / fnp.where(small, a, 1), 0)
+    with np.errstate(divide="ignore"):  # a = 0: log Gamma(0) = -inf
+        out = fnp.log(g) + fnp.where(small, fnp.log(u) / fnp.where(small, a, 1), 0)
     return fnp.where(a < 0, np.nan, out)  # (a + 1 would hide a negative a: NaN, as gamma)
 
 
@@ -789,3 +805,597 @@ def orthogonal(key: Array, n: int, shape: Shape = (), dtype=np.float64) -> Array
                 v = v - (q * coef[..., None, :]).sum(axis=-1)
         qs.append(v / fnp.sqrt((v * v).sum(axis=-1, keepdims=True)))
     return _cast(fnp.stack(qs, axis=-1), dt)
+
+
+# ============================================================================ more of jax.random
+# Keys are raw uint32 pairs (no typed key arrays): PRNGKey is key, key_data and
+# wrap_key_data check and return the same array, clone copies it.
+def PRNGKey(seed: int | Array, *, impl: Any = None) -> Array:
+    """Legacy name of `key`, as jax.random's: fungrad keys are always raw uint32 arrays of
+    shape (2,), so `PRNGKey(seed)` equals `key(seed)` (there are no typed key arrays).
+    fungrad has one key implementation, so `impl` must be None.
+
+    Example:
+        >>> bool(np.all(fg.random.PRNGKey(7) == fg.random.key(7)))
+        True
+    """
+    if impl is not None:
+        raise ValueError(f"fg.random.PRNGKey: fungrad has a single key implementation (uint32 "
+                         f"pairs keying NumPy's Philox), so impl must be None, got {impl!r}")
+    return key(seed)
+
+
+def _check_raw_keys(k: Array, fn: str, name: str = "keys") -> Array:
+    """A key or a batch of keys: uint32 of shape (..., 2)."""
+    if not isinstance(k, Tracer):
+        if not hasattr(k, "dtype"):
+            k = np.asarray(k)
+        k = _asarray(k)
+    shape, dtype = tuple(fnp.shape(k)), np.dtype(k.dtype)
+    if shape[-1:] != (2,) or dtype != np.uint32:
+        raise TypeError(f"fg.random.{fn}: {name} must be a uint32 array of shape (..., 2) "
+                        f"(keys from fg.random.key or fg.random.split), got {dtype}{shape}")
+    return k
+
+
+def key_data(keys: Array) -> Array:
+    """The uint32 data of a key or a batch of keys (..., 2). fungrad keys are that data
+    already, so this checks `keys` and returns them (kept for jax.random code).
+
+    Example:
+        >>> fg.random.key_data(fg.random.key(5))
+        array([0, 5], dtype=uint32)
+    """
+    return _check_raw_keys(keys, "key_data")
+
+
+def wrap_key_data(key_bits_array: Array, *, impl: Any = None, dtype: Any = None) -> Array:
+    """A key (or batch of keys) from its uint32 data (..., 2): checks it and returns it
+    (fungrad keys are raw data). fungrad has one key implementation, so `impl` and `dtype`
+    must be None.
+
+    Example:
+        >>> k = fg.random.wrap_key_data(np.array([0, 5], np.uint32))
+        >>> bool(np.all(fg.random.normal(k, (2,)) == fg.random.normal(fg.random.key(5), (2,))))
+        True
+    """
+    if impl is not None and dtype is not None:
+        raise ValueError("fg.random.wrap_key_data: pass at most one of impl and dtype")
+    if impl is not None or dtype is not None:
+        which = "impl" if impl is not None else "dtype"
+        raise ValueError(f"fg.random.wrap_key_data: fungrad has a single key implementation "
+                         f"(uint32 pairs keying NumPy's Philox), so {which} must be None, "
+                         f"got {impl if impl is not None else dtype!r}")
+    return _check_raw_keys(key_bits_array, "wrap_key_data", "key_bits_array")
+
+
+def clone(key: Array) -> Array:
+    """A copy of `key` (or of a batch of keys) that gives the same numbers (jax.random's
+    clone, for code that donates keys; fungrad keys are plain arrays).
+
+    Example:
+        >>> k = fg.random.key(3)
+        >>> bool(np.all(fg.random.clone(k) == k))
+        True
+    """
+    k = _check_raw_keys(key, "clone", "key")
+    return k if isinstance(k, Tracer) else k.copy()
+
+
+# ----------------------------------------------------------------------------- helpers (more)
+def _fdtype(dtype, fn: str) -> np.dtype:
+    return _float_dtype(np.float64 if dtype is None else dtype, fn)
+
+
+def _idtype(dtype, fn: str) -> np.dtype:
+    dt = np.dtype(np.int64 if dtype is None else dtype)
+    if dt.kind not in "iu":
+        raise TypeError(f"fg.random.{fn}: dtype must be an integer dtype (int64, int32, ...), "
+                        f"got {dt}")
+    return dt
+
+
+def _param_shape(fn: str, shape, **params) -> tuple:
+    """The output shape: `shape`, which every parameter must broadcast to, or (None) the
+    parameters' broadcast shape."""
+    if shape is None:
+        shapes = {name: tuple(fnp.shape(v)) for name, v in params.items()}
+        try:
+            return tuple(np.broadcast_shapes(*shapes.values()))
+        except ValueError:
+            raise ValueError(f"fg.random.{fn}: parameter shapes {shapes} do not broadcast "
+                             f"together") from None
+    shape = _shape(shape, fn)
+    _check_fits(shape, fn, **params)
+    return shape
+
+
+def _param(value, dt: np.dtype, shape: tuple) -> Array:
+    """A parameter as `dt`, broadcast to `shape` (a traced value keeps its derivative)."""
+    return fnp.broadcast_to(fnp.asarray(value).astype(dt), shape)
+
+
+def _refuse(fn: str, name: str, bad: Array, must: str, *values: Any) -> None:
+    """A clear error where a concrete parameter is invalid (`bad` True somewhere), showing
+    the first offending entry of each of `values` (broadcast to bad's shape). Traced
+    parameters cannot be checked: the samplers give NaN (floats) or -1 (integers) there."""
+    if isinstance(bad, Tracer) or not np.any(_to_host(bad)):
+        return
+    mask = np.asarray(_to_host(bad))
+    where = tuple(int(i) for i in np.argwhere(mask)[0]) if mask.ndim else ()
+    shown = [np.broadcast_to(np.asarray(_to_host(fnp.asarray(v)), np.float64),
+                             mask.shape)[where].item() for v in values]
+    got = shown[0] if len(shown) == 1 else tuple(shown)
+    if all(fnp.ndim(v) == 0 for v in values):
+        where = ()  # (a scalar parameter: no index to show)
+    integer = fn in ("geometric", "poisson")
+    raise ValueError(f"fg.random.{fn}: {name} must be {must}, got {name} = {got!r}"
+                     + (f" at index {where}" if where else "")
+                     + f" (under jit, where values cannot be checked, an invalid {name} "
+                     f"gives {'-1' if integer else 'NaN'})")
+
+
+def _nan_where(bad, x):
+    return fnp.where(bad, np.nan, x)
+
+
+# ----------------------------------------------------------------------------- continuous
+def cauchy(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+    """Standard Cauchy floats, tan(pi * (U - 1/2)) with U in (0, 1).
+
+    Example:
+        >>> fg.random.cauchy(fg.random.key(0), (3,)).shape
+        (3,)
+    """
+    dt = _fdtype(dtype, "cauchy")
+    u = _unit_compute(_check_key(key, "cauchy"), _shape(shape, "cauchy"), dt, open_=True)
+    return _cast(fnp.tan(math.pi * (u - 0.5)), dt)
+
+
+def laplace(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+    """Standard Laplace floats (density exp(-|x|) / 2): an exponential with a random sign,
+    log(2U) for U < 1/2 and -log(2 - 2U) otherwise.
+
+    Example:
+        >>> fg.random.laplace(fg.random.key(0), (2, 2), np.float32).dtype
+        dtype('float32')
+    """
+    dt = _fdtype(dtype, "laplace")
+    u = _unit_compute(_check_key(key, "laplace"), _shape(shape, "laplace"), dt, open_=True)
+    return _cast(fnp.where(u < 0.5, fnp.log(2 * u), -fnp.log(2 - 2 * u)), dt)
+
+
+def logistic(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+    """Standard logistic floats, log(U) - log(1 - U).
+
+    Example:
+        >>> fg.random.logistic(fg.random.key(0), (3,)).shape
+        (3,)
+    """
+    dt = _fdtype(dtype, "logistic")
+    u = _unit_compute(_check_key(key, "logistic"), _shape(shape, "logistic"), dt, open_=True)
+    return _cast(fnp.log(u) - fnp.log1p(-u), dt)
+
+
+def _maxwell(key, shape, dt):
+    z = _std_normal(key, shape + (3,), dt)
+    return fnp.sqrt((z * z).sum(axis=-1))
+
+
+def maxwell(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+    """One-sided Maxwell floats (density ~ x^2 exp(-x^2 / 2), x >= 0): the length of a
+    standard normal 3-vector.
+
+    Example:
+        >>> bool((fg.random.maxwell(fg.random.key(0), (5,)) > 0).all())
+        True
+    """
+    dt = _fdtype(dtype, "maxwell")
+    return _cast(_maxwell(_check_key(key, "maxwell"), _shape(shape, "maxwell"), dt), dt)
+
+
+def rademacher(key: Array, shape: Shape = (), dtype: Any = None) -> Array:
+    """-1 or +1 with equal probability (int64 by default; any numeric `dtype`).
+
+    Example:
+        >>> sorted(set(fg.random.rademacher(fg.random.key(0), (100,)).tolist()))
+        [-1, 1]
+    """
+    dt = np.dtype(np.int64 if dtype is None else dtype)
+    b = bernoulli(_check_key(key, "rademacher"), 0.5, _shape(shape, "rademacher"))
+    return fnp.where(b, 1, -1).astype(dt)
+
+
+def double_sided_maxwell(key: Array, loc: Any, scale: Any, shape: Shape = (),
+                         dtype: Any = None) -> Array:
+    """Double-sided Maxwell floats (density ~ z^2 exp(-z^2 / 2), z = (x - loc) / scale): a
+    Maxwell draw with a random sign, times scale, plus loc. As jax.random, the result has
+    shape `shape + broadcast(loc, scale)` (`shape` adds leading batch dims). Differentiable
+    in loc and scale.
+
+    Example:
+        >>> fg.random.double_sided_maxwell(fg.random.key(0), np.zeros(2), 1.0, (3,)).shape
+        (3, 2)
+    """
+    dt = _fdtype(dtype, "double_sided_maxwell")
+    try:
+        pshape = tuple(np.broadcast_shapes(tuple(fnp.shape(loc)), tuple(fnp.shape(scale))))
+    except ValueError:
+        raise ValueError(f"fg.random.double_sided_maxwell: loc {tuple(fnp.shape(loc))} and "
+                         f"scale {tuple(fnp.shape(scale))} do not broadcast together") from None
+    shape = _shape(shape, "double_sided_maxwell") + pshape
+    km, ks = split(_check_key(key, "double_sided_maxwell"))
+    cd = _compute_dtype(dt)
+    m = _maxwell(km, shape, dt) * rademacher(ks, shape, cd)
+    return _cast(m * _param(scale, cd, shape) + _param(loc, cd, shape), dt)
+
+
+def lognormal(key: Array, sigma: Any = 1.0, shape: Shape | None = None,
+              dtype: Any = None) -> Array:
+    """Log-normal floats, exp(sigma * Z) with Z standard normal (`shape` defaults to sigma's
+    shape). Differentiable in sigma.
+
+    Example:
+        >>> bool((fg.random.lognormal(fg.random.key(0), 0.5, (4,)) > 0).all())
+        True
+    """
+    dt = _fdtype(dtype, "lognormal")
+    shape = _param_shape("lognormal", shape, sigma=sigma)
+    cd = _compute_dtype(dt)
+    z = _std_normal(_check_key(key, "lognormal"), shape, dt)
+    return _cast(fnp.exp(_param(sigma, cd, shape) * z), dt)
+
+
+def pareto(key: Array, b: Any, shape: Shape | None = None, dtype: Any = None) -> Array:
+    """Pareto floats (density b / x^(b + 1) on x >= 1), exp(E / b) with E standard
+    exponential (`shape` defaults to b's shape). Differentiable in b. b must be >= 0 (b = 0
+    gives inf).
+
+    Example:
+        >>> bool((fg.random.pareto(fg.random.key(0), 3.0, (4,)) >= 1).all())
+        True
+    """
+    dt = _fdtype(dtype, "pareto")
+    shape = _param_shape("pareto", shape, b=b)
+    cd = _compute_dtype(dt)
+    bb = _param(b, cd, shape)
+    bad = bb < 0
+    _refuse("pareto", "b", bad, ">= 0", b)
+    e = -fnp.log(_unit_compute(_check_key(key, "pareto"), shape, dt, open_=True))
+    with np.errstate(divide="ignore"):  # b = 0: inf
+        return _cast(_nan_where(bad, fnp.exp(e / bb)), dt)
+
+
+def rayleigh(key: Array, scale: Any, shape: Shape | None = None, dtype: Any = None) -> Array:
+    """Rayleigh floats (density x / s^2 exp(-x^2 / (2 s^2)), x >= 0), scale * sqrt(-2 log U)
+    (`shape` defaults to scale's shape). Differentiable in scale, which must be >= 0.
+
+    Example:
+        >>> bool((fg.random.rayleigh(fg.random.key(0), 2.0, (4,)) > 0).all())
+        True
+    """
+    dt = _fdtype(dtype, "rayleigh")
+    shape = _param_shape("rayleigh", shape, scale=scale)
+    cd = _compute_dtype(dt)
+    s = _param(scale, cd, shape)
+    bad = s < 0
+    _refuse("rayleigh", "scale", bad, ">= 0", scale)
+    u = _unit_compute(_check_key(key, "rayleigh"), shape, dt, open_=True)
+    return _cast(_nan_where(bad, s * fnp.sqrt(-2.0 * fnp.log(u))), dt)
+
+
+def weibull_min(key: Array, scale: Any, concentration: Any, shape: Shape = (),
+                dtype: Any = None) -> Array:
+    """Weibull floats (density ~ x^(c - 1) exp(-(x / scale)^c), x > 0, c = concentration),
+    scale * E^(1 / c) with E standard exponential. The result has the broadcast shape of
+    `shape`, scale and concentration, with one independent draw per entry (jax.random
+    draws `shape` and broadcasts, repeating draws along the parameters' extra axes).
+    Differentiable in scale and concentration; both must be > 0 (NaN under jit where not).
+
+    Example:
+        >>> fg.random.weibull_min(fg.random.key(0), 1.0, np.array([0.5, 2.0])).shape
+        (2,)
+    """
+    dt = _fdtype(dtype, "weibull_min")
+    try:
+        shape = tuple(np.broadcast_shapes(_shape(shape, "weibull_min"),
+                                          tuple(fnp.shape(scale)),
+                                          tuple(fnp.shape(concentration))))
+    except ValueError:
+        raise ValueError(f"fg.random.weibull_min: shape {shape}, scale "
+                         f"{tuple(fnp.shape(scale))} and concentration "
+                         f"{tuple(fnp.shape(concentration))} do not broadcast together") from None
+    cd = _compute_dtype(dt)
+    s, c = _param(scale, cd, shape), _param(concentration, cd, shape)
+    _refuse("weibull_min", "scale", s <= 0, "> 0", scale)
+    _refuse("weibull_min", "concentration", c <= 0, "> 0", concentration)
+    e = -fnp.log(_unit_compute(_check_key(key, "weibull_min"), shape, dt, open_=True))
+    out = s * fnp.exp(fnp.log(e) / fnp.where(c > 0, c, 1.0))
+    return _cast(_nan_where(fnp.logical_or(s <= 0, c <= 0), out), dt)
+
+
+def triangular(key: Array, left: Any, mode: Any, right: Any, shape: Shape | None = None,
+               dtype: Any = None) -> Array:
+    """Triangular floats on [left, right] peaking at mode (inverse CDF; `shape` defaults
+    to the parameters' broadcast shape). Differentiable in left, mode and right; needs
+    left <= mode <= right and left < right (NaN under jit where not).
+
+    Example:
+        >>> x = fg.random.triangular(fg.random.key(0), 0.0, 1.0, 3.0, (100,))
+        >>> bool((0 <= x).all() and (x <= 3).all())
+        True
+    """
+    dt = _fdtype(dtype, "triangular")
+    shape = _param_shape("triangular", shape, left=left, mode=mode, right=right)
+    cd = _compute_dtype(dt)
+    a, c, b = _param(left, cd, shape), _param(mode, cd, shape), _param(right, cd, shape)
+    bad = fnp.logical_not(fnp.logical_and(fnp.logical_and(a <= c, c <= b), a < b))
+    _refuse("triangular", "(left, mode, right)", bad, "ordered: left <= mode <= right and "
+            "left < right", a, c, b)
+    u = _unit_compute(_check_key(key, "triangular"), shape, dt, open_=True)
+    width = fnp.where(bad, 1.0, b - a)
+    lo = a + fnp.sqrt(u * width * fnp.maximum(c - a, 0.0))
+    hi = b - fnp.sqrt((1 - u) * width * fnp.maximum(b - c, 0.0))
+    out = fnp.where(u * width < c - a, lo, hi)
+    return _cast(_nan_where(bad, fnp.clip(out, a, b)), dt)
+
+
+def wald(key: Array, mean: Any, shape: Shape | None = None, dtype: Any = None) -> Array:
+    """Wald (inverse Gaussian, shape parameter 1) floats with `mean` > 0 (NaN where mean <=
+    0, as jax.random): Michael, Schucany and Haas's transform of a normal and a uniform,
+    written without cancellation. Differentiable in mean (`shape` defaults to mean's).
+
+    Example:
+        >>> bool((fg.random.wald(fg.random.key(0), 1.5, (4,)) > 0).all())
+        True
+    """
+    dt = _fdtype(dtype, "wald")
+    shape = _param_shape("wald", shape, mean=mean)
+    cd = _compute_dtype(dt)
+    m = _param(mean, cd, shape)
+    kn, ku = split(_check_key(key, "wald"))
+    v = _std_normal(kn, shape, dt)
+    ok = m > 0
+    m = fnp.where(ok, m, 1.0)  # (NaN below where not: no NaN slopes or warnings)
+    my = m * v * v
+    # x = m + m^2 y / 2 - m / 2 sqrt(4 m y + m^2 y^2) = 4 m^2 y / (sqrt(4 m y + (m y)^2) + m y)^2
+    root = fnp.sqrt(4 * my + my * my) + my
+    x = fnp.where(root > 0, 4 * m * my / fnp.where(root > 0, root * root, 1.0), m)
+    u = _unit_compute(ku, shape, dt)
+    out = fnp.where(u * (m + x) <= m, x, m * m / fnp.where(x > 0, x, 1.0))
+    return _cast(_nan_where(fnp.logical_not(ok), out), dt)
+
+
+# ------------------------------------------------------------------- gamma-based (no grad in a)
+def loggamma(key: Array, a: Any, shape: Shape | None = None, dtype: Any = None) -> Array:
+    """log of Gamma(a, 1) draws, accurate for small `a` (where the draw itself underflows
+    to 0): log Gamma(a + 1) + log(U) / a for a < 1. NaN where a < 0 (as jax.random). No
+    derivative in `a` (as fg.random.gamma).
+
+    Example:
+        >>> bool(np.isfinite(fg.random.loggamma(fg.random.key(0), 1e-3, (5,))).all())
+        True
+    """
+    dt = _fdtype(dtype, "loggamma")
+    shape = _param_shape("loggamma", shape, a=a)
+    return _cast(_log_gamma(_check_key(key, "loggamma"), a, shape, dt), dt)
+
+
+def chisquare(key: Array, df: Any, shape: Shape | None = None, dtype: Any = None) -> Array:
+    """Chi-square floats with `df` >= 0 degrees of freedom, 2 Gamma(df / 2) (`shape`
+    defaults to df's shape). No derivative in df.
+
+    Example:
+        >>> bool((fg.random.chisquare(fg.random.key(0), 3.0, (4,)) > 0).all())
+        True
+    """
+    dt = _fdtype(dtype, "chisquare")
+    shape = _param_shape("chisquare", shape, df=df)
+    d = _param(df, np.dtype(np.float64), shape)
+    _refuse("chisquare", "df", fnp.logical_not(d >= 0), ">= 0", df)
+    return _cast(2.0 * fnp.exp(_log_gamma(_check_key(key, "chisquare"), d / 2, shape, dt)), dt)
+
+
+def f(key: Array, dfnum: Any, dfden: Any, shape: Shape | None = None,
+      dtype: Any = None) -> Array:
+    """F-distributed floats, (X1 / dfnum) / (X2 / dfden) of two chi-squares (from their
+    logs: no overflow for small degrees of freedom); both must be > 0 (NaN under jit where
+    not). No derivative in dfnum and dfden.
+
+    Example:
+        >>> bool((fg.random.f(fg.random.key(0), 3.0, 5.0, (4,)) > 0).all())
+        True
+    """
+    dt = _fdtype(dtype, "f")
+    shape = _param_shape("f", shape, dfnum=dfnum, dfden=dfden)
+    f64 = np.dtype(np.float64)
+    dn, dd = _param(dfnum, f64, shape), _param(dfden, f64, shape)
+    _refuse("f", "dfnum", fnp.logical_not(dn > 0), "> 0", dfnum)
+    _refuse("f", "dfden", fnp.logical_not(dd > 0), "> 0", dfden)
+    ok = fnp.logical_and(dn > 0, dd > 0)
+    dn, dd = fnp.where(ok, dn, 1.0), fnp.where(ok, dd, 1.0)  # (NaN below where not ok)
+    kd, kn = split(_check_key(key, "f"))
+    ln, ld = _log_gamma(kn, dn / 2, shape, dt), _log_gamma(kd, dd / 2, shape, dt)
+    out = fnp.exp(ln - ld + fnp.log(dd) - fnp.log(dn))
+    return _cast(_nan_where(fnp.logical_not(ok), out), dt)
+
+
+def t(key: Array, df: Any, shape: Shape | None = None, dtype: Any = None) -> Array:
+    """Student's t floats with `df` > 0 degrees of freedom (NaN where df <= 0, as
+    jax.random): Z * sqrt((df / 2) / Gamma(df / 2)). No derivative in df.
+
+    Example:
+        >>> fg.random.t(fg.random.key(0), 4.0, (2, 3)).shape
+        (2, 3)
+    """
+    dt = _fdtype(dtype, "t")
+    shape = _param_shape("t", shape, df=df)
+    d = _param(df, np.dtype(np.float64), shape)
+    kn, kg = split(_check_key(key, "t"))
+    z = _std_normal(kn, shape, np.dtype(np.float64))
+    with np.errstate(all="ignore"):
+        lg = _log_gamma(kg, d / 2, shape, dt)
+        out = z * fnp.exp(0.5 * (fnp.log(fnp.where(d > 0, d / 2, np.nan)) - lg))
+    return _cast(_nan_where(fnp.logical_not(d > 0), out), dt)
+
+
+def _generalized_normal(key, p, shape, dt):
+    """Generalized normal draws as float64: a random sign times Gamma(1 / p)^(1 / p)."""
+    pp = _param(p, np.dtype(np.float64), shape)
+    ok = pp > 0
+    kg, ks = split(key)
+    lg = _log_gamma(kg, fnp.where(ok, 1.0 / fnp.where(ok, pp, 1.0), -1.0), shape, dt)
+    x = rademacher(ks, shape, np.float64) * fnp.exp(lg / fnp.where(ok, pp, 1.0))
+    return _nan_where(fnp.logical_not(ok), x)
+
+
+def generalized_normal(key: Array, p: float, shape: Shape = (), dtype: Any = None) -> Array:
+    """Generalized normal floats (density ~ exp(-|x|^p), p > 0; p = 2 is a normal of
+    variance 1/2, p = 1 a Laplace): a random sign times Gamma(1 / p)^(1 / p). NaN where
+    p <= 0 (as jax.random); an array p must broadcast to `shape`. No derivative in p.
+
+    Example:
+        >>> fg.random.generalized_normal(fg.random.key(0), 1.5, (3,)).shape
+        (3,)
+    """
+    dt = _fdtype(dtype, "generalized_normal")
+    shape = _shape(shape, "generalized_normal")
+    _check_fits(shape, "generalized_normal", p=p)
+    return _cast(_generalized_normal(_check_key(key, "generalized_normal"), p, shape, dt), dt)
+
+
+def ball(key: Array, d: int, p: float = 2, shape: Shape = (), dtype: Any = None) -> Array:
+    """Points uniform in the unit L^p ball of dimension `d`, shape (*shape, d): generalized
+    normals G divided by (sum |G|^p + E)^(1 / p) with E exponential (Barthe, Guedon,
+    Mendelson and Naor). p must be > 0 (NaN otherwise).
+
+    Example:
+        >>> x = fg.random.ball(fg.random.key(0), 3, shape=(100,))
+        >>> x.shape, bool((np.linalg.norm(x, axis=-1) <= 1).all())
+        ((100, 3), True)
+    """
+    dt = _fdtype(dtype, "ball")
+    d = int_scalar("fg.random.ball", "d (the dimension)", d, 0)
+    shape = _shape(shape, "ball")
+    if fnp.ndim(p) != 0:
+        raise TypeError(f"fg.random.ball: p must be a scalar, got shape {tuple(fnp.shape(p))}")
+    kg, ke = split(_check_key(key, "ball"))
+    g = _generalized_normal(kg, p, shape + (d,), dt)
+    e = -fnp.log(_unit(ke, shape, np.dtype(np.float64), open_=True))
+    pp = fnp.asarray(p).astype(np.float64)
+    norm = (fnp.abs(g) ** pp).sum(axis=-1) + e
+    return _cast(g / (norm ** (1.0 / pp))[..., None], dt)
+
+
+# ----------------------------------------------------------------------------- discrete
+def geometric(key: Array, p: Any, shape: Shape | None = None, dtype: Any = None) -> Array:
+    """Geometric integers k >= 1 (the number of Bernoulli(p) trials up to the first
+    success), floor(log(U) / log(1 - p)) + 1, int64 by default. p = 0 gives the dtype's
+    largest value (never), as jax.random; p outside [0, 1] raises (-1 under jit).
+
+    Example:
+        >>> bool((fg.random.geometric(fg.random.key(0), 0.3, (10,)) >= 1).all())
+        True
+    """
+    dt = _idtype(dtype, "geometric")
+    shape = _param_shape("geometric", shape, p=p)
+    pp = _param(p, np.dtype(np.float64), shape)
+    bad = fnp.logical_not(fnp.logical_and(pp >= 0, pp <= 1))
+    _refuse("geometric", "p", bad, "in [0, 1]", p)
+    u = _unit(_check_key(key, "geometric"), shape, np.dtype(np.float64), open_=True)
+    # -log1p(-p) > 0 for p in (0, 1]: the ratio is a non-negative float, inf for p = 1
+    q = fnp.where(fnp.logical_or(bad, pp == 0), 0.5, pp)
+    rate = -fnp.log1p(-fnp.where(q < 1, q, 0.5))
+    g = fnp.where(q < 1, fnp.floor(-fnp.log(u) / rate) + 1, 1.0)
+    top = np.iinfo(dt).max
+    big = fnp.logical_or(g >= float(top), pp == 0)
+    out = fnp.where(big, top, fnp.where(big, 1.0, g).astype(dt)).astype(dt)
+    return fnp.where(bad, -1, out).astype(dt)
+
+
+def poisson(key: Array, lam: Any, shape: Shape | None = None, dtype: Any = None) -> Array:
+    """Poisson integers with rate `lam` (int64 by default; `shape` defaults to lam's
+    shape): exact for every rate (NumPy's Generator on the key's Philox stream:
+    multiplication below rate 10, PTRS transformed rejection above). -1 where lam is
+    negative or NaN (as jax.random), or inf / above ~9.2e18; 0 where lam = 0. Values above
+    a narrower dtype's max are clipped to it.
+
+    Example:
+        >>> fg.random.poisson(fg.random.key(0), np.array([0.0, 3.0, 1e4])).dtype
+        dtype('int64')
+    """
+    dt = _idtype(dtype, "poisson")
+    shape = _param_shape("poisson", shape, lam=lam)
+    n = random_poisson_p.bind(_check_key(key, "poisson"),
+                              _param(lam, np.dtype(np.float64), shape))
+    if dt != np.int64:
+        n = fnp.minimum(n, np.iinfo(dt).max) if np.iinfo(dt).max < np.iinfo(np.int64).max else n
+    return n.astype(dt)
+
+
+def binomial(key: Array, n: Any, p: Any, shape: Shape | None = None,
+             dtype: Any = None) -> Array:
+    """Binomial(n, p) counts as floats (float64 by default, as jax.random returns floats):
+    exact (NumPy's Generator on the key's Philox stream: inversion for small n * p, BTPE
+    otherwise), n floored. NaN where n < 0 or p is outside [0, 1] or NaN (as jax.random);
+    inf where n = inf; NaN for finite n above 2**62.
+
+    Example:
+        >>> fg.random.binomial(fg.random.key(0), 10, 0.5, (3,)).shape
+        (3,)
+    """
+    dt = _fdtype(dtype, "binomial")
+    shape = _param_shape("binomial", shape, n=n, p=p)
+    f64 = np.dtype(np.float64)
+    c = random_binomial_p.bind(_check_key(key, "binomial"), _param(n, f64, shape),
+                               _param(p, f64, shape))
+    return _cast(c, dt)
+
+
+def multinomial(key: Array, n: Any, p: Array, *, shape: Shape | None = None,
+                dtype: Any = None, unroll: int | bool = 1) -> Array:
+    """Multinomial(n, p) counts along the last axis, as floats (float64 by default, as
+    jax.random): one conditional binomial per category, count_i ~ Binomial(n - earlier
+    counts, p_i / (p_i + ... + p_last)), so p need not sum to 1 (it is normalized) and the
+    counts always sum to floor(n). `shape` (default p's shape) is the full output shape:
+    p broadcasts to it, n to shape[:-1]. p must be >= 0 and n >= 0 (NaN under jit where
+    not). `unroll` is accepted for jax.random code and ignored (the categories are a
+    Python loop).
+
+    Example:
+        >>> fg.random.multinomial(fg.random.key(0), 10, np.array([0.2, 0.3, 0.5])).sum()
+        np.float64(10.0)
+    """
+    dt = _fdtype(dtype, "multinomial")
+    if not isinstance(unroll, (bool, int, np.integer)):
+        raise TypeError(f"fg.random.multinomial: unroll must be an int or bool, got {unroll!r}")
+    key = _check_key(key, "multinomial")
+    if fnp.ndim(p) == 0:
+        raise ValueError("fg.random.multinomial: p must have at least 1 dimension (the "
+                         "category probabilities along its last axis), got a 0-d p")
+    shape = tuple(fnp.shape(p)) if shape is None else _shape(shape, "multinomial")
+    if not shape:
+        raise ValueError("fg.random.multinomial: shape must have at least 1 dimension (the "
+                         "categories), got ()")
+    _check_fits(shape, "multinomial", p=p)
+    _check_fits(shape[:-1], "multinomial", n=n)
+    f64 = np.dtype(np.float64)
+    pp, nn = _param(p, f64, shape), _param(n, f64, shape[:-1])
+    bad_p = fnp.logical_not(pp >= 0)
+    _refuse("multinomial", "p", bad_p, ">= 0 (and not NaN)", p)
+    _refuse("multinomial", "n", fnp.logical_not(nn >= 0), ">= 0", n)
+    k = shape[-1]
+    if k == 0:
+        return fnp.zeros(shape, dt)
+    pm = fnp.moveaxis(pp, -1, 0)
+    rest = fnp.flip(fnp.cumsum(fnp.flip(pm, 0), axis=0), 0)  # p_i + ... + p_last
+    ratios = fnp.clip(pm / fnp.where(rest == 0, 1.0, rest), 0.0, 1.0)
+    keys = split(key, k)
+    remainder, counts = nn, []
+    for i in range(k):
+        c = random_binomial_p.bind(keys[i], remainder, ratios[i])
+        counts.append(c)
+        remainder = remainder - c
+    out = fnp.stack(counts, axis=-1)
+    bad = fnp.any(bad_p, axis=-1, keepdims=True)
+    return _cast(_nan_where(bad, out), dt)

@@ -39,3 +39,18 @@ __all__ = ["ALL_PRIMITIVES", "conv", "conv_general_dilated", "conv_general_dilat
            "dynamic_slice_in_dim", "dynamic_update_slice", "select_n", "cond", "switch",
            "associative_scan", "scan", "fori_loop", "map", "while_loop"]
 __all__ += ["pad"]
+
+# jax.lax's array functions (checked front ends, lax/array_ops.py)
+from .array_ops import (ARRAY_FUNCTIONS, argmax, argmin, broadcast,  # noqa: E402
+                        broadcast_in_dim, broadcasted_iota, clamp, concatenate,
+                        convert_element_type, cummax, cummin, cumprod, cumsum, div, dot_general,
+                        expand_dims, index_in_dim, integer_pow, iota, reduce_max, reduce_min,
+                        reduce_prod, reduce_sum, rem, reshape, rev, rsqrt, slice, slice_in_dim,
+                        squeeze, stop_gradient, top_k, transpose)
+__all__ += ["stop_gradient", "broadcast_in_dim", "broadcast", "reshape", "transpose",
+            "concatenate", "squeeze", "expand_dims", "rev", "slice", "slice_in_dim",
+            "index_in_dim", "iota", "broadcasted_iota", "convert_element_type", "reduce_sum",
+            "reduce_prod", "reduce_max", "reduce_min", "argmax", "argmin", "cumsum", "cumprod",
+            "cummax", "cummin", "clamp", "integer_pow", "rsqrt", "dot_general", "top_k", "div",
+            "rem"]
+assert __all__[-len(ARRAY_FUNCTIONS):] == ARRAY_FUNCTIONS

@@ -6,7 +6,7 @@ the primitive itself (its batch rule only moves the batch axis to the front) and
 samples equals the samples of each key stacked. Each key seeds NumPy's counter-based
 `Philox` bit generator, whose stream is fixed by its algorithm (the same on every machine and
 NumPy version); the Philox key's second word says what the bits are for (samples, split, fold
-in, gamma), so the streams of one key for different purposes never overlap.
+in, gamma, poisson, binomial), so the streams of one key for different purposes never overlap.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ..core.ad_util import ZERO
 from .shape import bdim_at_front, transpose
 
 # the Philox key's second 64-bit word: one stream per purpose
-_BITS, _SPLIT, _FOLD_IN, _GAMMA = range(4)
+_BITS, _SPLIT, _FOLD_IN, _GAMMA, _POISSON, _BINOMIAL = range(6)
 _U32 = np.dtype(np.uint32)
 _U64 = np.dtype(np.uint64)
 
@@ -157,8 +157,10 @@ def _gamma_impl(keys, alpha):
 def _gamma_jvp(primals, tangents):
     if tangents[1] is not ZERO:
         raise NotImplementedError(
-            "fg.random.gamma (and beta, dirichlet) have no derivative with respect to the "
-            "shape parameter `a` yet; wrap it in fg.stop_gradient(a)")
+            "fg.random.gamma (and the samplers built on it: beta, dirichlet, loggamma, "
+            "chisquare, f, t, generalized_normal, ball) have no derivative with respect to "
+            "the gamma shape parameter (a, df, dfnum, dfden or p) yet; wrap it in "
+            "fg.stop_gradient")
     return random_gamma_p.bind(*primals), ZERO
 
 
@@ -168,6 +170,74 @@ random_gamma_p.abstract_eval = lambda keys, alpha: ShapedArray(tuple(alpha.shape
 random_gamma_p.jvp = _gamma_jvp
 random_gamma_p.batch = _two_operand_batch(random_gamma_p)
 
-RANDOM_PRIMITIVES = [random_bits_p, random_split_p, random_fold_in_p, random_gamma_p]
+
+# --------------------------------------------------------------------------- random_poisson
+# Largest rate NumPy's Generator.poisson takes (its own limit, int64 max - 10 sigma)
+_POISSON_LAM_MAX = 9.223372006484771e18
+
+
+@on_host
+def _poisson_impl(keys, lam):
+    """Poisson counts (int64), one per entry of `lam` (*B, *shape) for keys (*B, 2): NumPy's
+    Generator (multiplication for small rates, PTRS transformed rejection for rate >= 10,
+    exact for every rate) on the key's Philox stream. -1 where lam is negative, NaN, inf or
+    above NumPy's largest rate (jax.random gives -1 for negative and NaN rates)."""
+    nb = keys.ndim - 1
+    lam = np.asarray(lam, np.float64)
+    flat = lam.reshape((int(np.prod(keys.shape[:-1])),) + lam.shape[nb:])
+
+    def draw(k, i):
+        l = flat[i]
+        valid = (l >= 0) & (l <= _POISSON_LAM_MAX)  # (False for NaN)
+        n = np.random.Generator(_philox(k, _POISSON)).poisson(np.where(valid, l, 0.0))
+        return np.where(valid, n, -1)
+    return _per_key(keys, lam.shape[nb:], np.dtype(np.int64), draw)
+
+
+random_poisson_p = Primitive("random_poisson")
+random_poisson_p.impl = _poisson_impl
+random_poisson_p.abstract_eval = lambda keys, lam: ShapedArray(tuple(lam.shape), np.dtype(
+    np.int64))
+random_poisson_p.jvp = _zero_jvp(random_poisson_p)
+random_poisson_p.batch = _two_operand_batch(random_poisson_p)
+
+
+# --------------------------------------------------------------------------- random_binomial
+_BINOMIAL_N_MAX = float(2 ** 62)
+
+
+@on_host
+def _binomial_impl(keys, n, p):
+    """Binomial counts as float64, one per entry of `n` and `p` (both (*B, *shape)) for keys
+    (*B, 2): NumPy's Generator (inversion for n * min(p, 1 - p) <= 30, BTPE otherwise,
+    exact) on the key's Philox stream, with n floored (as jax.random and NumPy). NaN where
+    n < 0, n > 2**62 (finite), or p is outside [0, 1] or NaN; inf where n = inf (as
+    jax.random)."""
+    nb = keys.ndim - 1
+    n, p = np.asarray(n, np.float64), np.asarray(p, np.float64)
+    count = int(np.prod(keys.shape[:-1]))
+    fn = n.reshape((count,) + n.shape[nb:])
+    fp = p.reshape((count,) + p.shape[nb:])
+
+    def draw(k, i):
+        ni, pi = fn[i], fp[i]
+        p_ok = (pi >= 0) & (pi <= 1)
+        n_inf = ni == np.inf
+        valid = p_ok & (ni >= 0) & (ni <= _BINOMIAL_N_MAX)
+        nn = np.floor(np.where(valid, ni, 0.0)).astype(np.int64)
+        c = np.random.Generator(_philox(k, _BINOMIAL)).binomial(nn, np.where(valid, pi, 0.0))
+        return np.where(valid, np.asarray(c, np.float64), np.where(p_ok & n_inf, np.inf, np.nan))
+    return _per_key(keys, n.shape[nb:], np.dtype(np.float64), draw)
+
+
+random_binomial_p = Primitive("random_binomial")
+random_binomial_p.impl = _binomial_impl
+random_binomial_p.abstract_eval = lambda keys, n, p: ShapedArray(tuple(n.shape), np.dtype(
+    np.float64))
+random_binomial_p.jvp = _zero_jvp(random_binomial_p)
+random_binomial_p.batch = _two_operand_batch(random_binomial_p)
+
+RANDOM_PRIMITIVES = [random_bits_p, random_split_p, random_fold_in_p, random_gamma_p,
+                     random_poisson_p, random_binomial_p]
 for _p in RANDOM_PRIMITIVES:
     _p.fresh_output = True

@@ -735,6 +735,24 @@ def _prim_random_gamma(draw, name):
     return Case(lambda k: RND.random_gamma_p.bind(k, alpha), (_keys(draw, batch),), diff=False)
 
 
+@spec(PRIM, "random_poisson")
+def _prim_random_poisson(draw, name):
+    """Integer counts: a zero derivative in lam, which is an operand (vmap over it too)."""
+    batch = draw(st.sampled_from([(), (2,)]))
+    lam = draw(arrays(batch + draw(SHAPES), uniform(0.0, 40.0)))
+    return Case(_bind(RND.random_poisson_p), (_keys(draw, batch), lam), diff=False)
+
+
+@spec(PRIM, "random_binomial")
+def _prim_random_binomial(draw, name):
+    """Counts (as floats): a zero derivative in n and p, both operands of one shape."""
+    batch = draw(st.sampled_from([(), (2,)]))
+    shape = batch + draw(SHAPES)
+    n = draw(arrays(shape, uniform(0.0, 60.0)))
+    p = draw(arrays(shape, uniform(0.05, 0.95)))
+    return Case(_bind(RND.random_binomial_p), (_keys(draw, batch), n, p), diff=False)
+
+
 def _jit_composite(x, y):
     return fnp.sin(x) * y + fnp.exp(-x * x), fnp.sum(fnp.tanh(x) * y)
 
@@ -1034,6 +1052,157 @@ def _lax_associative_scan(draw, name):
     return Case(lambda a, b: fg.lax.associative_scan(_affine_compose, (a, b), reverse=reverse,
                                                      axis=axis), (a, b))
 
+
+
+def _lax_shape_case(draw, name, x):
+    """A static-argument call of one of fg.lax's shape functions on `x` (NONSCALAR)."""
+    L, nd, shape = fg.lax, x.ndim, x.shape
+    if name == "lax.broadcast_in_dim":
+        out = list(shape)
+        dims = list(range(nd))
+        k = draw(st.integers(0, nd))
+        out.insert(k, draw(st.integers(1, 3)))  # a new axis
+        dims = [d if d < k else d + 1 for d in dims]
+        if draw(st.booleans()) and nd >= 2:  # out of order (a transpose) with equal sizes
+            x = x[..., :1, :1] if draw(st.booleans()) else x
+            shape = x.shape
+            out = [shape[i] for i in range(nd)]
+            out.insert(k, 2)
+            dims[-1], dims[-2] = dims[-2], dims[-1]
+            out[dims[-1]], out[dims[-2]] = shape[-1], shape[-2]
+        if 1 in shape:  # a size-1 axis stretched
+            i = list(shape).index(1)
+            out[dims[i]] = 3
+        return Case(lambda x: L.broadcast_in_dim(x, tuple(out), tuple(dims)), (x,))
+    if name == "lax.broadcast":
+        return Case(lambda x: L.broadcast(x, (2,)), (x,))
+    if name == "lax.reshape":
+        perm = tuple(draw(st.permutations(range(nd))))
+        return Case(lambda x: L.reshape(x, (x.size,), dimensions=perm), (x,))
+    if name == "lax.transpose":
+        perm = tuple(draw(st.permutations(range(nd))))
+        return Case(lambda x: L.transpose(x, perm), (x,))
+    if name == "lax.concatenate":
+        d = draw(st.integers(0, nd - 1))
+        other = list(shape)
+        other[d] = draw(st.integers(1, 3))
+        return Case(lambda x, y: L.concatenate([x, y], d), (x, draw(arrays(tuple(other)))))
+    if name == "lax.squeeze":
+        k = draw(st.integers(0, nd))
+        return Case(lambda x: L.squeeze(x, (k - nd - 1,)),
+                    (x.reshape(shape[:k] + (1,) + shape[k:]),))
+    if name == "lax.expand_dims":
+        k = draw(st.integers(-nd - 1, nd))
+        return Case(lambda x: L.expand_dims(x, (k,)), (x,))
+    if name == "lax.rev":
+        dims = tuple(sorted(draw(st.sets(st.integers(0, nd - 1)))))
+        return Case(lambda x: L.rev(x, dims), (x,))
+    if name == "lax.slice":
+        starts = [draw(st.integers(0, n - 1)) for n in shape]
+        limits = [draw(st.integers(s + 1, n)) for s, n in zip(starts, shape)]
+        strides = [draw(st.integers(1, 2)) for _ in shape]
+        return Case(lambda x: L.slice(x, starts, limits, strides), (x,))
+    d = draw(st.integers(-nd, nd - 1))
+    n = shape[d]
+    if name == "lax.slice_in_dim":
+        lo, step = draw(st.integers(-n, n - 1)), draw(st.integers(1, 2))
+        return Case(lambda x: L.slice_in_dim(x, lo, None, step, d), (x,))
+    i, keep = draw(st.integers(-n, n - 1)), draw(st.booleans())
+    return Case(lambda x: L.index_in_dim(x, i, d, keep), (x,))
+
+
+@spec(FNP, "lax.broadcast_in_dim", "lax.broadcast", "lax.reshape", "lax.transpose",
+      "lax.concatenate", "lax.squeeze", "lax.expand_dims", "lax.rev", "lax.slice",
+      "lax.slice_in_dim", "lax.index_in_dim")
+def _lax_shape(draw, name):
+    """jax.lax's shape functions (static shapes, axes, bounds; out-of-order broadcast
+    dimensions, negative slice_in_dim / index_in_dim bounds)."""
+    return _lax_shape_case(draw, name, draw(arrays(draw(NONSCALAR))))
+
+
+@spec(FNP, "lax.reduce_sum", "lax.reduce_prod", "lax.reduce_max", "lax.reduce_min",
+      "lax.argmax", "lax.argmin", "lax.cumsum", "lax.cumprod", "lax.cummax", "lax.cummin",
+      "lax.broadcasted_iota", "lax.iota")
+def _lax_reductions(draw, name):
+    """Reductions over distinct non-negative axes, argmax/argmin (weighting a sum, so the
+    spec differentiates), cumulative ops either way (distinct values: no ties), iotas as
+    weights."""
+    L = fg.lax
+    shape = draw(NONSCALAR)
+    nd = len(shape)
+    x = draw(arrays(shape, distinct(0.5, 2.0) if name == "lax.cumprod" else distinct()))
+    fn = getattr(L, name[4:])
+    if name.startswith("lax.reduce_"):
+        axes = tuple(sorted(draw(st.sets(st.integers(0, nd - 1)))))
+        return Case(lambda x: fn(x, axes), (x,))
+    if name in ("lax.argmax", "lax.argmin"):
+        a = draw(st.integers(0, nd - 1))
+        return Case(lambda x: L.reduce_sum(x, (a,)) * L.convert_element_type(
+            fn(x, a, np.int32), x.dtype), (x,))
+    if name == "lax.iota":
+        return Case(lambda x: x * L.iota(x.dtype, shape[-1]), (x,))
+    if name == "lax.broadcasted_iota":
+        a = draw(st.integers(0, nd - 1))
+        return Case(lambda x: x * L.broadcasted_iota(x.dtype, shape, a), (x,))
+    a, rev = draw(st.integers(-nd, nd - 1)), draw(st.booleans())
+    return Case(lambda x: fn(x, a, rev), (x,))
+
+
+@spec(FNP, "lax.clamp", "lax.integer_pow", "lax.rsqrt", "lax.convert_element_type")
+def _lax_elementwise(draw, name):
+    """clamp with array or scalar bounds (away from ties), integer_pow of any sign, rsqrt,
+    and a float -> float32 -> float conversion."""
+    L = fg.lax
+    shape = draw(SHAPES)
+    if name == "lax.clamp":
+        x = draw(arrays(shape))
+        lo, hi = draw(arrays(shape, uniform(-1.5, -0.5))), draw(arrays(shape, uniform(0.5, 1.5)))
+        x = np.where(np.abs(x - lo) < 0.1, x + 0.2, x)
+        x = np.where(np.abs(x - hi) < 0.1, x - 0.2, x)
+        if draw(st.booleans()):
+            return Case(lambda lo, x, hi: L.clamp(lo, x, hi), (lo, x, hi))
+        return Case(lambda x: L.clamp(-0.7, x, 0.8), (x,))
+    if name == "lax.integer_pow":
+        y = draw(st.integers(-2, 4))
+        return Case(lambda x: L.integer_pow(x, y), (draw(arrays(shape, away_from_zero(0.5))),))
+    if name == "lax.rsqrt":
+        return Case(L.rsqrt, (draw(arrays(shape, uniform(0.3, 3.0))),))
+    return Case(lambda x: L.convert_element_type(L.convert_element_type(x, np.float32),
+                                                 np.float64), (draw(arrays(shape)),), tol=1e-3,
+                eps=1e-2)
+
+
+@spec(FNP, "lax.dot_general", "lax.top_k")
+def _lax_dot_top_k(draw, name):
+    """dot_general with batch and contracting dimensions anywhere (and a float32 operand
+    promoted, or a preferred_element_type); top_k of distinct values along any axis."""
+    L = fg.lax
+    if name == "lax.top_k":
+        shape = draw(NONSCALAR)
+        axis = draw(st.integers(-len(shape), len(shape) - 1))
+        k = draw(st.integers(0, shape[axis]))
+        return Case(lambda x: L.top_k(x, k, axis=axis)[0], (draw(arrays(shape, distinct())),))
+    b, m, k, n = (draw(st.integers(1, 3)) for _ in range(4))
+    x = draw(arrays((k, b, m)))
+    y = draw(arrays((n, k, b)))
+    pet = draw(st.sampled_from([None, np.float64]))
+    return Case(lambda x, y: L.dot_general(x, y, (((0,), (1,)), ((1,), (2,))),
+                                           preferred_element_type=pet), (x, y))
+
+
+@spec(FNP, "lax.div", "lax.rem")
+def _lax_div_rem(draw, name):
+    """lax.div / lax.rem on floats of one shape (rem: C's fmod, away from its jumps), or with
+    a weak Python scalar divisor."""
+    shape = draw(SHAPES)
+    fn = getattr(fg.lax, name[4:])
+    if name == "lax.rem":
+        x, y = draw(arrays(shape, between_integers())), draw(arrays(shape, nonzero_divisors()))
+    else:
+        x, y = draw(arrays(shape)), draw(arrays(shape, away_from_zero(0.5)))
+    if draw(st.booleans()):
+        return Case(lambda x: fn(x, -2.0), (x,))
+    return Case(fn, (x, y))
 
 _REMAT_POLICIES = [None, fg.checkpoint_policies.dots_saveable,
                    fg.checkpoint_policies.save_only_these_names("h"),
