@@ -288,6 +288,14 @@ EAGER_NUMPY_SHORTCUTS = {  # functions whose eager path is NumPy's own (not a uf
     "trapezoid": lambda x, y: fnp.trapezoid(x),
     "histogramdd_edges": lambda x, y: fnp.histogramdd(x, bins=2)[1][0],
     "percentile": lambda x, y: fnp.percentile(x, y * 50),
+    "matmul": lambda x, y: fnp.matmul(x, y),
+    "einsum": lambda x, y: fnp.einsum("ij,jk->ik", x, y),   # (np.einsum refused bfloat16)
+    "vecdot": lambda x, y: fnp.vecdot(x, y),
+    "matvec": lambda x, y: fnp.matvec(x, y[0]),
+    "vecmat": lambda x, y: fnp.vecmat(x[0], y),
+    "linalg.vecdot": lambda x, y: fnp.linalg.vecdot(x, y),
+    "linalg.norm": lambda x, y: fnp.linalg.norm(x),
+    "linalg.matrix_power": lambda x, y: fnp.linalg.matrix_power(x, 2),
 }
 
 
@@ -312,3 +320,12 @@ def test_eager_bfloat16_geomspace_promotes_like_float16():
     assert out.dtype == np.float64 == fnp.geomspace(x.astype(np.float16), 8 * x.astype(
         np.float16), 4).dtype
     np.testing.assert_allclose(out[:, 0], [1.0, 2.0, 4.0, 8.0])
+
+
+def test_eager_bfloat16_linalg_refuses_as_under_jit():
+    # NumPy's linalg computed eager bfloat16 in float64 (inv, det, solve, ...), while traced
+    # calls refuse it as NumPy refuses float16: eager calls now refuse it too
+    a = (np.eye(2) * 2).astype(BF16)
+    for f in (fnp.linalg.inv, fnp.linalg.det, fg.jit(fnp.linalg.inv)):
+        with pytest.raises(TypeError, match="bfloat16 is unsupported in linalg"):
+            f(a)

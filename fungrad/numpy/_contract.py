@@ -9,7 +9,7 @@ from ..backend import asarray
 from ..core.ir import aval_of
 from ..lax.dot import dot_general
 from ._base import (broadcast_shapes, broadcast_to_shape, cast, dtype_of, is_traced, is_weak,
-                    lift, result_type, shape_of)
+                    lift, result_type, shape_of, traced_or_narrow)
 from ._shape import expand_dims, moveaxis, reshape, squeeze, transpose
 
 
@@ -71,7 +71,7 @@ def matmul(x1, x2):
         (5, 2, 4)
     """
     x1, x2 = lift(x1), lift(x2)
-    if not is_traced(x1, x2):
+    if not traced_or_narrow(x1, x2):  # (NumPy's bfloat16 matmul gives float32)
         return np.matmul(x1, x2)
     a, b = _prep("matmul", x1, x2, strong=False)  # (a ufunc: NEP 50's weak scalars)
     sa, sb = shape_of(a), shape_of(b)
@@ -450,7 +450,7 @@ def einsum(subscripts, *operands, out=None, optimize=False, dtype=None, order="K
     if not isinstance(subscripts, str):
         subscripts, operands = _from_operand_list((subscripts,) + operands)
     operands = [lift(o) for o in operands]
-    if not is_traced(*operands):
+    if not traced_or_narrow(*operands):  # (np.einsum refuses bfloat16)
         kw = {} if dtype is None else {"dtype": dtype}
         if out is not None:
             kw["out"] = out

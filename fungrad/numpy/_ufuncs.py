@@ -675,7 +675,7 @@ def vecdot(x1, x2, /, *, axis: int = -1):
         array([3., 4.])
     """
     x1, x2 = lift(x1), lift(x2)
-    if not is_traced(x1, x2):
+    if not traced_or_narrow(x1, x2):  # (NumPy's bfloat16 loops give float32)
         y = numpy_or_compose(np.vecdot, x1, x2, axis=axis)  # (CuPy has no vecdot)
         if y is not COMPOSE:
             return y
@@ -695,7 +695,7 @@ def matvec(x1, x2, /):
         array([4., 6.])
     """
     x1, x2 = lift(x1), lift(x2)
-    if not is_traced(x1, x2):
+    if not traced_or_narrow(x1, x2):  # (NumPy's bfloat16 loops give float32)
         y = numpy_or_compose(np.matvec, x1, x2)  # (CuPy has no matvec)
         if y is not COMPOSE:
             return y
@@ -714,7 +714,7 @@ def vecmat(x1, x2, /):
         array([3., 7.])
     """
     x1, x2 = lift(x1), lift(x2)
-    if not is_traced(x1, x2):
+    if not traced_or_narrow(x1, x2):  # (NumPy's bfloat16 loops give float32)
         y = numpy_or_compose(np.vecmat, x1, x2)  # (CuPy has no vecmat)
         if y is not COMPOSE:
             return y

@@ -25,8 +25,9 @@ from ..core import dtypes as _dtypes
 from ..lax import linalg as L
 from ._base import (broadcast_shapes as _broadcast_shapes,
                     broadcast_to_shape as _broadcast_to_shape,
-                    cast as _cast, dtype_of as _dtype_of, is_traced as _is_traced, lift as _lift,
-                    normalize_axis as _normalize_axis, shape_of as _shape_of)
+                    cast as _cast, dtype_of as _dtype_of, lift as _lift,
+                    normalize_axis as _normalize_axis, shape_of as _shape_of,
+                    traced_or_narrow as _traced_or_narrow)
 from ._contract import _vecdot, matmul as _matmul, outer as _outer, tensordot
 from ._elementwise import (abs as _abs, add as _add, conj as _conj, divide as _divide,
                            greater as _greater, imag as _imag, isnan as _isnan,
@@ -75,9 +76,10 @@ def _named_errors(fname, **arrays):
 
 
 def _numpy_computes(*xs) -> bool:
-    """No operand traced and none a CuPy array: NumPy's own function computes. CuPy arrays
-    take fungrad's composition (on CuPy's kernels) where CuPy lacks the function."""
-    return not _is_traced(*xs) and _array_module(*xs) is np
+    """No operand traced, none bfloat16 (NumPy computes that in float32 or refuses it) and
+    none a CuPy array: NumPy's own function computes. CuPy arrays take fungrad's composition
+    (on CuPy's kernels) where CuPy lacks the function."""
+    return not _traced_or_narrow(*xs) and _array_module(*xs) is np
 
 
 def _numpy(fname, np_fn, *args, **kwargs):
@@ -127,7 +129,7 @@ def solve(a, b):
         array([0.5 , 0.25])
     """
     a, b = _lift(a), _lift(b)
-    if not _is_traced(a, b):
+    if not _traced_or_narrow(a, b):
         with _named_errors("linalg.solve", a=a, b=b):
             return np.linalg.solve(a, b)
     a = _square("solve", a)
@@ -157,7 +159,7 @@ def inv(a):
         array([[-0.25]])
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _traced_or_narrow(a):
         return _numpy("linalg.inv", np.linalg.inv, a)
     a = _square("inv", a)
     s = _shape_of(a)
@@ -173,7 +175,7 @@ def tensorsolve(a, b, axes=None):
         array([0. , 0.5, 1. , 1.5, 2. , 2.5])
     """
     a, b = _lift(a), _lift(b)
-    if not _is_traced(a, b):
+    if not _traced_or_narrow(a, b):
         return _numpy("linalg.tensorsolve", np.linalg.tensorsolve, a, b, axes=axes)
     nd = len(_shape_of(a))
     if axes is not None:
@@ -203,7 +205,7 @@ def tensorinv(a, ind=2):
                [0. , 0. , 0. , 0.5]])
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _traced_or_narrow(a):
         return _numpy("linalg.tensorinv", np.linalg.tensorinv, a, ind=ind)
     s = _shape_of(a)
     if ind <= 0:
@@ -228,7 +230,7 @@ def cholesky(a, /, *, upper=False):
                [0., 2.]])
     """
     a = _lift(a)
-    if not _is_traced(a) and not (upper and _is_cupy(a)):  # (CuPy's has no `upper`)
+    if not _traced_or_narrow(a) and not (upper and _is_cupy(a)):  # (CuPy's has no `upper`)
         with _named_errors("linalg.cholesky", a=a):
             return np.linalg.cholesky(a, upper=True) if upper else np.linalg.cholesky(a)
     a = _square("cholesky", a)
@@ -252,7 +254,7 @@ def qr(a, mode="reduced"):
         True
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _traced_or_narrow(a):
         return np.linalg.qr(a, mode=mode)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"linalg.qr: mode {mode!r} is not supported on traced values (use "
@@ -276,7 +278,7 @@ def eigh(a, UPLO="L"):
         True
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _traced_or_narrow(a):
         return np.linalg.eigh(a, UPLO=UPLO)
     return EighResult(*L.eigh_p.bind(_square("eigh", a), lower=_uplo(UPLO)))
 
@@ -301,7 +303,7 @@ def eigvalsh(a, UPLO="L"):
                [1. , 0.5]])
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _traced_or_narrow(a):
         return np.linalg.eigvalsh(a, UPLO=UPLO)
     return L.eigvalsh_p.bind(_square("eigvalsh", a), lower=_uplo(UPLO))
 
@@ -319,7 +321,7 @@ def eig(a):
         True
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _traced_or_narrow(a):
         return np.linalg.eig(a)
     return EigResult(*L.eig_p.bind(_square("eig", a)))
 
@@ -334,7 +336,7 @@ def eigvals(a):
         array([0.+1.j, 0.-1.j])
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _traced_or_narrow(a):
         return np.linalg.eigvals(a)
     return L.eigvals_p.bind(_square("eigvals", a))
 
@@ -355,7 +357,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
         True
     """
     a = _lift(a)
-    if not _is_traced(a) and not (hermitian and _is_cupy(a)):  # (CuPy's: no `hermitian`)
+    if not _traced_or_narrow(a) and not (hermitian and _is_cupy(a)):  # (CuPy's: no `hermitian`)
         return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
                              **({"hermitian": True} if hermitian else {}))
     a = _float_operand("svd", a)
@@ -414,7 +416,7 @@ def det(a):
                [0., 2.]])
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _traced_or_narrow(a):
         return np.linalg.det(a)
     return L.det_p.bind(_square("det", a))
 
@@ -431,7 +433,7 @@ def slogdet(a):
                [2. , 0. ]])
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _traced_or_narrow(a):
         return np.linalg.slogdet(a)
     return SlogdetResult(*L.slogdet_p.bind(_square("slogdet", a)))
 
@@ -485,7 +487,7 @@ def lstsq(a, b, rcond=None):
         (array([1., 2.]), array([9.]), np.int32(2))
     """
     a, b = _lift(a), _lift(b)
-    if not _is_traced(a, b):
+    if not _traced_or_narrow(a, b):
         return np.linalg.lstsq(a, b, rcond=rcond)
     a = _float_operand("lstsq", a)
     b = _float_operand("lstsq", b, 1)
@@ -648,7 +650,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         array([0.6, 0.8])
     """
     x = _lift(x)
-    if not _is_traced(x):
+    if not _traced_or_narrow(x):
         return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
     if _dtypes.kind(_dtype_of(x)) in "biu":
         x = _cast(x, np.dtype(np.float64))
@@ -696,7 +698,7 @@ def cond(x, p=None):
         np.float64(4.0)
     """
     x = _lift(x)
-    if not _is_traced(x):
+    if not _traced_or_narrow(x):
         return np.linalg.cond(x, p)
     x = _float_operand("cond", x)
     if 0 in _shape_of(x)[-2:]:  # (NumPy's check: 'fro' / 'nuc' of no entries gave 0)
@@ -730,7 +732,7 @@ def matrix_power(a, n):
                [ 0.,  1.]])
     """
     a = _lift(a)
-    if not _is_traced(a):
+    if not _traced_or_narrow(a):
         return np.linalg.matrix_power(a, n)
     s = _shape_of(a)
     if len(s) < 2 or s[-1] != s[-2]:
@@ -827,7 +829,7 @@ def cross(x1, x2, /, *, axis=-1):
         array([0., 0., 1.])
     """
     x1, x2 = _lift(x1), _lift(x2)
-    if not _is_traced(x1, x2):
+    if not _traced_or_narrow(x1, x2):
         return np.linalg.cross(x1, x2, axis=axis)
     for name, x in (("x1", x1), ("x2", x2)):
         nd = len(_shape_of(x))
@@ -905,7 +907,7 @@ def matrix_transpose(x, /):
                [2.]])
     """
     x = _lift(x)
-    if not _is_traced(x):
+    if not _traced_or_narrow(x):
         return np.linalg.matrix_transpose(x)
     if len(_shape_of(x)) < 2:
         raise ValueError(f"linalg.matrix_transpose: input must be at least 2-D, got shape "
