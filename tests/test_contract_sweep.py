@@ -256,3 +256,9 @@ def test_multi_dot_chain_values_and_grad():
          np.linalg.multi_dot([a, b, c]))
     from fungrad.test_util import check_grads
     check_grads(lambda a, b: fnp.linalg.multi_dot([a, b, c]), (a, b), order=2)
+
+
+def test_traced_vecdot_of_a_0d_operand_is_a_value_error():
+    # it was a bare IndexError (tuple index out of range); NumPy raises ValueError
+    with pytest.raises(ValueError, match=r"vecdot: x1 needs at least 1 dimension"):
+        fg.jit(lambda x: fnp.vecdot(x, x))(np.float64(2.0))

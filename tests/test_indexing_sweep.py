@@ -115,3 +115,16 @@ def test_apply_with_traced_repeats_out_of_bounds_and_vmap():
     np.testing.assert_allclose(
         fg.jit(lambda x, j: x.at[j].apply(fnp.sin, unique_indices=True))(x, j),
         _apply_at(x, j, np.sin))
+
+
+def test_traced_take_reads_bool_indices_as_zeros_and_ones():
+    # NumPy's take casts bool indices to 0 / 1 (not a mask, as x[bools] is); the traced path
+    # raised "boolean mask indexing with a traced mask", or used a list of bools as a mask
+    x = np.arange(3.0)
+    for idx in (np.array([True, False]), [True, True, False]):
+        want = np.take(x, idx)
+        np.testing.assert_array_equal(fg.jit(lambda x: fnp.take(x, idx))(x), want)
+    np.testing.assert_array_equal(
+        fg.jit(lambda x, i: fnp.take(x, i))(x, np.array([True, False])), [1.0, 0.0])
+    np.testing.assert_array_equal(
+        fg.grad(lambda x: fnp.sum(fnp.take(x, np.array([True, True]))))(x), [0.0, 2.0, 0.0])

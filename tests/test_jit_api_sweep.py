@@ -206,3 +206,10 @@ def test_forward_mode_through_a_checkified_function():
     assert err.get() is None and t_y == 2.0  # (the error's derivative: no error)
     (err, y), f_jvp = fg.linearize(f, -1.0)
     assert err.get().startswith("neg -1.0") and f_jvp(1.0)[1] == 2.0
+
+
+def test_numpy_array_of_a_tracer_with_copy_names_the_fix():
+    # np.array(x, copy=...) (as fnp.arange(n) of a traced n calls it) crashed with
+    # "<lambda>() got an unexpected keyword argument 'copy'"
+    with pytest.raises(fg.errors.ConcretizationError, match="static"):
+        fg.jit(lambda n: fnp.arange(n))(3)

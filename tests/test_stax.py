@@ -619,3 +619,12 @@ def test_embedding_refuses_float_ids():
     np.testing.assert_array_equal(apply_fn(table, np.array([1, 4])), table[[1, 4]])
     ids = np.array([[0, 1], [2, 3]])
     np.testing.assert_array_equal(fg.jit(apply_fn)(table, ids), table[ids])
+
+
+def test_exp_layer_as_stax():
+    # jax.example_libraries.stax.Exp: elementwise exp, no parameters
+    init_fn, apply_fn = fg.nn.Exp
+    shape, params = init_fn(fg.random.key(0), (2, 3))
+    x = np.array([[0.0, 1.0, -1.0], [2.0, 0.5, -3.0]])
+    assert shape == (2, 3) and params == ()
+    np.testing.assert_allclose(apply_fn(params, x), np.exp(x))

@@ -33,7 +33,7 @@ from .initializers import (variance_scaling, glorot_uniform, glorot_normal, xavi
 from .stax import (Layer, init_state, serial, parallel, FanOut, FanInSum, FanInConcat,
                    Identity, Dense, Flatten, BatchNorm, LayerNorm, GroupNorm, Dropout,
                    Embedding, elementwise, Relu, Gelu, Sigmoid, Tanh, Softplus, Elu,
-                   LeakyRelu, Selu, Silu, LogSoftmax, Softmax, GeneralConv, Conv, Conv1D,
+                   LeakyRelu, Selu, Silu, LogSoftmax, Softmax, Exp, GeneralConv, Conv, Conv1D,
                    Conv3D, GeneralConvTranspose, ConvTranspose, Conv1DTranspose, MaxPool,
                    SumPool, AvgPool)
 
@@ -59,6 +59,6 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "sigmoi
            "Layer", "init_state", "serial", "parallel", "FanOut", "FanInSum", "FanInConcat",
            "Identity", "Dense", "Flatten", "BatchNorm", "LayerNorm", "GroupNorm", "Dropout",
            "Embedding", "elementwise", "Relu", "Gelu", "Sigmoid", "Tanh", "Softplus", "Elu",
-           "LeakyRelu", "Selu", "Silu", "LogSoftmax", "Softmax", "GeneralConv", "Conv",
+           "LeakyRelu", "Selu", "Silu", "LogSoftmax", "Softmax", "Exp", "GeneralConv", "Conv",
            "Conv1D", "Conv3D", "GeneralConvTranspose", "ConvTranspose", "Conv1DTranspose",
            "MaxPool", "SumPool", "AvgPool"]

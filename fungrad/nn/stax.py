@@ -51,7 +51,7 @@ from ._util import Array, weak_scalar as _weak
 __all__ = ["Layer", "init_state", "serial", "parallel", "FanOut", "FanInSum", "FanInConcat",
            "Identity", "Dense", "Flatten", "BatchNorm", "LayerNorm", "GroupNorm", "Dropout",
            "Embedding", "elementwise", "Relu", "Gelu", "Sigmoid", "Tanh", "Softplus", "Elu",
-           "LeakyRelu", "Selu", "Silu", "LogSoftmax", "Softmax", "GeneralConv", "Conv",
+           "LeakyRelu", "Selu", "Silu", "LogSoftmax", "Softmax", "Exp", "GeneralConv", "Conv",
            "Conv1D", "Conv3D", "GeneralConvTranspose", "ConvTranspose", "Conv1DTranspose",
            "MaxPool", "SumPool", "AvgPool"]
 
@@ -561,6 +561,7 @@ Selu = elementwise(act.selu)
 Silu = elementwise(act.silu)
 LogSoftmax = elementwise(act.log_softmax, axis=-1)
 Softmax = elementwise(act.softmax, axis=-1)
+Exp = elementwise(fnp.exp)
 
 
 # ------------------------------------------------------------------ convolution, pooling

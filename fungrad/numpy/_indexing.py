@@ -238,6 +238,13 @@ def take(a, indices, axis=None, out=None, mode="raise"):
                         "returned array")
     if indices is None or isinstance(indices, (slice, type(Ellipsis))):  # (not an index array)
         raise TypeError(f"take: indices must be an integer array, got {indices!r}")
+    indices = _lifted(indices)
+    if type(indices) in (list, tuple):
+        indices = np.asarray(indices)
+    if getattr(indices, "dtype", None) == np.bool_:
+        # NumPy's take casts bools to the indices 0 and 1 (not a mask, as x[bools] is)
+        from ._base import cast
+        indices = cast(indices, np.intp)
     if axis is None or not np.ndim(a):  # (NumPy takes a 0-d array's axis 0 / -1 as 1-d's)
         a = _flat(a)
         axis = 0 if axis is None else axis

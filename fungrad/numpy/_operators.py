@@ -171,7 +171,7 @@ def install(fnp):
         return F.asarray(self, dtype=dtype)
 
     def concrete(what, cuts, conv):
-        return lambda self, *args: conv(self.to_concrete(what, cuts), *args)
+        return lambda self, *args, **kwargs: conv(self.to_concrete(what, cuts), *args, **kwargs)
 
     def setitem(self, idx, value):
         raise TypeError(f"traced arrays are immutable ({self.aval.str_short()}): x[idx] = v is "

@@ -680,6 +680,10 @@ def vecdot(x1, x2, /, *, axis: int = -1):
         if y is not COMPOSE:
             return y
     from ._contract import _vecdot
+    for name, x in (("x1", x1), ("x2", x2)):
+        if not shape_of(x):
+            raise ValueError(f"vecdot: {name} needs at least 1 dimension (signature "
+                             "(n),(n)->()), got shape (); use multiply for scalars")
     single_axis("vecdot", axis, len(shape_of(x1)))  # (a tuple: NumPy's TypeError, named)
     return _vecdot("vecdot", x1, x2, axis)
 
