@@ -1245,3 +1245,8 @@ from . import specs_elementwise  # noqa: E402,F401
 from . import specs_scipy  # noqa: E402,F401
 from . import specs_linalg  # noqa: E402,F401
 from . import specs_signal  # noqa: E402,F401
+from . import specs_special_more  # noqa: E402,F401
+from . import specs_stats_more  # noqa: E402,F401
+from . import specs_scipy_linalg_more  # noqa: E402,F401
+from . import specs_scipy_signal_more  # noqa: E402,F401
+from . import specs_lax_ops  # noqa: E402,F401

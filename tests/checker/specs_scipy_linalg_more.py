@@ -1,0 +1,2 @@
+"""Registry specs (placeholder until filled)."""
+from __future__ import annotations
