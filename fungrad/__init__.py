@@ -8,8 +8,11 @@ from .transforms.ad import grad, value_and_grad, vjp, jvp, linearize, float0
 from .transforms.staging import make_ir, eval_shape, ShapeDtypeStruct
 from .transforms.batching import vmap
 from .transforms.jacobians import jacfwd, jacrev, jacobian, hessian
-from .transforms.jit import jit
+from .transforms.jit import jit, disable_jit
 from .transforms.custom import custom_jvp, custom_vjp
+from .transforms.custom_gradient import custom_gradient, closure_convert
+from .transforms.callbacks import pure_callback
+from .transforms.linear_transpose import linear_transpose
 from .config import config
 from .lax.misc import stop_gradient
 from .lax.remat import checkpoint, remat, checkpoint_name, checkpoint_policies
@@ -33,4 +36,5 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "make_ir", "eval
            "hessian", "jit", "custom_jvp", "custom_vjp", "config", "device_put", "device_get",
            "block_until_ready", "tree", "numpy", "test_util", "float0", "errors", "extend",
            "random", "nn", "optim", "debug", "checkify", "checkpoint", "remat",
-           "checkpoint_name", "checkpoint_policies"]
+           "checkpoint_name", "checkpoint_policies", "pure_callback", "disable_jit",
+           "linear_transpose", "custom_gradient", "closure_convert"]

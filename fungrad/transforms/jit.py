@@ -64,6 +64,57 @@ class CacheInfo(namedtuple("CacheInfo", "hits misses size")):
 _compile_lock = threading.RLock()
 
 
+# fg.disable_jit: per thread (as the trace stack), so one thread's eager debugging never
+# changes another's compiled calls. `_disabled_anywhere` counts the threads inside a
+# disable_jit(True) block, so a jitted call outside any pays one global read; only while it
+# is nonzero does a call read its thread's depth.
+_disable_state = threading.local()
+_disabled_anywhere = 0
+_disable_lock = threading.Lock()
+
+
+class disable_jit:
+    """Context manager under which `fg.jit`-compiled functions run eagerly: `f` itself is
+    called on every call (its Python side effects happen each time, values are concrete, so
+    `print` shows numbers), as `jax.disable_jit`. Per thread; nests; `disable_jit(False)`
+    inside re-enables jit.
+
+    Example:
+        >>> f = fg.jit(lambda x: (print("x =", x), x + 1.0)[1])
+        >>> with fg.disable_jit():
+        ...     y = f(np.ones(2))
+        x = [1. 1.]
+    """
+    __slots__ = ("disable", "_prev")
+
+    def __init__(self, disable: bool = True):
+        self.disable = bool(disable)
+        self._prev = None
+
+    def __enter__(self) -> "disable_jit":
+        global _disabled_anywhere
+        prev = getattr(_disable_state, "depth", 0)
+        self._prev = prev
+        new = 1 if self.disable else 0
+        with _disable_lock:
+            _disabled_anywhere += (new > 0) - (prev > 0)
+        _disable_state.depth = new
+        return self
+
+    def __exit__(self, *exc) -> None:
+        global _disabled_anywhere
+        cur = getattr(_disable_state, "depth", 0)
+        prev = self._prev
+        with _disable_lock:
+            _disabled_anywhere += (prev > 0) - (cur > 0)
+        _disable_state.depth = prev
+
+
+def jit_disabled() -> bool:
+    """Whether `fg.disable_jit()` is in effect in this thread."""
+    return bool(_disabled_anywhere and getattr(_disable_state, "depth", 0))
+
+
 # ----------------------------------------------------------------------------- staging
 def _user_frame() -> str | None:
     """`file:line (function)` of the innermost frame outside fungrad, for the IR's comments;
@@ -605,6 +656,8 @@ class Jitted:
 
     # ------------------------------------------------------------------ the hot path
     def __call__(self, *args, **kwargs):
+        if _disabled_anywhere and getattr(_disable_state, "depth", 0):
+            return self.f(*args, **kwargs)  # fg.disable_jit(): run f eagerly, every call
         entry, leaves, traced, scalars = self._lookup(args, kwargs)
         if scalars:  # traced as weak 0-d values; the compiled code takes 0-d arrays
             leaves = list(leaves)

@@ -167,7 +167,7 @@ def make_ir(f: Callable, static_argnums: int | Sequence[int] = (),
     return make_ir_f
 
 
-class ShapeDtypeStruct:
+class ShapeDtypeStruct(ShapedArray):
     """An array's shape and dtype, without values: what `fg.eval_shape` returns, and what
     it accepts in place of an array (as `jax.ShapeDtypeStruct`).
 
@@ -175,23 +175,10 @@ class ShapeDtypeStruct:
         >>> fg.ShapeDtypeStruct((2, 3), np.float32)
         ShapeDtypeStruct(shape=(2, 3), dtype=float32)
     """
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ()
 
     def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        super().__init__(tuple(int(d) for d in shape), np.dtype(dtype), bool(weak_type))
 
     @property
     def aval(self) -> ShapedArray:  # (what aval_of reads: the weak type included)

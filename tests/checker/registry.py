@@ -1140,10 +1140,10 @@ def _lax_reductions(draw, name):
         return Case(lambda x: L.reduce_sum(x, (a,)) * L.convert_element_type(
             fn(x, a, np.int32), x.dtype), (x,))
     if name == "lax.iota":
-        return Case(lambda x: x * L.iota(x.dtype, shape[-1]), (x,))
+        return Case(lambda x: fnp.multiply(x, L.iota(x.dtype, shape[-1])), (x,))
     if name == "lax.broadcasted_iota":
         a = draw(st.integers(0, nd - 1))
-        return Case(lambda x: x * L.broadcasted_iota(x.dtype, shape, a), (x,))
+        return Case(lambda x: fnp.multiply(x, L.broadcasted_iota(x.dtype, shape, a)), (x,))
     a, rev = draw(st.integers(-nd, nd - 1)), draw(st.booleans())
     return Case(lambda x: fn(x, a, rev), (x,))
 
@@ -1250,3 +1250,4 @@ from . import specs_stats_more  # noqa: E402,F401
 from . import specs_scipy_linalg_more  # noqa: E402,F401
 from . import specs_scipy_signal_more  # noqa: E402,F401
 from . import specs_lax_ops  # noqa: E402,F401
+from . import specs_callbacks  # noqa: E402,F401
