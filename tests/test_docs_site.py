@@ -174,7 +174,9 @@ NAMESPACES = {
     "fungrad.debug": "fg.debug", "fungrad.checkify": "fg.checkify",
     "fungrad.scipy.special": "fg.scipy.special", "fungrad.scipy.linalg": "fg.scipy.linalg",
     "fungrad.scipy.signal": "fg.scipy.signal", "fungrad.scipy.integrate":
-    "fg.scipy.integrate", "fungrad.extend": "fungrad.extend",
+    "fg.scipy.integrate", "fungrad.scipy.fft": "fg.scipy.fft",
+    "fungrad.scipy.ndimage": "fg.scipy.ndimage",
+    "fungrad.scipy.interpolate": "fg.scipy.interpolate", "fungrad.extend": "fungrad.extend",
     "fungrad.test_util": "fg.test_util", "fungrad.errors": "fg.errors",
 }
 DIRECTIVE = re.compile(r"^::: (\S+)\n((?:    .*\n)*)", re.M)

@@ -1,5 +1,6 @@
 """fungrad.scipy: differentiable pieces of SciPy (as jax.scipy): `special`, `stats`,
-`signal`, `integrate`, `linalg`.
+`signal`, `integrate`, `linalg`, `fft` (DCTs), `ndimage` (map_coordinates), `interpolate`
+(RegularGridInterpolator).
 
 SciPy is an optional dependency (`pip install 'fungrad[scipy]'`) and is imported only when a
 function needs its values (the special functions, some factorizations): `import fungrad` and
@@ -11,6 +12,6 @@ Example:
     >>> float(fg.grad(fg.scipy.special.gammaln)(1.0))
     -0.5772156649015329
 """
-from . import special, stats, signal, integrate, linalg
+from . import special, stats, signal, integrate, linalg, fft, ndimage, interpolate
 
-__all__ = ["special", "stats", "signal", "integrate", "linalg"]
+__all__ = ["special", "stats", "signal", "integrate", "linalg", "fft", "ndimage", "interpolate"]
