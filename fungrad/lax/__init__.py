@@ -41,16 +41,38 @@ __all__ = ["ALL_PRIMITIVES", "conv", "conv_general_dilated", "conv_general_dilat
 __all__ += ["pad"]
 
 # jax.lax's array functions (checked front ends, lax/array_ops.py)
-from .array_ops import (ARRAY_FUNCTIONS, argmax, argmin, broadcast,  # noqa: E402
+from .array_ops import (ARRAY_FUNCTIONS, RoundingMethod, argmax, argmin, broadcast,  # noqa: E402
                         broadcast_in_dim, broadcasted_iota, clamp, concatenate,
                         convert_element_type, cummax, cummin, cumprod, cumsum, div, dot_general,
                         expand_dims, index_in_dim, integer_pow, iota, reduce_max, reduce_min,
                         reduce_prod, reduce_sum, rem, reshape, rev, rsqrt, slice, slice_in_dim,
                         squeeze, stop_gradient, top_k, transpose)
+from .array_ops import (neg, abs, sign, exp, exp2, log, log1p, expm1, sin, cos,  # noqa: E402
+                        tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, sqrt,
+                        cbrt, square, reciprocal, floor, ceil, is_finite, logistic, erf, erfc,
+                        erf_inv, lgamma, digamma, real, imag, conj, bitwise_not,
+                        population_count, clz, add, sub, mul, max, min, pow, atan2, nextafter,
+                        complex, eq, ne, lt, le, gt, ge, bitwise_and, bitwise_or, bitwise_xor,
+                        shift_left, shift_right_logical, shift_right_arithmetic, round, select,
+                        sort, sort_key_val, reduce_and, reduce_or, reduce_xor, cumlogsumexp,
+                        full, full_like, tile, split, collapse, batch_matmul,
+                        reduce_precision)
+__all__ += ["RoundingMethod"]
 __all__ += ["stop_gradient", "broadcast_in_dim", "broadcast", "reshape", "transpose",
             "concatenate", "squeeze", "expand_dims", "rev", "slice", "slice_in_dim",
             "index_in_dim", "iota", "broadcasted_iota", "convert_element_type", "reduce_sum",
             "reduce_prod", "reduce_max", "reduce_min", "argmax", "argmin", "cumsum", "cumprod",
             "cummax", "cummin", "clamp", "integer_pow", "rsqrt", "dot_general", "top_k", "div",
-            "rem"]
+            "rem",
+            "neg", "abs", "sign", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan",
+            "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sqrt",
+            "cbrt", "square", "reciprocal", "floor", "ceil", "is_finite", "logistic", "erf",
+            "erfc", "erf_inv", "lgamma", "digamma", "real", "imag", "conj", "bitwise_not",
+            "population_count", "clz",
+            "add", "sub", "mul", "max", "min", "pow", "atan2", "nextafter", "complex", "eq",
+            "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
+            "shift_left", "shift_right_logical", "shift_right_arithmetic",
+            "round", "select", "sort", "sort_key_val", "reduce_and", "reduce_or", "reduce_xor",
+            "cumlogsumexp", "full", "full_like", "tile", "split", "collapse", "batch_matmul",
+            "reduce_precision"]
 assert __all__[-len(ARRAY_FUNCTIONS):] == ARRAY_FUNCTIONS

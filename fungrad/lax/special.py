@@ -19,8 +19,8 @@ import numpy as np
 
 from ..backend import array_module, scipy_module
 from ..core.ir import PY_SCALARS, aval_of
-from .elementwise import (abs, add, div, elementwise_primitive, eq, exp, gt, log, log1p, lt,
-                          mul, neg, select, sign, sub)
+from .elementwise import (abs, add, cos, div, elementwise_primitive, eq, erf, exp, gt, log,
+                          log1p, lt, maximum, mul, neg, pow, select, sign, sin, sqrt, sub)
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -44,9 +44,10 @@ def _float_dtype(args):
     return None
 
 
-def _scipy_impl(name: str):
+def _scipy_impl(name: str, output: int | None = None):
     """The impl of a primitive computed by `scipy.special.<name>` (`cupyx.scipy.special`'s
-    kernel on CuPy operands), in its operands' dtype."""
+    kernel on CuPy operands), in its operands' dtype; `output` picks one of the outputs of
+    a function with several (fresnel's S and C)."""
     def impl(*args):
         dtype = _float_dtype(args)
         xp = array_module(*args)
@@ -63,8 +64,10 @@ def _scipy_impl(name: str):
                     for a in args]
         with np.errstate(all="ignore"):  # poles and domain edges give inf/nan, as SciPy's
             out = kernel(*args)
+        if output is not None:
+            out = out[output]
         return out if dtype is None or out.dtype == dtype else out.astype(dtype)
-    impl.__name__ = f"scipy_{name}"
+    impl.__name__ = f"scipy_{name}" + ("" if output is None else f"_{output}")
     return impl
 
 
@@ -134,8 +137,8 @@ def _integer_order(*args):
         "fg.grad(lambda x: fg.scipy.special.polygamma(2, x))")
 
 
-def _special(name, derivatives):
-    p = elementwise_primitive(name, _scipy_impl(name), derivatives)
+def _special(name, derivatives, scipy_name=None, output=None):
+    p = elementwise_primitive(name, _scipy_impl(scipy_name or name, output), derivatives)
     SPECIAL_PRIMITIVES.append(p)
     return p, p.bind
 
@@ -232,3 +235,186 @@ beta_p, beta = _special("beta", [
 betainc_p, betainc = _special("betainc", [
     _no_derivative("betainc", "a", "x", "a, b, x"), _no_derivative("betainc", "b", "x", "a, b, x"),
     lambda a, b, x, y: _beta_density(a, b, x)])
+
+
+# ----------------------------------------------------------------------------- more of SciPy's
+# (jax.scipy.special's functions fungrad lacked: values from scipy.special, derivatives in
+# closed form written with primitives so they differentiate again)
+def _integer_argument(fname: str, operand: str, differentiable: str, call: str):
+    """The coefficient of an integer operand (an order, an index): it has no derivative, and
+    a tangent reaching it raises (as polygamma's order), never a silent zero."""
+    def coefficient(*args):
+        raise NotImplementedError(
+            f"scipy.special.{fname}: `{operand}` is an integer and has no derivative; "
+            f"{fname} is differentiable in `{differentiable}` only: close over `{operand}` "
+            f"as a constant, e.g. fg.grad(lambda {differentiable}: {call})")
+    return coefficient
+
+
+def _series_near(x, center, radius, series, value, safe):
+    """`series(x - center)` where |x - center| < radius, else `value(x)` with x replaced by
+    `safe` inside the radius (no 0/0 on the untaken side, whose derivative would be NaN)."""
+    inside = lt(abs(sub(x, center)), radius)
+    return select(inside, series(sub(x, center)), value(select(inside, safe, x)))
+
+
+def _poly(u, coefficients):
+    """sum_i coefficients[i] u^i (Horner)."""
+    total = coefficients[-1]
+    for c in reversed(coefficients[:-1]):
+        total = add(mul(total, u), c)
+    return total
+
+
+loggamma_p, loggamma = _special("loggamma", [lambda x, y: digamma(x)])
+gammasgn_p, gammasgn = _special("gammasgn", [None])   # piecewise constant: slope 0
+# poch(z, m) = Gamma(z + m) / Gamma(z)
+poch_p, poch = _special("poch", [
+    lambda z, m, y: mul(y, sub(digamma(add(z, m)), digamma(z))),
+    lambda z, m, y: mul(y, digamma(add(z, m)))])
+# binom(n, k) = Gamma(n + 1) / (Gamma(k + 1) Gamma(n - k + 1)) (comb's values)
+binom_p, binom = _special("binom", [
+    lambda n, k, y: mul(y, sub(digamma(add(n, 1.0)), digamma(add(sub(n, k), 1.0)))),
+    lambda n, k, y: mul(y, sub(digamma(add(sub(n, k), 1.0)), digamma(add(k, 1.0))))])
+
+
+def _boxcox_lmbda_slope(logx, lmbda, y):
+    """d/d lmbda of (x^lmbda - 1) / lmbda with log x = `logx`: (x^lmbda log x - y) / lmbda,
+    near lmbda = 0 its series L^2/2 + lmbda L^3/6 + lmbda^2 L^4/24 (the quotient cancels)."""
+    def series(lam):
+        return _poly(lam, [mul(mul(logx, logx), 0.5), mul(mul(mul(logx, logx), logx), 1.0 / 6.0),
+                           mul(mul(mul(logx, logx), mul(logx, logx)), 1.0 / 24.0)])
+
+    def general(lam):
+        return div(sub(mul(exp(mul(lam, logx)), logx), y), lam)
+    return _series_near(lmbda, 0.0, _SERIES_RADIUS, series, general, 1.0)
+
+
+boxcox_p, boxcox = _special("boxcox", [
+    lambda x, lmbda, y: pow(x, sub(lmbda, 1.0)),
+    lambda x, lmbda, y: _boxcox_lmbda_slope(log(x), lmbda, y)])
+boxcox1p_p, boxcox1p = _special("boxcox1p", [
+    lambda x, lmbda, y: exp(mul(sub(lmbda, 1.0), log1p(x))),
+    lambda x, lmbda, y: _boxcox_lmbda_slope(log1p(x), lmbda, y)])
+
+# dawsn' = 1 - 2x dawsn(x); for |x| > 10 (where the two terms cancel) the asymptotic series
+# -sum_{n>=1} (2n-1)!! / (2x^2)^n, to n = 12 (the first term left out is ~1e-16 relative)
+_DAWSN_SERIES_EDGE = 10.0
+_DAWSN_SLOPE_SERIES = [0.0] + [-math.prod(range(1, 2 * n, 2)) / 2.0 ** n for n in range(1, 13)]
+
+
+def _dawsn_slope(x, y):
+    far = gt(abs(x), _DAWSN_SERIES_EDGE)
+    safe = select(far, x, _DAWSN_SERIES_EDGE)
+    series = _poly(div(1.0, mul(safe, safe)), _DAWSN_SLOPE_SERIES)
+    return select(far, series, sub(1.0, mul(mul(x, y), 2.0)))
+
+
+dawsn_p, dawsn = _special("dawsn", [_dawsn_slope])
+exp1_p, exp1 = _special("exp1", [lambda x, y: neg(div(exp(neg(x)), x))])
+expi_p, expi = _special("expi", [lambda x, y: div(exp(x), x)])
+
+
+def _expn_slope(n, x, y):
+    # E_n' = -E_{n-1} (n >= 1); E_0 = e^-x / x has slope -e^-x (x + 1) / x^2 (SciPy's E_-1 is
+    # nan); the untaken side reads a safe order (no nan in a second derivative)
+    zero = eq(n, 0.0)
+    e0 = neg(div(mul(exp(neg(x)), add(x, 1.0)), mul(x, x)))
+    return select(zero, e0, neg(expn(select(zero, 1.0, sub(n, 1.0)), x)))
+
+
+expn_p, expn = _special("expn", [
+    _integer_argument("expn", "n", "x", "fg.scipy.special.expn(2, x)"), _expn_slope])
+fresnel_s_p, fresnel_s = _special("fresnel_s", [
+    lambda x, y: sin(mul(mul(x, x), math.pi / 2.0))], "fresnel", 0)
+fresnel_c_p, fresnel_c = _special("fresnel_c", [
+    lambda x, y: cos(mul(mul(x, x), math.pi / 2.0))], "fresnel", 1)
+# Si' = sin x / x (its series 1 - x^2/6 + x^4/120 near 0); Ci' = cos x / x (SciPy's Ci(x)
+# for x < 0 is Ci(|x|), whose slope is the same cos x / x)
+sici_si_p, sici_si = _special("sici_si", [
+    lambda x, y: _near_zero(x, lambda x: _poly(mul(x, x), [1.0, -1.0 / 6.0, 1.0 / 120.0]),
+                            lambda s: div(sin(s), s))], "sici", 0)
+sici_ci_p, sici_ci = _special("sici_ci", [lambda x, y: div(cos(x), x)], "sici", 1)
+# spence(z) = int_1^z log t / (1 - t) dt: slope log z / (1 - z), near z = 1 its series
+# -(1 - u/2 + u^2/3 - u^3/4) in u = z - 1
+spence_p, spence = _special("spence", [
+    lambda z, y: _series_near(z, 1.0, _SERIES_RADIUS,
+                              lambda u: neg(_poly(u, [1.0, -0.5, 1.0 / 3.0, -0.25])),
+                              lambda s: div(log(s), sub(1.0, s)), 2.0)])
+# Owen's T(h, a) = 1/(2 pi) int_0^a exp(-h^2 (1 + t^2) / 2) / (1 + t^2) dt
+owens_t_p, owens_t = _special("owens_t", [
+    lambda h, a, y: mul(mul(exp(mul(mul(h, h), -0.5)), erf(mul(mul(a, h), 1.0 / math.sqrt(2.0)))),
+                        -0.5 / _SQRT_2PI),
+    lambda h, a, y: div(exp(mul(mul(mul(h, h), add(1.0, mul(a, a))), -0.5)),
+                        mul(add(1.0, mul(a, a)), 2.0 * math.pi))])
+hyp1f1_p, hyp1f1 = _special("hyp1f1", [
+    _no_derivative("hyp1f1", "a", "x", "1.0, 2.0, x"),
+    _no_derivative("hyp1f1", "b", "x", "1.0, 2.0, x"),
+    lambda a, b, x, y: mul(div(a, b), hyp1f1(add(a, 1.0), add(b, 1.0), x))])
+hyp2f1_p, hyp2f1 = _special("hyp2f1", [
+    _no_derivative("hyp2f1", "a", "x", "1.0, 1.0, 2.0, x"),
+    _no_derivative("hyp2f1", "b", "x", "1.0, 1.0, 2.0, x"),
+    _no_derivative("hyp2f1", "c", "x", "1.0, 1.0, 2.0, x"),
+    lambda a, b, c, x, y: mul(div(mul(a, b), c),
+                              hyp2f1(add(a, 1.0), add(b, 1.0), add(c, 1.0), x))])
+# J_v'(z) = (J_{v-1}(z) - J_{v+1}(z)) / 2 (bessel_jn's orders)
+jv_p, jv = _special("jv", [
+    _integer_argument("bessel_jn", "v", "z", "fg.scipy.special.bessel_jn(z, v=2)"),
+    lambda v, z, y: mul(sub(jv(sub(v, 1.0), z), jv(add(v, 1.0), z)), 0.5)])
+# the Faddeeva function w(z) = exp(-z^2) erfc(-iz), holomorphic: w' = -2 z w + 2i / sqrt(pi)
+wofz_p, wofz = _special("wofz", [
+    lambda z, y: add(mul(mul(z, y), -2.0), 2j / _SQRT_PI)])
+
+
+# Y_n^m(theta, phi) (SciPy's sph_harm_y: theta polar, phi azimuthal), as its real and imaginary
+# parts (elementwise primitives keep their operands' real dtype; fg.scipy.special joins
+# them). dY/dphi = i m Y; dY/dtheta = m cot(theta) Y + sqrt((n-m)(n+m+1)) e^{-i phi} Y_n^{m+1}
+def _sph_harm_impl(part: int):
+    def impl(n, m, theta, phi):
+        dtype = _float_dtype((theta, phi))
+        xp = array_module(n, m, theta, phi)
+        sp = scipy_special() if xp is np else scipy_module("special", n, m, theta, phi)
+        t, p = theta, phi
+        if dtype is not None and (dtype == np.float16 or dtype.kind == "V"):
+            t, p = theta.astype(np.float32), phi.astype(np.float32)
+        with np.errstate(all="ignore"):
+            nan = xp.isnan(n) | xp.isnan(m)
+            out = sp.sph_harm_y(xp.where(nan, 0, n).astype(np.int64),
+                                xp.where(nan, 0, m).astype(np.int64), t, p)
+            out = xp.where(nan, np.nan, out.imag if part else out.real)
+        return out if dtype is None or out.dtype == dtype else out.astype(dtype)
+    impl.__name__ = f"scipy_sph_harm_y_{'imag' if part else 'real'}"
+    return impl
+
+
+def _sph_theta(part):
+    def slope(n, m, theta, phi, y):
+        re, im = sph_harm_y_real(n, m, theta, phi), sph_harm_y_imag(n, m, theta, phi)
+        m1 = add(m, 1.0)
+        a, b = sph_harm_y_real(n, m1, theta, phi), sph_harm_y_imag(n, m1, theta, phi)
+        # (clamped at 0: for m = n the raised Y_n^{n+1} is 0, and its own slope reads
+        # sqrt((n-m-1)(n+m+2)) < 0: nan times 0 was nan in the second derivative)
+        s = sqrt(maximum(mul(sub(n, m), add(add(n, m), 1.0)), 0.0))
+        c, sn = cos(phi), sin(phi)
+        raised = (add(mul(a, c), mul(b, sn)) if part == 0 else sub(mul(b, c), mul(a, sn)))
+        return add(mul(div(mul(m, cos(theta)), sin(theta)), re if part == 0 else im),
+                   mul(s, raised))
+    return slope
+
+
+def _sph_p(part):
+    name = "sph_harm_y_" + ("imag" if part else "real")
+    p = elementwise_primitive(name, _sph_harm_impl(part), [
+        _integer_argument("sph_harm_y", "n", "theta", "fg.scipy.special.sph_harm_y(2, 1, "
+                                                      "theta, 0.5)"),
+        _integer_argument("sph_harm_y", "m", "theta", "fg.scipy.special.sph_harm_y(2, 1, "
+                                                      "theta, 0.5)"),
+        _sph_theta(part),
+        (lambda n, m, t, p, y: neg(mul(m, sph_harm_y_imag(n, m, t, p)))) if part == 0 else
+        (lambda n, m, t, p, y: mul(m, sph_harm_y_real(n, m, t, p)))])
+    SPECIAL_PRIMITIVES.append(p)
+    return p, p.bind
+
+
+sph_harm_y_real_p, sph_harm_y_real = _sph_p(0)
+sph_harm_y_imag_p, sph_harm_y_imag = _sph_p(1)

@@ -6,7 +6,8 @@ derivatives are other special functions; the rest (xlogy, entr, logsumexp, softm
 written with fungrad.numpy. Arguments are promoted as NumPy promotes them (Python scalars are
 weak) and integers compute in float64; a float32 / float16 / bfloat16 result keeps its dtype
 (SciPy computes float16 in float32: the value is _cast back, as JAX keeps it). Complex
-arguments are rejected (SciPy's complex loops exist only for some of these).
+arguments are rejected (SciPy's complex loops exist only for some of these), except by wofz,
+which is complex by nature.
 
 Example:
     >>> import fungrad as fg, fungrad.scipy.special as fsp
@@ -23,7 +24,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..backend import asarray as _asarray
 from ..lax import special as S
-from ..lax.elementwise import erf_p
+from ..lax.elementwise import complex_p as _complex_p, erf_p
 from ..lax.misc import stop_gradient as _stop_gradient
 from ..nn.activations import logsumexp as _nn_logsumexp, sigmoid as _sigmoid
 from ..numpy._base import (broadcast_shapes as _broadcast_shapes,
@@ -40,7 +41,10 @@ _Axis = _Optional[_Union[int, _Tuple[int, ...]]]
 __all__ = ["gammaln", "digamma", "polygamma", "gamma", "erf", "erfc", "erfinv", "erfcx",
            "ndtr", "log_ndtr", "ndtri", "i0", "i0e", "i1", "i1e", "zeta", "gammainc",
            "gammaincc", "betaln", "beta", "betainc", "expit", "logit", "xlogy", "xlog1py",
-           "entr", "kl_div", "rel_entr", "multigammaln", "logsumexp", "softmax", "log_softmax"]
+           "entr", "kl_div", "rel_entr", "multigammaln", "logsumexp", "softmax", "log_softmax",
+           "bernoulli", "comb", "factorial", "poch", "loggamma", "gammasgn", "boxcox",
+           "boxcox1p", "dawsn", "exp1", "expi", "expn", "fresnel", "sici", "spence", "owens_t",
+           "hyp1f1", "hyp2f1", "bessel_jn", "wofz", "sph_harm_y"]
 
 
 def _apply(fname, prim, *args):
@@ -92,16 +96,20 @@ def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
         >>> fg.scipy.special.polygamma(1, np.array([1.0, 2.0]))   # [pi**2/6, pi**2/6 - 1]
         array([1.64493407, 0.64493407])
     """
+    return _apply("special.polygamma", S.polygamma_p, _order_like(n, x), x)
+
+
+def _order_like(n, x):
+    """An integer order `n` cast to float x's dtype: an order is an index, not a value (JAX's
+    float32 for a float32 x; NumPy's int64 + float32 promotion made it float64)."""
     n = _lift(n)
     if not _is_weak(n) and np.dtype(_result_type(n)).kind in "biu":
-        # an integer order is an index, not a value: it takes x's dtype (JAX's float32 for
-        # a float32 x; NumPy's int64 + float32 promotion made it float64)
         x = _lift(x)
         if not _is_weak(x):
             x_dt = np.dtype(_result_type(x if _has_tracer(x) else _asarray(x)))
             if x_dt.kind in "fV":   # (a float x; "V": bfloat16)
                 n = _cast(n, x_dt)
-    return _apply("special.polygamma", S.polygamma_p, n, x)
+    return n
 
 
 def gamma(x: ArrayLike) -> Array:
@@ -309,6 +317,340 @@ def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
         array(1.)
     """
     return _apply("special.betainc", S.betainc_p, a, b, x)
+
+
+# ----------------------------------------------------------------------------- more of SciPy's
+def bernoulli(n: int) -> Array:
+    """The Bernoulli numbers B_0 .. B_n (SciPy's, with B_1 = -1/2), a float64 array of
+    length n + 1; `n` is a Python int (nothing to differentiate).
+
+    Example:
+        >>> fg.scipy.special.bernoulli(4)          # [1, -1/2, 1/6, 0, -1/30]
+        array([ 1.        , -0.5       ,  0.16666667,  0.        , -0.03333333])
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"special.bernoulli: n must be a non-negative Python int, got {n!r}")
+    return np.asarray(S.scipy_special().bernoulli(int(n)), np.float64)
+
+
+def comb(N: ArrayLike, k: ArrayLike, *, repetition: bool = False) -> Array:
+    """The number of combinations of N things taken k at a time, `binom(N, k)` for
+    0 <= k <= N and 0 elsewhere (SciPy's `comb(N, k, exact=False)`; with `repetition`,
+    `binom(N + k - 1, k)`, 1 for k == 0). Derivatives through digamma:
+    `comb (psi(N+1) - psi(N-k+1))` in N, `comb (psi(N-k+1) - psi(k+1))` in k (0 where the
+    value is the constant 0).
+
+    Example:
+        >>> fg.scipy.special.comb(5.0, np.array([2.0, 6.0]))   # [10, 0]
+        array([10.,  0.])
+        >>> fg.scipy.special.comb(5.0, 2.0, repetition=True)   # comb(6, 2)
+        array(15.)
+    """
+    N, k = _inexact_arrays("special.comb", N, k)
+    if repetition:
+        # SciPy's: binom(N + k - 1, k) unmasked, and 1 for k == 0 with N >= 0 (where the
+        # binom is read at a safe N: its slope at N + k - 1 == -1 would be nan)
+        one = fnp.logical_and(k == 0, N >= 0)
+        shifted = N + k - np.dtype(_result_type(N)).type(1.0)   # (bfloat16 stays bfloat16)
+        out = _apply("special.comb", S.binom_p, fnp.where(one, 1.0, shifted), k)
+        return fnp.where(one, 1.0, out)
+    valid = fnp.logical_and(fnp.logical_and(k <= N, N >= 0), k >= 0)
+    # (safe operands where the value is 0: the untaken side's slope, through digamma's
+    # poles, would be nan)
+    out = _apply("special.comb", S.binom_p, fnp.where(valid, N, 1.0), fnp.where(valid, k, 0.0))
+    return fnp.where(valid, out, 0.0)
+
+
+def factorial(n: ArrayLike, exact: bool = False) -> Array:
+    """`n! = Gamma(n + 1)` (any real n >= 0), 0 for n < 0 (SciPy's `exact=False`; `exact=True`
+    raises NotImplementedError, as JAX's). Derivative `Gamma(n + 1) digamma(n + 1)`.
+
+    Example:
+        >>> fg.scipy.special.factorial(np.array([0.0, 4.0, -1.0]))
+        array([ 1., 24.,  0.])
+        >>> fg.grad(fg.scipy.special.factorial)(1.0)   # digamma(2) = 1 - Euler's constant
+        array(0.42278434)
+    """
+    if exact:
+        raise NotImplementedError("special.factorial with exact=True (exact integer "
+                                  "arithmetic) is not implemented; use exact=False")
+    n, = _inexact_arrays("special.factorial", n)
+    negative = n < 0
+    # (a constant of n's dtype: NumPy promotes bfloat16 + a Python float to float32)
+    one = np.dtype(_result_type(n)).type(1.0)
+    out = _apply("special.factorial", S.gamma_p, fnp.where(negative, 0.0, n) + one)
+    return fnp.where(negative, 0.0, out)
+
+
+def poch(z: ArrayLike, m: ArrayLike) -> Array:
+    """The Pochhammer symbol (rising factorial) `Gamma(z + m) / Gamma(z)`; derivatives
+    `poch (psi(z + m) - psi(z))` in z and `poch psi(z + m)` in m.
+
+    Example:
+        >>> fg.scipy.special.poch(np.array([1.0, 3.0]), 2.0)   # [1*2, 3*4]
+        array([ 2., 12.])
+    """
+    return _apply("special.poch", S.poch_p, z, m)
+
+
+def loggamma(x: ArrayLike) -> Array:
+    """The principal branch of log Gamma for real x: `gammaln(x)` for x > 0, nan for x < 0
+    (SciPy's real loggamma; complex arguments are rejected). Derivative `digamma(x)`.
+
+    Example:
+        >>> fg.scipy.special.loggamma(np.array([3.0, -2.5]))   # [log 2, nan]
+        array([0.69314718,        nan])
+    """
+    return _apply("special.loggamma", S.loggamma_p, x)
+
+
+def gammasgn(x: ArrayLike) -> Array:
+    """The sign of Gamma(x) (+1 or -1; 0 where SciPy gives 0); piecewise constant, so its
+    derivative is 0.
+
+    Example:
+        >>> fg.scipy.special.gammasgn(np.array([2.0, -0.5, -1.5]))
+        array([ 1., -1.,  1.])
+    """
+    return _apply("special.gammasgn", S.gammasgn_p, x)
+
+
+def boxcox(x: ArrayLike, lmbda: ArrayLike) -> Array:
+    """The Box-Cox transformation `(x^lmbda - 1) / lmbda` (`log x` at lmbda = 0).
+    Derivatives `x^(lmbda - 1)` in x and `(x^lmbda log x - boxcox) / lmbda` in lmbda
+    (`log(x)^2 / 2` at lmbda = 0).
+
+    Example:
+        >>> fg.scipy.special.boxcox(np.array([1.0, np.e]), 0.0)   # log x
+        array([0., 1.])
+        >>> fg.grad(lambda l: fg.scipy.special.boxcox(np.e, l))(0.0)   # log(x)**2 / 2
+        array(0.5)
+    """
+    return _apply("special.boxcox", S.boxcox_p, x, lmbda)
+
+
+def boxcox1p(x: ArrayLike, lmbda: ArrayLike) -> Array:
+    """The Box-Cox transformation of 1 + x, `((1 + x)^lmbda - 1) / lmbda` (`log1p(x)` at
+    lmbda = 0), accurate for small x; derivatives as boxcox's with log1p(x).
+
+    Example:
+        >>> fg.scipy.special.boxcox1p(np.array([0.0, 3.0]), 0.5)   # 2 (sqrt(1 + x) - 1)
+        array([0., 2.])
+    """
+    return _apply("special.boxcox1p", S.boxcox1p_p, x, lmbda)
+
+
+def dawsn(x: ArrayLike) -> Array:
+    """Dawson's integral `exp(-x^2) int_0^x exp(t^2) dt`; derivative `1 - 2x dawsn(x)`
+    (its asymptotic series for |x| > 10, where the two terms cancel).
+
+    Example:
+        >>> fg.scipy.special.dawsn(np.array([0.0, 1.0]))
+        array([0.        , 0.53807951])
+        >>> fg.grad(fg.scipy.special.dawsn)(0.0)
+        array(1.)
+    """
+    return _apply("special.dawsn", S.dawsn_p, x)
+
+
+def exp1(x: ArrayLike) -> Array:
+    """The exponential integral `E_1(x) = int_1^inf exp(-x t) / t dt` (inf at 0, nan for
+    x < 0, SciPy's real values); derivative `-exp(-x) / x`.
+
+    Example:
+        >>> fg.scipy.special.exp1(np.array([1.0, 0.0]))
+        array([0.21938393,        inf])
+        >>> fg.grad(fg.scipy.special.exp1)(1.0)   # -1/e
+        array(-0.36787944)
+    """
+    return _apply("special.exp1", S.exp1_p, x)
+
+
+def expi(x: ArrayLike) -> Array:
+    """The exponential integral `Ei(x)` (principal value; -inf at 0); derivative
+    `exp(x) / x`.
+
+    Example:
+        >>> fg.scipy.special.expi(np.array([1.0, -1.0]))   # Ei(-x) = -E_1(x)
+        array([ 1.89511782, -0.21938393])
+        >>> fg.grad(fg.scipy.special.expi)(1.0)   # e
+        array(2.71828183)
+    """
+    return _apply("special.expi", S.expi_p, x)
+
+
+def expn(n: ArrayLike, x: ArrayLike) -> Array:
+    """The generalized exponential integral `E_n(x) = int_1^inf exp(-x t) / t^n dt` (n a
+    non-negative integer); derivative `-E_{n-1}(x)` in x (`-exp(-x) (x + 1) / x^2` for
+    n = 0), none in n (an integer: a tangent reaching it raises NotImplementedError).
+
+    Example:
+        >>> fg.scipy.special.expn(np.array([0, 1, 2]), 1.0)   # [1/e, E_1(1), E_2(1)]
+        array([0.36787944, 0.21938393, 0.14849551])
+        >>> fg.grad(lambda x: fg.scipy.special.expn(2, x))(1.0)   # -E_1(1)
+        array(-0.21938393)
+    """
+    return _apply("special.expn", S.expn_p, _order_like(n, x), x)
+
+
+def fresnel(x: ArrayLike) -> _Tuple[Array, Array]:
+    """The Fresnel integrals `(S(x), C(x)) = (int_0^x sin(pi t^2 / 2) dt, int_0^x
+    cos(pi t^2 / 2) dt)`, SciPy's order; derivatives `sin(pi x^2 / 2)` and
+    `cos(pi x^2 / 2)`.
+
+    Example:
+        >>> s, c = fg.scipy.special.fresnel(np.array([0.0, 1.0]))
+        >>> s, c
+        (array([0.        , 0.43825915]), array([0.       , 0.7798934]))
+        >>> fg.grad(lambda x: fg.scipy.special.fresnel(x)[1])(1.0)   # cos(pi / 2)
+        array(6.123234e-17)
+    """
+    return (_apply("special.fresnel", S.fresnel_s_p, x),
+            _apply("special.fresnel", S.fresnel_c_p, x))
+
+
+def sici(x: ArrayLike) -> _Tuple[Array, Array]:
+    """The sine and cosine integrals `(Si(x), Ci(x))`: `int_0^x sin t / t dt` and
+    `gamma + log|x| + int_0^x (cos t - 1) / t dt` (SciPy's real Ci(|x|) for x < 0);
+    derivatives `sin x / x` (1 at 0) and `cos x / x`.
+
+    Example:
+        >>> si, ci = fg.scipy.special.sici(np.array([1.0, 2.0]))
+        >>> si
+        array([0.94608307, 1.60541298])
+        >>> fg.grad(lambda x: fg.scipy.special.sici(x)[0])(2.0)   # sin(2) / 2
+        array(0.45464871)
+    """
+    return (_apply("special.sici", S.sici_si_p, x), _apply("special.sici", S.sici_ci_p, x))
+
+
+def spence(x: ArrayLike) -> Array:
+    """Spence's function (SciPy's dilogarithm convention) `int_1^x log t / (1 - t) dt` for
+    x >= 0 (nan for x < 0); derivative `log x / (1 - x)` (-1 at x = 1).
+
+    Example:
+        >>> fg.scipy.special.spence(np.array([0.0, 1.0]))   # [pi**2 / 6, 0]
+        array([1.64493407, 0.        ])
+        >>> fg.grad(fg.scipy.special.spence)(1.0)
+        array(-1.)
+    """
+    return _apply("special.spence", S.spence_p, x)
+
+
+def owens_t(h: ArrayLike, a: ArrayLike) -> Array:
+    """Owen's T function `1/(2 pi) int_0^a exp(-h^2 (1 + t^2) / 2) / (1 + t^2) dt`;
+    derivatives `-phi(h) erf(a h / sqrt 2) / 2` in h and
+    `exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2))` in a.
+
+    Example:
+        >>> fg.scipy.special.owens_t(0.0, np.array([1.0, np.inf]))   # arctan(a) / (2 pi)
+        array([0.125, 0.25 ])
+    """
+    return _apply("special.owens_t", S.owens_t_p, h, a)
+
+
+def hyp1f1(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
+    """Kummer's confluent hypergeometric function 1F1(a; b; x); differentiable in x
+    (`a/b 1F1(a + 1; b + 1; x)`); the derivatives in a and b raise NotImplementedError.
+    (SciPy's own loop does not return for x = +inf with a > 0; fungrad calls it as is.)
+
+    Example:
+        >>> fg.scipy.special.hyp1f1(1.0, 1.0, np.array([0.0, 1.0]))   # exp(x)
+        array([1.        , 2.71828183])
+        >>> fg.grad(lambda x: fg.scipy.special.hyp1f1(1.0, 1.0, x))(1.0)
+        array(2.71828183)
+    """
+    return _apply("special.hyp1f1", S.hyp1f1_p, a, b, x)
+
+
+def hyp2f1(a: ArrayLike, b: ArrayLike, c: ArrayLike, x: ArrayLike) -> Array:
+    """The Gauss hypergeometric function 2F1(a, b; c; x); differentiable in x
+    (`a b / c 2F1(a + 1, b + 1; c + 1; x)`); the derivatives in a, b and c raise
+    NotImplementedError.
+
+    Example:
+        >>> fg.scipy.special.hyp2f1(1.0, 1.0, 2.0, np.array([0.0, 0.5]))   # -log(1 - x) / x
+        array([1.        , 1.38629436])
+    """
+    return _apply("special.hyp2f1", S.hyp2f1_p, a, b, c, x)
+
+
+def bessel_jn(z: ArrayLike, *, v: int, n_iter: int = 50) -> Array:
+    """The Bessel functions of the first kind of orders 0 .. v at z: an array of shape
+    `(v + 1,) + z.shape` (JAX's). Values are SciPy's `jv(n, z)` (to full precision:
+    `n_iter`, the number of terms of JAX's recurrence, is accepted and not needed);
+    derivative in z `(J_{n-1}(z) - J_{n+1}(z)) / 2`.
+
+    Example:
+        >>> fg.scipy.special.bessel_jn(np.array([1.0, 2.0]), v=1)   # [[J0], [J1]]
+        array([[0.76519769, 0.22389078],
+               [0.44005059, 0.57672481]])
+        >>> fg.grad(lambda z: fg.scipy.special.bessel_jn(z, v=0)[0])(1.0)   # -J1(1)
+        array(-0.44005059)
+    """
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+        raise ValueError(f"special.bessel_jn: v must be a non-negative Python int, got {v!r}")
+    if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)) or n_iter < 1:
+        raise ValueError(f"special.bessel_jn: n_iter must be a positive int, got {n_iter!r}")
+    z, = _inexact_arrays("special.bessel_jn", z)
+    dt = np.dtype(_result_type(z))
+    orders = np.arange(int(v) + 1).reshape((-1,) + (1,) * len(_shape_of(z)))
+    return _apply("special.bessel_jn", S.jv_p, _cast(orders, dt), z)
+
+
+def wofz(z: ArrayLike) -> Array:
+    """The Faddeeva function `w(z) = exp(-z^2) erfc(-i z)`, complex (a real z is promoted
+    to complex: float32 to complex64, others to complex128); holomorphic, with derivative
+    `-2 z w(z) + 2i / sqrt(pi)`.
+
+    Example:
+        >>> fg.scipy.special.wofz(np.array([0.0, 1.0]))
+        array([1.        +0.j        , 0.36787944+0.60715771j])
+        >>> fg.grad(lambda z: fg.scipy.special.wofz(z).real)(0.0)   # Re w'(0) = 0
+        array(0.)
+    """
+    z = _lift(z)
+    plain = z if _is_weak(z) or _has_tracer(z) else _asarray(z)
+    dt = np.dtype(_result_type(plain))
+    if dt.kind not in "biufcV":
+        _float_dtype("special.wofz", dt)   # (raises: not a number)
+    cdt = np.dtype(np.complex64 if dt.itemsize <= 4 and dt.kind in "fV" or dt == np.complex64
+                   else np.complex128)
+    if _is_weak(plain):
+        plain = np.asarray(plain, cdt)
+    if not _has_tracer(plain):
+        return S.wofz_p.impl(_cast(plain, cdt))
+    return S.wofz_p.bind(_cast(plain, cdt))
+
+
+def sph_harm_y(n: ArrayLike, m: ArrayLike, theta: ArrayLike, phi: ArrayLike,
+               diff_n: _Optional[int] = None, n_max: _Optional[int] = None) -> Array:
+    """The spherical harmonic `Y_n^m(theta, phi)` (SciPy's sph_harm_y: theta the polar
+    angle, phi the azimuth; integer n >= 0 and m, 0 for |m| > n), complex (complex64 for
+    float32 angles). Differentiable in theta and phi (`dY/dphi = i m Y`, `dY/dtheta =
+    m cot(theta) Y + sqrt((n-m)(n+m+1)) e^{-i phi} Y_n^{m+1}`), not in n and m (integers: a
+    tangent reaching them raises). `diff_n` raises NotImplementedError, as JAX's; `n_max`
+    (JAX's static bound on n) is accepted and not needed.
+
+    Example:
+        >>> fg.scipy.special.sph_harm_y(0, 0, 0.3, 0.5)        # 1 / (2 sqrt(pi))
+        array(0.28209479+0.j)
+        >>> y = fg.scipy.special.sph_harm_y(1, 0, np.array([0.0, np.pi / 2]), 0.0)
+        >>> np.round(y, 8)                                     # sqrt(3 / (4 pi)) cos(theta)
+        array([0.48860251+0.j, 0.        +0.j])
+        >>> fg.grad(lambda t: fg.scipy.special.sph_harm_y(1, 0, t, 0.0).real)(np.pi / 2)
+        array(-0.48860251)
+    """
+    if diff_n is not None:
+        raise NotImplementedError("special.sph_harm_y: the diff_n argument is not supported "
+                                  "(as in JAX)")
+    del n_max
+    theta, phi = _inexact_arrays("special.sph_harm_y", theta, phi)
+    dt = np.dtype(_result_type(theta, phi))
+    n, m = (_cast(_lift(v) if _has_tracer(_lift(v)) else np.asarray(v), dt) for v in (n, m))
+    re = _apply("special.sph_harm_y", S.sph_harm_y_real_p, n, m, theta, phi)
+    im = _apply("special.sph_harm_y", S.sph_harm_y_imag_p, n, m, theta, phi)
+    return _complex_p.bind(re, im)
 
 
 # ----------------------------------------------------------------------------- fnp formulas

@@ -10,7 +10,16 @@ Example:
 from . import (bernoulli, beta, binom, cauchy, dirichlet, expon, gamma, laplace, logistic, norm,
                poisson, t, uniform)
 from . import multivariate_normal
+from . import (betabinom, chi2, gennorm, geom, gumbel_l, gumbel_r, multinomial, nbinom, pareto,
+               truncnorm, vonmises, wrapcauchy)
+from ._descriptive import ModeResult, mode, rankdata, sem
+from ._kde import gaussian_kde
 
 __all__ = ["bernoulli", "beta", "binom", "cauchy", "dirichlet", "expon", "gamma", "laplace",
            "logistic", "norm", "poisson", "t", "uniform"]
 __all__ += ["multivariate_normal"]
+__all__ += ["betabinom", "chi2", "gennorm", "geom", "gumbel_l", "gumbel_r", "multinomial",
+            "nbinom", "pareto", "truncnorm", "vonmises", "wrapcauchy"]
+# descriptive functions (the names above are distribution modules)
+__all__ += ["sem", "rankdata", "mode", "ModeResult", "gaussian_kde"]
+
