@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..backend import array_module, scipy_module
+from ..backend import array_module, on_host, scipy_module
 from ..core.ir import PY_SCALARS, aval_of
 from .elementwise import (abs, add, cos, div, elementwise_primitive, eq, erf, exp, gt, log,
                           log1p, lt, maximum, mul, neg, pow, select, sign, sin, sqrt, sub)
@@ -54,9 +54,11 @@ def _scipy_impl(name: str, output: int | None = None):
         if xp is np:
             kernel = getattr(scipy_special(), name)
         else:
+            kernel = getattr(scipy_module("special", *args), name, None)
+            if kernel is None:  # cupyx.scipy.special lacks it (dawsn, hyp2f1, wofz, ...):
+                return on_host(impl)(*args)  # SciPy on host copies (correct, not fast)
             # NumPy arrays and Python scalars join the CuPy operands as CuPy arrays (CuPy's
             # kernels reject NumPy arrays; cupyx's polygamma broadcasts its order as one)
-            kernel = getattr(scipy_module("special", *args), name)
             args = [xp.asarray(a, dtype if type(a) in PY_SCALARS else None) for a in args]
         if dtype is not None and (dtype == np.float16 or dtype.kind == "V"):
             # SciPy has no float16 loops and knows no ml_dtypes floats: compute in float32
@@ -374,6 +376,10 @@ def _sph_harm_impl(part: int):
         dtype = _float_dtype((theta, phi))
         xp = array_module(n, m, theta, phi)
         sp = scipy_special() if xp is np else scipy_module("special", n, m, theta, phi)
+        if not hasattr(sp, "sph_harm_y"):  # (cupyx may lack it: SciPy on host copies)
+            return on_host(impl)(n, m, theta, phi)
+        if xp is not np:  # (NumPy operands join the CuPy ones: CuPy refuses a mix)
+            n, m, theta, phi = (xp.asarray(a) for a in (n, m, theta, phi))
         t, p = theta, phi
         if dtype is not None and (dtype == np.float16 or dtype.kind == "V"):
             t, p = theta.astype(np.float32), phi.astype(np.float32)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import numpy as fnp
-from ..backend import asarray as _asarray
+from ..backend import asarray as _asarray, like as _like
 from ..core.dtypes import is_inexact as _is_inexact
 from ..numpy._base import (dtype_of as _dtype_of, is_traced as _is_traced, lift as _lift,
                            shape_of as _shape_of)
@@ -65,8 +65,10 @@ def _resize_last(x, n):
     return fnp.concatenate([x, pad], axis=-1)
 
 
-def _vec(values, dt):
-    return np.asarray(values).astype(dt)
+def _vec(like, values, dt):
+    """A constant of the transform, in `dt`, on `like`'s device (CuPy refuses to mix in a
+    NumPy array)."""
+    return _like(like, np.asarray(values).astype(dt))
 
 
 def _dct_last(x, type, norm, inverse):
@@ -82,7 +84,7 @@ def _dct_last(x, type, norm, inverse):
         scale = 1.0 / (2 * (N - 1)) if type == 1 else 1.0 / (2 * N)
         if type == 1 and N == 1:
             scale = 1.0
-        return _dct_last(x, {2: 3, 3: 2}.get(type, type), None, False) * _vec(scale, dt)
+        return _dct_last(x, {2: 3, 3: 2}.get(type, type), None, False) * _vec(x, scale, dt)
     k = np.arange(N)
     if type == 1:
         if N == 1:
@@ -90,22 +92,22 @@ def _dct_last(x, type, norm, inverse):
         if ortho:
             pre = np.full(N, 0.5)
             pre[[0, -1]] = 1 / np.sqrt(2.0)
-            x = x * _vec(pre, dt)
+            x = x * _vec(x, pre, dt)
         y = fnp.concatenate([x, fnp.flip(x[..., 1:N - 1], axis=-1)], axis=-1)
         out = fnp.real(fnp.fft.fft(y, axis=-1)[..., :N])
         if ortho:
             post = np.full(N, np.sqrt(2.0 / (N - 1)))
             post[[0, -1]] /= np.sqrt(2.0)
-            out = out * _vec(post, dt)
+            out = out * _vec(x, post, dt)
         return out
     if type == 2:
         y = fnp.concatenate([x, fnp.flip(x, axis=-1)], axis=-1)
-        out = fnp.real(fnp.fft.fft(y, axis=-1)[..., :N] * _vec(np.exp(-0.5j * np.pi * k / N),
+        out = fnp.real(fnp.fft.fft(y, axis=-1)[..., :N] * _vec(x, np.exp(-0.5j * np.pi * k / N),
                                                                   cdt))
         if ortho:
             post = np.full(N, np.sqrt(1.0 / (2 * N)))
             post[0] = np.sqrt(1.0 / (4 * N))
-            out = out * _vec(post, dt)
+            out = out * _vec(x, post, dt)
         return out
     if type == 3:
         pre = np.full(N, 2.0)
@@ -114,14 +116,14 @@ def _dct_last(x, type, norm, inverse):
             pre = np.full(N, np.sqrt(1.0 / (2 * N)))
             pre[0] = np.sqrt(1.0 / N)
             pre[1:] *= 2.0
-        z = x * _vec(pre * np.exp(0.5j * np.pi * k / N), cdt)
-        return fnp.real(fnp.fft.ifft(z, n=2 * N, axis=-1)[..., :N]) * _vec(2 * N, dt)
+        z = x * _vec(x, pre * np.exp(0.5j * np.pi * k / N), cdt)
+        return fnp.real(fnp.fft.ifft(z, n=2 * N, axis=-1)[..., :N]) * _vec(x, 2 * N, dt)
     # type 4
-    z = x * _vec(np.exp(-0.5j * np.pi * k / N), cdt)
+    z = x * _vec(x, np.exp(-0.5j * np.pi * k / N), cdt)
     out = fnp.real(fnp.fft.fft(z, n=2 * N, axis=-1)[..., :N]
-                   * _vec(2 * np.exp(-0.25j * np.pi * (2 * k + 1) / N), cdt))
+                   * _vec(x, 2 * np.exp(-0.25j * np.pi * (2 * k + 1) / N), cdt))
     if ortho:
-        out = out * _vec(np.sqrt(1.0 / (2 * N)), dt)
+        out = out * _vec(x, np.sqrt(1.0 / (2 * N)), dt)
     return out
 
 
@@ -140,7 +142,7 @@ def _transform(fname, x, type, n, axis, norm, inverse):
     if _dtype_of(x).kind == "c":
         re = _transform(fname, fnp.real(x), type, n, axis, norm, inverse)
         im = _transform(fname, fnp.imag(x), type, n, axis, norm, inverse)
-        return re + im * _vec(1j, _dtype_of(x))
+        return re + im * _vec(x, 1j, _dtype_of(x))
     x = fnp.moveaxis(x, axis, -1)
     out = _dct_last(_resize_last(x, n), type, norm, inverse)
     return fnp.moveaxis(out, -1, axis)

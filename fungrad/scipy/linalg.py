@@ -676,11 +676,14 @@ def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
     # the shift keeps the diagonal blocks' equations (eigenvalues l_i + l_j +- 2s) regular
     s = stop_gradient(1.0 + fnp.max(fnp.abs(A)) * n + fnp.max(fnp.abs(B)) * m)
     s = _as_dtype(s, np.dtype(dt.char.lower()) if dt.kind == "c" else dt)
-    z_nm, z_mn = np.zeros(batch + (n, m), dt), np.zeros(batch + (m, n), dt)
-    M = fnp.concatenate([fnp.concatenate([A + s * np.eye(n, dtype=dt), z_nm], -1),
-                         fnp.concatenate([z_mn, B - s * np.eye(m, dtype=dt)], -1)], -2)
-    D = fnp.concatenate([fnp.concatenate([np.zeros(batch + (n, n), dt), C], -1),
-                         np.zeros(batch + (m, n + m), dt)], -2)
+    # (fnp's functions, not operators, with the NumPy constants: they also join CuPy operands)
+    zeros = lambda shape: fnp.zeros_like(C, shape=batch + shape)  # noqa: E731
+    M = fnp.concatenate([fnp.concatenate([fnp.add(A, fnp.multiply(s, np.eye(n, dtype=dt))),
+                                          zeros((n, m))], -1),
+                         fnp.concatenate([zeros((m, n)),
+                                          fnp.subtract(B, fnp.multiply(s, np.eye(m, dtype=dt)))],
+                                         -1)], -2)
+    D = fnp.concatenate([fnp.concatenate([zeros((n, n)), C], -1), zeros((m, n + m))], -2)
     return L.sylvester_p.bind(M, D)[..., :n, n:]
 
 
@@ -747,7 +750,7 @@ def _rsf2csf_step(T, Z, m, eps):
     s = fnp.where(active, r / nrm, 0.0)
     G = fnp.stack([fnp.stack([fnp.conj(c) - 1, s], -1), fnp.stack([-s, c - 1], -1)], -2)
     pad = [(0, 0)] * (len(_shape_of(G)) - 2) + [(m - 1, n - m - 1)] * 2
-    G = _as_dtype(fnp.pad(G, pad), dt) + np.eye(n, dtype=dt)   # the rotation of rows m-1, m
+    G = fnp.add(_as_dtype(fnp.pad(G, pad), dt), np.eye(n, dtype=dt))  # rows m-1, m's rotation
     GH = fnp.conj(fnp.swapaxes(G, -1, -2))
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
     T = fnp.where(((i == m - 1) | (i == m)) & (j >= m - 1), fnp.matmul(G, T), T)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import numpy as fnp
-from ..backend import asarray as _asarray
+from ..backend import asarray as _asarray, like as _like
 from ..lax.convolution import conv_general_dilated as _conv_general_dilated
 from ..lax.signal import correlate1d as _correlate1d
 from ..numpy._base import (dtype_of as _dtype_of, is_traced as _is_traced, lift as _lift,
@@ -406,7 +406,7 @@ def _segments_fft(x, win, detrend_func, nperseg, noverlap, nfft, sides):
     starts = np.arange(0, length - nperseg + 1, step)
     segs = x[..., starts[:, None] + np.arange(nperseg)[None, :]]
     segs = detrend_func(segs)
-    segs = segs * win
+    segs = segs * _like(x, win)  # (on x's device: CuPy refuses a NumPy operand)
     if sides == "twosided":
         return fnp.fft.fft(segs, n=nfft, axis=-1)
     return fnp.fft.rfft(fnp.real(segs) if _dtype_of(segs).kind == "c" else segs, n=nfft,
@@ -501,7 +501,7 @@ def _spectral(fname, x, y, fs, window, nperseg, noverlap, nfft, detrend_type, re
         if nfft % 2 == 0:
             factor[-1] = 1.0
         scale = scale * factor
-    result = result * np.asarray(scale, rdt)
+    result = result * _like(x, np.asarray(scale, rdt))
     if scaling == "density":
         result = result / fs
     times = np.arange(nperseg / 2, _shape_of(x)[-1] - nperseg / 2 + 1, step)
@@ -672,7 +672,7 @@ def istft(Zxx: ArrayLike, fs: ArrayLike = 1.0, window: str = "hann", nperseg: in
         xsubs = fnp.fft.ifft(Z, n=nfft, axis=-2)[..., :nperseg, :]
     win = _get_window("istft", window, nperseg, rdt)
     nseg = _shape_of(xsubs)[-1]
-    frames = fnp.swapaxes(xsubs * (win * win.sum())[:, None], -2, -1)
+    frames = fnp.swapaxes(xsubs * _like(xsubs, (win * win.sum())[:, None]), -2, -1)
     x = _overlap_add(frames, step)
     norm = np.zeros(step * (nseg - 1) + nperseg)
     for i in range(nseg):
@@ -681,7 +681,7 @@ def istft(Zxx: ArrayLike, fs: ArrayLike = 1.0, window: str = "hann", nperseg: in
         h = nperseg // 2
         x = x[..., h:-h] if h else x
         norm = norm[h:-h] if h else norm
-    x = x / np.where(norm > 1e-10, norm, 1.0).astype(rdt)
+    x = x / _like(x, np.where(norm > 1e-10, norm, 1.0).astype(rdt))
     if len(_shape_of(x)) > 1 and time_axis != nd - 1:
         ta = time_axis - 1 if freq_axis < time_axis else time_axis
         x = fnp.moveaxis(x, -1, ta)

@@ -133,7 +133,7 @@ def _rsf2csf(draw, name):
     # entries that are exactly zero below the diagonal stay zero: the rotation switches on
     # where T[m, m-1] != 0 (a complex pair), so a perturbation there is a different function
     mask = np.triu(np.ones((n, n))) + (np.tril(np.ones((n, n)), -1) * (t != 0))
-    return Case(lambda t, z: SL.rsf2csf(t * mask, z), (t, z), tol=1e-5)
+    return Case(lambda t, z: SL.rsf2csf(fnp.multiply(t, mask), z), (t, z), tol=1e-5)
 
 
 @spec(FNP, P + "schur", P + "hessenberg")
@@ -200,4 +200,4 @@ def _constants(draw, name):
     else:
         const = f(n, **kw)
     x = _rng(draw).standard_normal(())
-    return Case(lambda x: x * const, (np.asarray(x),))
+    return Case(lambda x: fnp.multiply(x, const), (np.asarray(x),))
