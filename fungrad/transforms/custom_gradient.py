@@ -16,12 +16,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core.ir import Graph, ShapedArray, aval_of
-from ..core.trace import Tracer, new_trace
+from ..core.ir import ShapedArray, aval_of
+from ..core.trace import Tracer
 from .ad import _as_array, _fun_name, tangent_dtype
 from .custom import custom_vjp
 from .jit import _lift_tracer_constants
-from .staging import StagingTrace, eval_graph
+from .staging import eval_graph, stage_pytree
 from .. import tree as _tree
 
 __all__ = ["custom_gradient", "closure_convert"]
@@ -58,15 +58,8 @@ def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:
     """
     leaves, in_tree = _tree.tree_flatten(example_args)
     in_avals = [_example_aval(x, i) for i, x in enumerate(leaves)]
-    trace = StagingTrace()
-    with new_trace(trace):
-        tracers = [trace.new_input(a) for a in in_avals]
-        out = fun(*_tree.tree_unflatten(in_tree, tracers))
-        out_leaves, out_tree = _tree.tree_flatten(out)
-        outvars = [trace.to_atom(o if isinstance(o, Tracer) else _as_array(o))
-                   for o in out_leaves]
-    graph, consts = _lift_tracer_constants(
-        Graph([t.graph_var for t in tracers], trace.eqns, outvars))
+    staged, out_tree = stage_pytree(fun, tuple(example_args), in_avals, _as_array)
+    graph, consts = _lift_tracer_constants(staged)
     n_in = len(leaves)
     n_consts = len(consts)
     name = _fun_name(fun)

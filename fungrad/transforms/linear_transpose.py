@@ -27,7 +27,7 @@ from .ad import _as_array, _fun_name, _zeros_for, backward_pass, check_tangent
 from .fresh import fresh_leaves
 from .jit import jit_call_p
 from .partial_eval import partial_eval_graph
-from .staging import StagingTrace, StagingTracer, eval_graph
+from .staging import StagingTrace, StagingTracer, eval_graph, stage_pytree
 from .. import tree as _tree
 
 __all__ = ["linear_transpose"]
@@ -148,15 +148,8 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: tuple = ()) -> C
     name = f"linear_transpose({_fun_name(fun)})"
     leaves, in_tree = _tree.tree_flatten(primals)
     in_avals = [_aval(x, i) for i, x in enumerate(leaves)]
-    trace = StagingTrace()
-    with new_trace(trace):
-        tracers = [trace.new_input(a) for a in in_avals]
-        out = fun(*_tree.tree_unflatten(in_tree, tracers))
-        out_leaves, out_tree = _tree.tree_flatten(out)
-        outvars = [trace.to_atom(o if isinstance(o, Tracer) else _as_array(o))
-                   for o in out_leaves]
-    graph = Graph([t.graph_var for t in tracers], trace.eqns, outvars)
-    out_avals = [v.aval for v in outvars]
+    graph, out_tree = stage_pytree(fun, tuple(primals), in_avals, _as_array)
+    out_avals = [v.aval for v in graph.outvars]
     in_dtypes = [a.dtype for a in in_avals]
     out_dtypes = [a.dtype for a in out_avals]
     if not all(is_inexact(d) for d in in_dtypes + out_dtypes):

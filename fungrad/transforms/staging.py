@@ -205,6 +205,20 @@ def _input_aval(x, i: int) -> ShapedArray:
     return a
 
 
+def stage_pytree(fun: Callable, args: Any, in_avals: list, output=lambda o: o):
+    """Trace `fun(*args)` with the leaves of the tuple `args` replaced by abstract inputs of
+    `in_avals`: (the Graph, the outputs' treedef). `output` maps each non-tracer output leaf
+    (a constant) before it becomes a Literal."""
+    in_tree = _tree.tree_structure(args)
+    trace = StagingTrace()
+    with new_trace(trace):
+        tracers = [trace.new_input(a) for a in in_avals]
+        out = fun(*_tree.tree_unflatten(in_tree, tracers))
+        out_leaves, out_tree = _tree.tree_flatten(out)
+        outvars = [trace.to_atom(o if isinstance(o, Tracer) else output(o)) for o in out_leaves]
+    return Graph([t.graph_var for t in tracers], trace.eqns, outvars), out_tree
+
+
 def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     """The shapes and dtypes of `fun(*args, **kwargs)`'s outputs (a pytree of
     `ShapeDtypeStruct`), found by tracing `fun` on abstract values: nothing is computed.
@@ -215,14 +229,9 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
         >>> fg.eval_shape(lambda x: fnp.sum(x @ np.ones((3, 4), np.float32), axis=0), x)
         ShapeDtypeStruct(shape=(4,), dtype=float32)
     """
-    leaves, in_tree = _tree.tree_flatten((args, kwargs))
+    leaves = _tree.tree_leaves((args, kwargs))
     in_avals = [_input_aval(x, i) for i, x in enumerate(leaves)]
-    trace = StagingTrace()
-    with new_trace(trace):
-        tracers = [trace.new_input(a) for a in in_avals]
-        call_args, call_kwargs = _tree.tree_unflatten(in_tree, tracers)
-        out = fun(*call_args, **call_kwargs)
-        out_leaves, out_tree = _tree.tree_flatten(out)
-        out_avals = [aval_of(o) for o in out_leaves]
-    return _tree.tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type)
-                                           for a in out_avals])
+    graph, out_tree = stage_pytree(lambda a, k: fun(*a, **k), (args, kwargs), in_avals)
+    return _tree.tree_unflatten(out_tree, [ShapeDtypeStruct(v.aval.shape, v.aval.dtype,
+                                                            v.aval.weak_type)
+                                           for v in graph.outvars])
