@@ -12,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 import fungrad.scipy.stats as fst
 
 from .registry import FNP, Case, spec
+from . import specs_scipy as S
 from .specs_scipy import LOC, POSITIVE, Q, SCALE, _names, _needs_scipy, _param_shapes
 from .specs_scipy import _stats_fn
 from .strategies import DEFAULT, SHAPES, arrays, away_from_zero, distinct, uniform
@@ -43,28 +44,15 @@ DISCRETE = {
     ("nbinom", "logpmf pmf"): (lambda rng, s: rng.integers(0, 6, size=s).astype(float),
                                [POSITIVE, uniform(0.1, 0.9)]),
 }
-CONTINUOUS_NAMES, SHAPE_NAMES, DISCRETE_NAMES = (_names(CONTINUOUS), _names(SHAPE_CONSTANTS),
-                                                  _names(DISCRETE))
-
-
-@spec(FNP, *CONTINUOUS_NAMES)
-def _continuous(draw, name):
-    _needs_scipy()
-    domains = CONTINUOUS[CONTINUOUS_NAMES[name]]
-    shapes = _param_shapes(draw, len(domains))
-    return Case(_stats_fn(name), tuple(draw(arrays(s, d)) for s, d in zip(shapes, domains)))
-
-
-@spec(FNP, *SHAPE_NAMES)
-def _shape_constants(draw, name):
-    _needs_scipy()
-    x_dom, shape_doms = SHAPE_CONSTANTS[SHAPE_NAMES[name]]
-    shape = draw(SHAPES)
-    consts = [draw(arrays(shape, d)) for d in shape_doms]
-    f = _stats_fn(name)
-    x = draw(arrays(shape, x_dom))
-    return Case(lambda x, loc, scale: f(x, *consts, loc, scale),
-                (x, draw(arrays((), uniform(-0.05, 0.05))), draw(arrays((), uniform(0.9, 1.1)))))
+# specs_scipy's stats specs serve these tables too: merged into its tables, their names
+# registered with the same strategies
+for table, names, mine, strategy in (
+        (S.CONTINUOUS, S.CONTINUOUS_NAMES, CONTINUOUS, S._stats_continuous),
+        (S.SHAPE_CONSTANTS, S.SHAPE_NAMES, SHAPE_CONSTANTS, S._stats_shape_constants),
+        (S.DISCRETE, S.DISCRETE_NAMES, DISCRETE, S._stats_discrete)):
+    table.update(mine)
+    names.update(_names(mine))
+    spec(FNP, *_names(mine))(strategy)
 
 
 @spec(FNP, "scipy.stats.gennorm.cdf")
@@ -74,18 +62,6 @@ def _gennorm_cdf(draw, name):
     beta = draw(arrays(shape, uniform(0.8, 3.0)))   # (gammaincc's a = 1/beta: closed over)
     return Case(lambda x: fst.gennorm.cdf(x, beta), (draw(arrays(shape, away_from_zero(0.3,
                                                                                   2.0))),))
-
-
-@spec(FNP, *DISCRETE_NAMES)
-def _discrete(draw, name):
-    _needs_scipy()
-    k_of, domains = DISCRETE[DISCRETE_NAMES[name]]
-    shapes = _param_shapes(draw, len(domains) + 1)
-    rng = np.random.default_rng(draw(st.integers(0, 2 ** 16)))
-    k = k_of(rng, shapes[0])
-    f = _stats_fn(name)
-    params = tuple(draw(arrays(s, d)) for s, d in zip(shapes[1:], domains))
-    return Case(lambda *p: f(k, *p), params)
 
 
 @spec(FNP, "scipy.stats.betabinom.logpmf", "scipy.stats.betabinom.pmf")
