@@ -49,6 +49,16 @@ def _sl(*arrays):
     return _scipy_module("linalg", *arrays)
 
 
+def _reject_narrow(fname: str, *arrays) -> None:
+    """float16 / bfloat16 operands of the LAPACK-backed decompositions: refused eagerly and
+    traced alike, as fnp.linalg refuses them (NumPy's linalg has no float16 routines)."""
+    for a in arrays:
+        dt = getattr(a, "dtype", None)
+        if dt is not None and (dt == np.float16 or dt.kind == "V"):
+            raise TypeError(f"scipy.linalg.{fname}: array type {dt} is unsupported in linalg "
+                            "(as float16 in NumPy's linalg); cast it to float32 first")
+
+
 def _scipy_computes(*arrays) -> bool:
     """Whether SciPy computes on `arrays` directly: plain NumPy values (not traced; CuPy
     arrays go through the primitives where cupyx.scipy.linalg lacks the function)."""
@@ -632,6 +642,7 @@ def expm_frechet(A, E, method=None, compute_expm: bool = True, check_finite: boo
         array([[1., 0.],
                [0., 1.]])
     """
+    _reject_narrow("expm_frechet", A, E)
     A, E = _lift(A), _lift(E)
     if _scipy_computes(A, E) and len(np.shape(A)) == 2:
         return _sl().expm_frechet(A, E, method=method, compute_expm=compute_expm,
@@ -701,6 +712,7 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
         >>> fnp.round(w, 6)
         array([1., 3.])
     """
+    _reject_narrow("eigh_tridiagonal", d, e)
     d, e = _lift(d), _lift(e)
     if _scipy_computes(d, e):
         return _sl().eigh_tridiagonal(d, e, eigvals_only=eigvals_only, select=select,
@@ -769,6 +781,7 @@ def rsf2csf(T, Z, check_finite: bool = True):
         >>> fnp.round(fnp.diagonal(t), 6)
         array([1.+2.j, 1.-2.j])
     """
+    _reject_narrow("rsf2csf", T, Z)
     T, Z = _lift(T), _lift(Z)
     for name, x in (("T", T), ("Z", Z)):
         s = _shape_of(x)
@@ -876,6 +889,7 @@ def schur(a, output: str = "real"):
         >>> fnp.allclose(z @ t @ z.T, a)
         True
     """
+    _reject_narrow("schur", a)
     if output not in ("real", "complex", "r", "c"):
         raise ValueError(f"scipy.linalg.schur: output must be 'real' or 'complex', got "
                          f"{output!r}")
@@ -897,6 +911,7 @@ def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_fini
         >>> fnp.allclose(q @ h @ q.T, a)
         True
     """
+    _reject_narrow("hessenberg", a)
     a = _lift(a)
     if _scipy_computes(a):
         return _sl().hessenberg(a, calc_q=calc_q, overwrite_a=overwrite_a,

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..backend import asarray as _asarray, like as _like
+from ..core.dtypes import is_inexact as _is_inexact_dtype
 from ..lax.convolution import conv_general_dilated as _conv_general_dilated
 from ..lax.signal import correlate1d as _correlate1d
 from ..numpy._base import (dtype_of as _dtype_of, is_traced as _is_traced, lift as _lift,
@@ -264,7 +265,7 @@ def _inexact(fname, x):
     dt = _dtype_of(x)
     if dt.kind in "biu":
         x = x.astype(np.float64)
-    elif dt.kind not in "fc":
+    elif not _is_inexact_dtype(dt):  # (ml_dtypes floats, bfloat16, are inexact too)
         raise TypeError(f"signal.{fname}: expected a numeric array, got dtype {dt}")
     return x
 

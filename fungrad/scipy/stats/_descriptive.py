@@ -7,6 +7,8 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from ...core.dtypes import is_inexact as _is_inexact
+
 from ... import lax
 from ... import numpy as fnp
 from ._util import Array, ArrayLike
@@ -48,7 +50,7 @@ def sem(a: ArrayLike, axis: Optional[int] = 0, ddof: int = 1, nan_policy: str = 
     """
     _check_nan_policy("sem", nan_policy, ("propagate", "omit"))
     a = fnp.asarray(a)
-    if not np.issubdtype(a.dtype, np.inexact):
+    if not _is_inexact(a.dtype):  # (bfloat16 stays bfloat16)
         a = a.astype(np.float64)
     if axis is None:
         a, axis = fnp.ravel(a), 0
