@@ -14,21 +14,10 @@ import pytest
 import fungrad as fg
 import fungrad.numpy as fnp
 
+from test_optim import make_grads, make_params
+
 optim = fg.optim
-STEPS = 5
 TOL = {np.float32: 3e-5, np.float64: 1e-12}
-
-
-def make_params(dtype):
-    rng = np.random.default_rng(0)
-    return {"w": rng.standard_normal((3, 2)).astype(dtype),
-            "b": rng.standard_normal(2).astype(dtype)}
-
-
-def make_grads(dtype, steps=STEPS):
-    rng = np.random.default_rng(1)
-    return [{"w": rng.standard_normal((3, 2)).astype(dtype),
-             "b": rng.standard_normal(2).astype(dtype)} for _ in range(steps)]
 
 
 def loss_value(params):

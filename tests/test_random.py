@@ -78,8 +78,12 @@ SAMPLERS = {
 def test_eager_jit_and_vmap_agree(name):
     """Same key, same values; jit traces the key (one compilation for every key); vmap over a
     batch of keys equals the samples of each key stacked."""
-    f = SAMPLERS[name]
-    keys = _keys(3)
+    check_eager_jit_vmap(SAMPLERS[name], _keys(3))
+
+
+def check_eager_jit_vmap(f, keys):
+    """Sampler `f` of one key: eager, jit (one compilation for all `keys`) and vmap over
+    `keys` agree, and different keys give different samples."""
     eager = [f(k) for k in keys]
     np.testing.assert_array_equal(f(keys[0]), eager[0])
     jf = fg.jit(f)

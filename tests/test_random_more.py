@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import fungrad as fg
+from test_random import check_eager_jit_vmap
 
 R = fg.random
 stats = pytest.importorskip("scipy.stats")
@@ -427,18 +428,7 @@ SAMPLERS = {
 
 @pytest.mark.parametrize("name", sorted(SAMPLERS))
 def test_eager_jit_and_vmap_agree(name):
-    f = SAMPLERS[name]
-    keys = R.split(R.key(1), 3)
-    eager = [f(k) for k in keys]
-    np.testing.assert_array_equal(f(keys[0]), eager[0])  # the same key, the same values
-    jf = fg.jit(f)
-    for k, e in zip(keys, eager):
-        got = jf(k)
-        assert got.dtype == e.dtype and got.shape == e.shape
-        np.testing.assert_allclose(got, e, rtol=1e-13, atol=0)
-    assert jf.cache_info().misses == 1
-    np.testing.assert_allclose(fg.vmap(f)(keys), np.stack(eager), rtol=1e-13, atol=0)
-    assert len({e.tobytes() for e in eager}) > 1  # different keys, different samples
+    check_eager_jit_vmap(SAMPLERS[name], R.split(R.key(1), 3))
 
 
 @pytest.mark.parametrize("name", ["poisson", "binomial", "geometric", "pareto", "t",
