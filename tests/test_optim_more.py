@@ -14,7 +14,7 @@ import pytest
 import fungrad as fg
 import fungrad.numpy as fnp
 
-from test_optim import make_grads, make_params
+from test_optim import leafwise, make_grads, make_params
 
 optim = fg.optim
 TOL = {np.float32: 3e-5, np.float64: 1e-12}
@@ -55,23 +55,8 @@ def check_close(got, want, dtype):
 
 
 # --------------------------------------------------------------- NumPy references
-# `ref(params, grads_list) -> list of params after each step`. Per-leaf references work in
-# the leaf's dtype; scalars made from the step count t (from 1) are cast to it, as optax.
-
-def leafwise(step_fn, init_fn):
-    def ref(params, grads_seq):
-        states = {k: init_fn(v) for k, v in params.items()}
-        out, params = [], dict(params)
-        for t, grads in enumerate(grads_seq, 1):
-            new = {}
-            for k in params:
-                u, states[k] = step_fn(grads[k], states[k], params[k], t)
-                new[k] = (params[k] + u).astype(params[k].dtype)
-            params = new
-            out.append(params)
-        return out
-    return ref
-
+# `ref(params, grads_list) -> list of params after each step` (test_optim's `leafwise`: per
+# leaf, in the leaf's dtype; scalars made from the step count t are cast to it, as optax).
 
 def rate(lr, t, dt):
     """The learning rate of step t (schedules see the count t - 1), in the leaf's dtype."""
