@@ -899,29 +899,23 @@ def _resolve_static(f, fname, argnums, argnames, what="static"):
 
 def _argnums_tuple(what, value) -> tuple:
     """`value` (an int, a sequence of ints, NumPy integers included) as a tuple of ints."""
-    items = (value,) if isinstance(value, (int, np.integer)) else value
-    try:
-        items = tuple(items)
-    except TypeError:
-        raise TypeError(f"jit: {what} must be an int or a sequence of ints, got "
-                        f"{type(value).__name__}") from None
-    for i in items:
-        if not isinstance(i, (int, np.integer)):
-            raise TypeError(f"jit: {what} must be an int or a sequence of ints, got "
-                            f"{value!r}")
-    return tuple(int(i) for i in items)
+    return tuple(int(i) for i in _items(what, value, (int, np.integer), "an int"))
 
 
 def _argnames_tuple(what, value) -> tuple:
-    items = (value,) if isinstance(value, str) else value
+    """`value` (a str or a sequence of str) as a tuple of str."""
+    return _items(what, value, str, "a str")
+
+
+def _items(what, value, kinds, one) -> tuple:
+    items = (value,) if isinstance(value, kinds) else value
     try:
         items = tuple(items)
     except TypeError:
-        raise TypeError(f"jit: {what} must be a str or a sequence of str, got "
-                        f"{type(value).__name__}") from None
-    for n in items:
-        if not isinstance(n, str):
-            raise TypeError(f"jit: {what} must be a str or a sequence of str, got {value!r}")
+        items = None
+    if items is None or not all(isinstance(i, kinds) for i in items):
+        raise TypeError(f"jit: {what} must be {one} or a sequence of {one.split()[-1]}s, got "
+                        f"{value!r}")
     return items
 
 
