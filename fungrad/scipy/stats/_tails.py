@@ -2,15 +2,13 @@
 ...): log-space differences of probabilities, kept finite in value and slope in the tails."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ... import numpy as fnp
 from .. import special as fsp
+from ...nn.activations import log1mexp as _nn_log1mexp
 
 __all__ = ["log1mexp", "log_ndtr_diff", "safe", "nonneg_integer"]
-_LOG2 = math.log(2.0)
 
 
 def safe(ok, value, fill):
@@ -20,15 +18,10 @@ def safe(ok, value, fill):
 
 
 def log1mexp(d):
-    """`log(1 - exp(-d))` for d >= 0 (-inf at 0, 0 at inf): `log(-expm1(-d))` for small d,
-    `log1p(-exp(-d))` for large (Maechler's switch at log 2)."""
-    small = d < _LOG2
-    ds = safe(small, d, 1.0)
-    dl = safe(small, 1.0, d)
-    pos = ds > 0
-    near = fnp.log(-fnp.expm1(-safe(pos, ds, 1.0)))
-    near = fnp.where(pos, near, -np.inf)
-    return fnp.where(small, near, fnp.log1p(-fnp.exp(-dl)))
+    """`log(1 - exp(-d))` for d >= 0 (-inf at 0, 0 at inf): fg.nn.log1mexp (Maechler's switch
+    at log 2), with 0 mapped to -inf directly (no log(0) warning; its slope there is 0)."""
+    pos = d > 0
+    return fnp.where(pos, _nn_log1mexp(safe(pos, d, 1.0)), -np.inf)
 
 
 def log_ndtr_diff(lo, hi):
